@@ -1,0 +1,1 @@
+"""The investigation engine. Never imports ``bot``."""

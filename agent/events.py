@@ -1,0 +1,127 @@
+"""Progress events the engine emits, and the sink interface that receives them.
+
+Slack, the terminal and the trace recorder are sinks. A sink must not raise into
+the engine: ``FanOut`` logs and drops sink failures (progress is a quality
+feature; the investigation goes on).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+log = logging.getLogger(__name__)
+
+
+class Event(BaseModel):
+    type: str
+    investigation_id: str
+
+
+class Started(Event):
+    type: Literal["started"] = "started"
+    kind: Literal["alert", "question"]
+    conversation_id: str
+
+
+class ModeChosen(Event):
+    type: Literal["mode_chosen"] = "mode_chosen"
+    mode: Literal["direct", "planned"]
+    reason: str
+
+
+class PlanCreated(Event):
+    type: Literal["plan_created"] = "plan_created"
+    plan: dict[str, Any]  # Plan.model_dump(): objective + steps with status
+
+
+class StepStarted(Event):
+    type: Literal["step_started"] = "step_started"
+    step_id: str
+    description: str
+
+
+class ToolCalled(Event):
+    type: Literal["tool_called"] = "tool_called"
+    step_id: str | None
+    tool: str
+    args: dict[str, Any]
+    ok: bool
+    duration_ms: float
+    result_chars: int
+    truncated: bool
+    result_preview: str = Field("", description="truncated result, for the trace")
+
+
+class StepFinished(Event):
+    type: Literal["step_finished"] = "step_finished"
+    step_id: str
+    status: Literal["done", "failed", "cancelled"]
+    summary: str
+
+
+class Reflected(Event):
+    type: Literal["reflected"] = "reflected"
+    wave: int
+    reflection: dict[str, Any]
+
+
+class PlanUpdated(Event):
+    type: Literal["plan_updated"] = "plan_updated"
+    plan: dict[str, Any]
+    changes: list[str]
+
+
+class LLMCalled(Event):
+    type: Literal["llm_called"] = "llm_called"
+    stage: str
+    model: str
+    prompt_tokens: int
+    output_tokens: int
+    thinking_tokens: int
+    cached_tokens: int
+    latency_ms: float
+    finish_reason: str | None
+
+
+class Answered(Event):
+    """Direct mode's final answer."""
+
+    type: Literal["answered"] = "answered"
+    text: str
+
+
+class Concluded(Event):
+    type: Literal["concluded"] = "concluded"
+    conclusion: dict[str, Any]
+    limits_hit: list[str] = Field(default_factory=list)
+
+
+class Failed(Event):
+    type: Literal["failed"] = "failed"
+    reason: str  # one sentence, safe to show a user
+
+
+class Sink(Protocol):
+    async def emit(self, event: Event) -> None: ...
+
+
+class NullSink:
+    async def emit(self, event: Event) -> None:
+        return None
+
+
+class FanOut:
+    """Sends each event to every sink; a failing sink is logged, never raised."""
+
+    def __init__(self, *sinks: Sink) -> None:
+        self.sinks = sinks
+
+    async def emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            try:
+                await sink.emit(event)
+            except Exception:  # fail open: progress must not end an investigation
+                log.exception("progress sink %r failed on %s", sink, event.type)

@@ -1,0 +1,1 @@
+"""The ``socbot`` command line."""

@@ -1,0 +1,10 @@
+"""Entry point: imports every command module so that its commands register."""
+
+from __future__ import annotations
+
+from cli.app import app
+
+__all__ = ["app"]
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,179 @@
+"""socbot settings: environment variables plus one TOML file.
+
+Precedence, highest first: explicit arguments, ``SOCBOT_*`` variables (nested with
+``__``, e.g. ``SOCBOT_LIMITS__MAX_STEPS``), the well-known variables in
+``WELL_KNOWN_ENV`` (``GEMINI_API_KEY``, ``SLACK_BOT_TOKEN``...), the TOML file
+named by ``SOCBOT_CONFIG`` (default ``config/socbot.toml``), then defaults.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+DEFAULT_CONFIG_PATH = Path("config/socbot.toml")
+
+# Variables people already have set for the SDKs and Slack, mapped into the tree.
+WELL_KNOWN_ENV: dict[str, tuple[str, ...]] = {
+    "GOOGLE_API_KEY": ("gemini", "api_key"),
+    "GEMINI_API_KEY": ("gemini", "api_key"),  # wins over GOOGLE_API_KEY, as in the SDK
+    "GOOGLE_GENAI_USE_VERTEXAI": ("gemini", "use_vertexai"),
+    "GOOGLE_CLOUD_PROJECT": ("gemini", "project"),
+    "GOOGLE_CLOUD_LOCATION": ("gemini", "location"),
+    "SOCBOT_GEMINI_BASE_URL": ("gemini", "base_url"),
+    "SLACK_BOT_TOKEN": ("slack", "bot_token"),
+    "SLACK_APP_TOKEN": ("slack", "app_token"),
+    "SLACK_SIGNING_SECRET": ("slack", "signing_secret"),
+    "SOCBOT_SLACK_API_URL": ("slack", "api_url"),
+    "SOCBOT_WEBHOOK_TOKEN": ("slack", "webhook_token"),
+    "OTX_API_KEY": ("intel", "otx_api_key"),
+    "VIRUSTOTAL_API_KEY": ("intel", "virustotal_api_key"),
+    "ABUSEIPDB_API_KEY": ("intel", "abuseipdb_api_key"),
+    "URLSCAN_API_KEY": ("intel", "urlscan_api_key"),
+}
+
+
+class GeminiSettings(BaseModel):
+    api_key: SecretStr | None = None
+    use_vertexai: bool = False
+    project: str | None = None
+    location: str | None = None
+    base_url: str | None = None
+    model: str = "gemini-2.5-flash"
+    light_model: str = "gemini-2.5-flash-lite"
+    timeout_s: float = 120.0
+    max_retries: int = 4
+    max_retry_wait_s: float = 30.0
+    temperature: float = 0.2
+
+
+class Limits(BaseModel):
+    max_steps: int = Field(8, ge=1, description="steps per plan, including added ones")
+    max_waves: int = Field(4, ge=1)
+    max_tool_calls_per_step: int = Field(6, ge=1)
+    max_direct_tool_calls: int = Field(8, ge=0)
+    max_parallel_steps: int = Field(4, ge=1)
+    deadline_s: float = Field(600.0, gt=0, description="wall clock per investigation")
+    token_budget: int = Field(
+        500_000, ge=1000, description="prompt+output tokens per investigation"
+    )
+    tool_result_chars: int = Field(8_000, ge=500, description="tool result size seen by the model")
+    history_chars: int = Field(
+        24_000, ge=2000, description="conversation history sent to the model"
+    )
+
+
+class TableSpec(BaseModel):
+    """One log table in the catalogue."""
+
+    name: str = Field(description="fully qualified BigQuery name, project.dataset.table")
+    description: str
+    time_column: str | None = None
+    columns: dict[str, str] = Field(default_factory=dict, description="notable columns")
+    path: str | None = Field(None, description="local Parquet/CSV/JSON file(s) for DuckDB")
+
+
+class LogSettings(BaseModel):
+    backend: Literal["duckdb", "bigquery"] = "duckdb"
+    tables: list[TableSpec] = Field(default_factory=list)
+    runbooks_dir: str | None = "examples/runbooks"
+    row_limit: int = 200
+    query_timeout_s: float = 60.0
+    bigquery_project: str | None = None
+    bigquery_location: str | None = None
+    max_bytes_per_query: int = 10 * 1024**3
+    max_bytes_per_investigation: int = 50 * 1024**3
+
+
+class IntelSettings(BaseModel):
+    otx_api_key: SecretStr | None = None
+    virustotal_api_key: SecretStr | None = None
+    abuseipdb_api_key: SecretStr | None = None
+    urlscan_api_key: SecretStr | None = None
+    internal_domain_suffixes: list[str] = Field(
+        default_factory=lambda: [".internal", ".local", ".corp", ".lan", ".home.arpa"]
+    )
+    cache_ttl_s: int = 6 * 3600
+    timeout_s: float = 15.0
+    max_retry_after_s: float = 10.0
+
+
+class SlackSettings(BaseModel):
+    bot_token: SecretStr | None = None
+    app_token: SecretStr | None = None
+    signing_secret: SecretStr | None = None
+    api_url: str | None = None
+    webhook_token: SecretStr | None = None
+    alert_channels: list[str] = Field(default_factory=list, description="channel ids watched")
+    webhook_channel: str | None = Field(None, description="where POST /alerts cards go")
+    allowed_channels: list[str] = Field(default_factory=list, description="empty = any")
+    allowed_users: list[str] = Field(default_factory=list, description="empty = any")
+    max_concurrent_investigations: int = 3
+    http_port: int = 3000
+    max_alert_bytes: int = 256 * 1024
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="SOCBOT_", env_nested_delimiter="__", extra="forbid", toml_file=None
+    )
+
+    database_url: str = "sqlite+aiosqlite:///./var/socbot.db"
+    environment: str = Field(
+        "A cloud-first company on Google Cloud; employees sign in with SSO.",
+        description="what the planner is told about the monitored environment",
+    )
+    debug_payloads: bool = Field(False, description="log alert and tool payloads")
+    gemini: GeminiSettings = GeminiSettings()
+    limits: Limits = Limits()
+    logs: LogSettings = LogSettings()
+    intel: IntelSettings = IntelSettings()
+    slack: SlackSettings = SlackSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        path = Path(os.environ.get("SOCBOT_CONFIG", DEFAULT_CONFIG_PATH))
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=path if path.is_file() else None)
+        return init_settings, env_settings, _WellKnownEnv(settings_cls), toml
+
+
+class _WellKnownEnv(PydanticBaseSettingsSource):
+    """Reads the variables in WELL_KNOWN_ENV into their place in the settings tree."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        tree: dict[str, Any] = {}
+        for var, (section, key) in WELL_KNOWN_ENV.items():
+            value = os.environ.get(var)
+            if value:
+                tree.setdefault(section, {})[key] = value
+        return tree
+
+
+class ConfigError(Exception):
+    """The configuration is unusable; the message says what to change."""
+
+
+def load_settings(**overrides: Any) -> Settings:
+    path = os.environ.get("SOCBOT_CONFIG")
+    if path and not Path(path).is_file():
+        raise ConfigError(f"SOCBOT_CONFIG points to {path!r}, which is not a file")
+    return Settings(**overrides)

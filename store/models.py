@@ -1,0 +1,115 @@
+"""Tables. Each module in store/ owns the queries for its tables."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Conversation(Base):
+    """A thread of turns; the id is opaque (Slack: ``channel:thread_ts``)."""
+
+    __tablename__ = "conversations"
+    id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Message(Base):
+    """What the history keeps: user messages and final answers / conclusions."""
+
+    __tablename__ = "messages"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    conversation_id: Mapped[str] = mapped_column(ForeignKey("conversations.id"), index=True)
+    role: Mapped[str] = mapped_column(String(16))  # "user" | "model"
+    content: Mapped[str] = mapped_column(Text)
+    investigation_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Investigation(Base):
+    """One engine run. ``record`` is the final summary; the trace is in TraceEvent."""
+
+    __tablename__ = "investigations"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    conversation_id: Mapped[str] = mapped_column(String(200), index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # "alert" | "question"
+    mode: Mapped[str | None] = mapped_column(String(16), nullable=True)  # "direct" | "planned"
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    input: Mapped[str] = mapped_column(Text)
+    objective: Mapped[str | None] = mapped_column(Text, nullable=True)
+    verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    usage: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class TraceEvent(Base):
+    """Append-only trace of an investigation, written as it happens (survives a crash)."""
+
+    __tablename__ = "trace_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    investigation_id: Mapped[str] = mapped_column(String(64), index=True)
+    type: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Feedback(Base):
+    __tablename__ = "feedback"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    investigation_id: Mapped[str] = mapped_column(String(64), index=True)
+    user: Mapped[str] = mapped_column(String(64))
+    value: Mapped[str] = mapped_column(String(32))  # "correct" | "incorrect"
+    comment: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AlertRow(Base):
+    __tablename__ = "alerts"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    source: Mapped[str] = mapped_column(String(32))
+    title: Mapped[str] = mapped_column(Text)
+    severity: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    raw: Mapped[dict[str, Any]] = mapped_column(JSON)
+    indicators: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    indicator_text: Mapped[str] = mapped_column(
+        Text, default=""
+    )  # " ip:1.2.3.4 domain:x " for search
+    event_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    investigation_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+    slack_channel: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    slack_ts: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+    __table_args__ = (Index("ix_alerts_created", "created_at"),)
+
+
+class IntelCache(Base):
+    __tablename__ = "intel_cache"
+    key: Mapped[str] = mapped_column(String(300), primary_key=True)
+    value: Mapped[dict[str, Any]] = mapped_column(JSON)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SeenEvent(Base):
+    """Slack deliveries already handled (event ids, channel:ts pairs)."""
+
+    __tablename__ = "seen_events"
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,61 @@
+"""Shared fixtures. The autouse guard fails any attempt to reach a real service."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+_real_connect = socket.socket.connect
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _is_local(host: Any) -> bool:
+    if host in ("localhost", "", None):
+        return True
+    try:
+        return ipaddress.ip_address(str(host).strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class NetworkBlocked(AssertionError):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Only loopback and unix sockets; any other address fails the test loudly."""
+
+    def guarded_connect(self: socket.socket, address: Any) -> Any:
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_local(address[0]):
+            raise NetworkBlocked(f"test tried to reach {address!r}")
+        return _real_connect(self, address)
+
+    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _is_local(host):
+            raise NetworkBlocked(f"test tried to resolve {host!r}")
+        return _real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    yield
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """No real credentials or config from the developer's shell leak into a test."""
+    import os
+
+    for var in list(os.environ):
+        if var.startswith(
+            ("SOCBOT_", "SLACK_", "GEMINI_", "GOOGLE_", "OTX_", "VIRUSTOTAL_")
+        ) or var in (
+            "ABUSEIPDB_API_KEY",
+            "URLSCAN_API_KEY",
+        ):
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("SOCBOT_CONFIG", str(tmp_path / "absent.toml"))

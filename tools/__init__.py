@@ -1,0 +1,1 @@
+"""Tools the model may call: typed async functions, declared from their signatures."""

@@ -1,0 +1,248 @@
+"""The tool layer: typed async functions whose Gemini declaration comes from the signature.
+
+A tool is written as::
+
+    async def lookup_ip(ctx: RunContext[IntelDeps], ip: str) -> dict[str, Any]:
+        \"\"\"First docstring paragraph is the description the model sees.\"\"\"
+
+The first parameter (``ctx``) carries injected dependencies and never appears in the
+schema. Failures the model can act on are raised as ``ToolError`` (or returned as
+``{"error": ...}``) and reach the model as data; anything else is a bug and is still
+returned as an error result so that one broken tool never ends an investigation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Generic, TypeVar, get_args, get_origin, get_type_hints
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+log = logging.getLogger(__name__)
+
+DepsT = TypeVar("DepsT")
+
+
+class ToolError(Exception):
+    """A failure the model can act on (bad SQL, not found, quota): returned as data."""
+
+
+@dataclass
+class Budget:
+    """Per-investigation spend that tools share (e.g. BigQuery bytes)."""
+
+    bytes_processed: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class RunContext(Generic[DepsT]):
+    deps: DepsT
+    investigation_id: str
+    budget: Budget
+
+
+ToolFn = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    name: str
+    args: dict[str, Any]
+    data: dict[str, Any]  # what the model sees; {"error": ...} on failure
+    ok: bool
+    duration_ms: float
+    chars: int  # size before truncation
+    truncated: bool
+
+    def as_json(self) -> str:
+        return json.dumps(self.data, ensure_ascii=False, default=str)
+
+
+class Tool:
+    """A typed function plus its injected dependencies."""
+
+    def __init__(self, fn: ToolFn, deps: Any = None, *, name: str | None = None) -> None:
+        if not inspect.iscoroutinefunction(fn):
+            raise TypeError(f"tool {fn.__name__!r} must be an async function")
+        self.fn = fn
+        self.deps = deps
+        self.name = name or fn.__name__
+        doc = inspect.getdoc(fn)
+        if not doc:
+            raise TypeError(f"tool {self.name!r} needs a docstring: it is the model's description")
+        self.description = doc.split("\n\n")[0].replace("\n", " ")
+        self.params = _params_model(fn, self.name)
+
+    def declaration(self) -> types.FunctionDeclaration:
+        schema = _clean_schema(self.params.model_json_schema())
+        return types.FunctionDeclaration(
+            name=self.name, description=self.description, parameters_json_schema=schema
+        )
+
+    def signature_text(self) -> str:
+        """``name(arg: type, ...)`` plus description, for the planner's prompt."""
+        args = ", ".join(
+            f"{n}: {_type_name(f.annotation)}" for n, f in self.params.model_fields.items()
+        )
+        return f"{self.name}({args}): {self.description}"
+
+    async def call(self, args: dict[str, Any], investigation_id: str, budget: Budget) -> Any:
+        parsed = self.params.model_validate(args)
+        ctx = RunContext(deps=self.deps, investigation_id=investigation_id, budget=budget)
+        kwargs = {name: getattr(parsed, name) for name in self.params.model_fields}
+        return await self.fn(ctx, **kwargs)
+
+
+class ToolRegistry:
+    """The enabled tools, and why the others are not. Dispatches every call."""
+
+    def __init__(self, result_chars: int = 8000) -> None:
+        self.tools: dict[str, Tool] = {}
+        self.disabled: dict[str, str] = {}
+        self.result_chars = result_chars
+
+    def add(self, tool: Tool) -> None:
+        if tool.name in self.tools:
+            raise ValueError(f"tool {tool.name!r} registered twice")
+        self.tools[tool.name] = tool
+
+    def disable(self, name: str, reason: str) -> None:
+        self.disabled[name] = reason
+
+    def names(self) -> list[str]:
+        return sorted(self.tools)
+
+    def declarations(self, names: Iterable[str]) -> list[types.FunctionDeclaration]:
+        return [self.tools[n].declaration() for n in names if n in self.tools]
+
+    def catalogue_text(self, names: Iterable[str] | None = None) -> str:
+        chosen = self.names() if names is None else [n for n in names if n in self.tools]
+        return "\n".join(f"- {self.tools[n].signature_text()}" for n in chosen)
+
+    async def dispatch(
+        self,
+        name: str,
+        args: dict[str, Any],
+        *,
+        allowed: Iterable[str],
+        investigation_id: str,
+        budget: Budget,
+    ) -> ToolResult:
+        """Run one call the model asked for. Never raises for a tool's failure."""
+        started = time.perf_counter()
+        ok = False
+        if name not in set(allowed) or name not in self.tools:
+            data: dict[str, Any] = {"error": f"tool {name!r} is not available in this step"}
+        else:
+            try:
+                data = _as_dict(await self.tools[name].call(args, investigation_id, budget))
+                ok = "error" not in data
+            except ValidationError as exc:
+                data = {"error": f"invalid arguments: {_brief(exc)}"}
+            except ToolError as exc:
+                data = {"error": str(exc)}
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # fail open: a broken tool must not end the run
+                log.exception("tool %r crashed", name)
+                data = {"error": f"tool failed unexpectedly ({type(exc).__name__})"}
+        data, chars, truncated = truncate(data, self.result_chars)
+        return ToolResult(
+            name=name,
+            args=args,
+            data=data,
+            ok=ok,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            chars=chars,
+            truncated=truncated,
+        )
+
+
+def truncate(data: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, bool]:
+    """Cut a result to ``budget`` JSON characters, keeping it valid JSON-able data.
+
+    Long lists lose their tail items first, then long strings are clipped; the result
+    carries ``truncated: true`` when anything was cut.
+    """
+    size = len(json.dumps(data, ensure_ascii=False, default=str))
+    if size <= budget:
+        return data, size, False
+    cut = json.loads(json.dumps(data, ensure_ascii=False, default=str))
+    for limit in (200, 50, 20, 5, 1):
+        cut = _shrink(cut, items=limit, chars=max(budget // 4, 80))
+        cut["truncated"] = True
+        if len(json.dumps(cut, ensure_ascii=False)) <= budget:
+            return cut, size, True
+    text = json.dumps(cut, ensure_ascii=False)[: budget - 60]
+    return {"truncated": True, "partial": text}, size, True
+
+
+def _shrink(value: Any, *, items: int, chars: int) -> Any:
+    if isinstance(value, dict):
+        return {k: _shrink(v, items=items, chars=chars) for k, v in value.items()}
+    if isinstance(value, list):
+        kept = [_shrink(v, items=items, chars=chars) for v in value[:items]]
+        if len(value) > items:
+            kept.append(f"... {len(value) - items} more items omitted")
+        return kept
+    if isinstance(value, str) and len(value) > chars:
+        return value[:chars] + f"... [{len(value) - chars} chars omitted]"
+    return value
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return value
+    return {"result": value}
+
+
+def _brief(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
+    )
+
+
+def _params_model(fn: ToolFn, name: str) -> type[BaseModel]:
+    hints = get_type_hints(fn, include_extras=True)
+    params = list(inspect.signature(fn).parameters.values())
+    if not params or params[0].name != "ctx":
+        raise TypeError(f"tool {name!r}: first parameter must be 'ctx: RunContext[...]'")
+    fields: dict[str, Any] = {}
+    for p in params[1:]:
+        if p.name not in hints:
+            raise TypeError(f"tool {name!r}: parameter {p.name!r} needs a type annotation")
+        default = ... if p.default is inspect.Parameter.empty else p.default
+        fields[p.name] = (hints[p.name], default)
+    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        f"{name}_args", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return model
+
+
+def _clean_schema(value: Any) -> Any:
+    """Drop pydantic's titles and ``additionalProperties``, which Gemini does not need."""
+    if isinstance(value, dict):
+        return {
+            k: _clean_schema(v)
+            for k, v in value.items()
+            if k not in ("title", "additionalProperties")
+        }
+    if isinstance(value, list):
+        return [_clean_schema(v) for v in value]
+    return value
+
+
+def _type_name(annotation: Any) -> str:
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
