@@ -1,0 +1,5 @@
+"""socbot serve (Slack issue)."""
+
+from __future__ import annotations
+
+from cli.app import app  # noqa: F401

@@ -1,0 +1,5 @@
+"""socbot tools list (tools issue)."""
+
+from __future__ import annotations
+
+from cli.app import app  # noqa: F401
