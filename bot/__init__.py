@@ -1,0 +1,1 @@
+"""Slack adapter: bolt app, listeners, middleware, Block Kit rendering, progress sink."""

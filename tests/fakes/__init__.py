@@ -1,0 +1,1 @@
+"""Fakes at the network edge for tests (a scripted Gemini model)."""

@@ -1,0 +1,305 @@
+"""A local fake of the Slack Web API for tests: an aiohttp server on 127.0.0.1.
+
+Point a real ``AsyncWebClient(token="xoxb-test", base_url=fake.base_url)`` (or a bolt
+``AsyncApp(client=...)``) at it. Every call is recorded in ``fake.calls`` with its
+arguments merged from the query string, form body and JSON body, so tests assert on
+exactly what the app sent::
+
+    async with FakeSlackAPI() as fake:
+        client = AsyncWebClient(token="xoxb-test", base_url=fake.base_url)
+        await client.chat_postMessage(channel="C1", text="hi")
+        assert fake.calls_to("chat.postMessage")[0].args["text"] == "hi"
+
+Canned responses exist for chat.postMessage (returns a fresh ``ts``), chat.update,
+assistant.threads.setStatus, reactions.add, conversations.replies (returns what was
+posted or seeded in that thread), auth.test and users.info. Unknown methods answer
+``{"ok": false, "error": "unknown_method"}`` like Slack does. Failures can be scripted
+per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
+``fake.fail_next("chat.postMessage", status=500)`` or
+``fake.fail_next("assistant.threads.setStatus", error="not_allowed_token_type")``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+BOT_USER_ID = "UBOT0001"
+BOT_ID = "BBOT0001"
+TEAM_ID = "T0TEST01"
+
+Handler = Callable[["Call"], dict[str, Any]]
+
+
+@dataclass
+class Call:
+    """One recorded Web API request."""
+
+    method: str  # Slack method name, e.g. "chat.postMessage"
+    args: dict[str, Any]  # query + form + JSON body merged; JSON strings decoded for blocks
+    token: str | None  # the bearer token sent, if any
+    http_verb: str
+    status: int = 200  # the HTTP status the fake answered with
+
+
+@dataclass
+class _Failure:
+    status: int
+    error: str | None
+    retry_after: int | None
+
+
+@dataclass
+class _Message:
+    channel: str
+    ts: str
+    text: str
+    user: str
+    thread_ts: str | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "message", "ts": self.ts, "text": self.text}
+        out["user"] = self.user
+        if self.thread_ts:
+            out["thread_ts"] = self.thread_ts
+        out.update(self.extra)
+        return out
+
+
+class FakeSlackAPI:
+    """Records every call; answers like the Slack Web API for the methods socbot uses."""
+
+    def __init__(self, *, bot_user_id: str = BOT_USER_ID, team_id: str = TEAM_ID) -> None:
+        self.bot_user_id = bot_user_id
+        self.team_id = team_id
+        self.calls: list[Call] = []
+        self.messages: list[_Message] = []
+        self.users: dict[str, dict[str, Any]] = {}
+        self._handlers: dict[str, Handler] = {}
+        self._failures: dict[str, list[_Failure]] = {}
+        self._ts = itertools.count(1)
+        self._runner: web.AppRunner | None = None
+        self.base_url = ""
+
+    # lifecycle ---------------------------------------------------------------
+
+    async def start(self) -> str:
+        """Start listening on a free loopback port; returns ``base_url`` (ends with '/')."""
+        app = web.Application(client_max_size=8 * 1024 * 1024)
+        app.router.add_route("*", "/api/{method}", self._serve)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = self._runner.addresses[0][:2]
+        self.base_url = f"http://{host}:{port}/api/"
+        return self.base_url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeSlackAPI:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # scripting ---------------------------------------------------------------
+
+    def set_handler(self, method: str, handler: Handler) -> None:
+        """Replace the canned answer for ``method`` (the handler gets the recorded Call)."""
+        self._handlers[method] = handler
+
+    def fail_next(
+        self,
+        method: str,
+        *,
+        status: int = 200,
+        error: str | None = None,
+        retry_after: int | None = None,
+        times: int = 1,
+    ) -> None:
+        """Make the next ``times`` calls of ``method`` fail.
+
+        ``status=429`` answers ``ratelimited`` with a ``Retry-After`` header (default 1 s);
+        ``status>=500`` answers a server error; ``status=200`` with ``error`` answers
+        ``{"ok": false, "error": error}``.
+        """
+        if status == 429 and retry_after is None:
+            retry_after = 1
+        if error is None:
+            error = "ratelimited" if status == 429 else "fatal_error"
+        self._failures.setdefault(method, []).extend(
+            _Failure(status, error, retry_after) for _ in range(times)
+        )
+
+    def add_user(self, user_id: str, **fields: Any) -> None:
+        """Seed users.info for ``user_id`` (e.g. ``is_bot=True``, ``team_id="TOTHER"``)."""
+        self.users[user_id] = fields
+
+    def add_message(
+        self,
+        channel: str,
+        ts: str,
+        text: str,
+        *,
+        user: str = "UHUMAN01",
+        thread_ts: str | None = None,
+        **extra: Any,
+    ) -> None:
+        """Seed a message that conversations.replies will return."""
+        self.messages.append(_Message(channel, ts, text, user, thread_ts, dict(extra)))
+
+    # queries -----------------------------------------------------------------
+
+    def calls_to(self, method: str) -> list[Call]:
+        return [c for c in self.calls if c.method == method]
+
+    def methods(self) -> list[str]:
+        return [c.method for c in self.calls]
+
+    # serving -----------------------------------------------------------------
+
+    async def _serve(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        call = Call(method, await _read_args(request), _bearer(request), request.method)
+        self.calls.append(call)
+        pending = self._failures.get(method)
+        if pending:
+            failure = pending.pop(0)
+            call.status = failure.status
+            return _failure_response(failure)
+        handler = self._handlers.get(method) or self._canned().get(method)
+        if handler is None:
+            return web.json_response({"ok": False, "error": "unknown_method"})
+        return web.json_response(handler(call))
+
+    def _canned(self) -> dict[str, Handler]:
+        return {
+            "chat.postMessage": self._post_message,
+            "chat.update": self._update,
+            "conversations.replies": self._replies,
+            "auth.test": self._auth_test,
+            "users.info": self._users_info,
+            "assistant.threads.setStatus": _ok,
+            "reactions.add": _ok,
+            "reactions.remove": _ok,
+        }
+
+    def _next_ts(self) -> str:
+        return f"1700000000.{next(self._ts):06d}"
+
+    def _post_message(self, call: Call) -> dict[str, Any]:
+        channel = str(call.args.get("channel", ""))
+        if not channel:
+            return {"ok": False, "error": "channel_not_found"}
+        ts = self._next_ts()
+        text = str(call.args.get("text") or "")
+        thread = call.args.get("thread_ts")
+        extra = {"bot_id": BOT_ID}
+        if call.args.get("blocks") is not None:
+            extra["blocks"] = call.args["blocks"]
+        self.messages.append(
+            _Message(channel, ts, text, self.bot_user_id, str(thread) if thread else None, extra)
+        )
+        message = {"type": "message", "text": text, "user": self.bot_user_id, "ts": ts}
+        return {"ok": True, "channel": channel, "ts": ts, "message": message}
+
+    def _update(self, call: Call) -> dict[str, Any]:
+        channel, ts = str(call.args.get("channel", "")), str(call.args.get("ts", ""))
+        for msg in self.messages:
+            if msg.channel == channel and msg.ts == ts:
+                msg.text = str(call.args.get("text") or "")
+                if call.args.get("blocks") is not None:
+                    msg.extra["blocks"] = call.args["blocks"]
+                return {"ok": True, "channel": channel, "ts": ts, "text": msg.text}
+        return {"ok": False, "error": "message_not_found"}
+
+    def _replies(self, call: Call) -> dict[str, Any]:
+        channel, root = str(call.args.get("channel", "")), str(call.args.get("ts", ""))
+        thread = [
+            m.as_dict()
+            for m in self.messages
+            if m.channel == channel and (m.ts == root or m.thread_ts == root)
+        ]
+        thread.sort(key=lambda m: float(m["ts"]))
+        if not thread:
+            return {"ok": False, "error": "thread_not_found"}
+        return {"ok": True, "messages": thread, "has_more": False}
+
+    def _auth_test(self, call: Call) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "url": "https://socbot-test.slack.com/",
+            "team": "socbot test",
+            "user": "socbot",
+            "team_id": self.team_id,
+            "user_id": self.bot_user_id,
+            "bot_id": BOT_ID,
+            "is_enterprise_install": False,
+        }
+
+    def _users_info(self, call: Call) -> dict[str, Any]:
+        user_id = str(call.args.get("user", ""))
+        user: dict[str, Any] = {
+            "id": user_id,
+            "team_id": self.team_id,
+            "name": user_id.lower(),
+            "real_name": f"User {user_id}",
+            "is_bot": user_id == self.bot_user_id,
+            "deleted": False,
+            "profile": {"display_name": user_id.lower()},
+        }
+        user.update(self.users.get(user_id, {}))
+        return {"ok": True, "user": user}
+
+
+def _ok(call: Call) -> dict[str, Any]:
+    return {"ok": True}
+
+
+async def _read_args(request: web.Request) -> dict[str, Any]:
+    args: dict[str, Any] = dict(request.query)
+    if request.can_read_body:
+        if request.content_type == "application/json":
+            body = await request.json()
+            if isinstance(body, dict):
+                args.update(body)
+        else:
+            form = await request.post()
+            args.update({k: v for k, v in form.items() if isinstance(v, str)})
+    for key in ("blocks", "attachments", "metadata"):
+        value = args.get(key)
+        if isinstance(value, str):
+            try:
+                args[key] = json.loads(value)
+            except ValueError:
+                pass
+    return args
+
+
+def _bearer(request: web.Request) -> str | None:
+    auth = request.headers.get("Authorization", "")
+    if auth.startswith("Bearer "):
+        return auth.removeprefix("Bearer ")
+    token = request.query.get("token")
+    return token
+
+
+def _failure_response(failure: _Failure) -> web.Response:
+    headers = {}
+    if failure.retry_after is not None:
+        headers["Retry-After"] = str(failure.retry_after)
+    if failure.status >= 500:
+        return web.Response(status=failure.status, text="upstream error", headers=headers)
+    body = {"ok": False, "error": failure.error}
+    return web.json_response(body, status=failure.status, headers=headers)

@@ -1,0 +1,68 @@
+"""The Slack Web API fake answers a real AsyncWebClient like Slack does."""
+
+from __future__ import annotations
+
+import pytest
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
+
+
+async def test_post_update_and_replies_are_recorded() -> None:
+    async with FakeSlackAPI() as fake:
+        client = AsyncWebClient(token="xoxb-test", base_url=fake.base_url)
+        fake.add_message("C1", "1699999999.000001", "alert!", user="UHUMAN01")
+        posted = await client.chat_postMessage(
+            channel="C1",
+            thread_ts="1699999999.000001",
+            text="hi",
+            blocks=[{"type": "section", "text": {"type": "mrkdwn", "text": "hi"}}],
+        )
+        await client.chat_update(channel="C1", ts=posted["ts"], text="bye")
+        replies = await client.conversations_replies(channel="C1", ts="1699999999.000001")
+        auth = await client.auth_test()
+        await client.assistant_threads_setStatus(
+            channel_id="C1", thread_ts="1699999999.000001", status="thinking"
+        )
+        user = await client.users_info(user="U123")
+
+    assert fake.methods() == [
+        "chat.postMessage",
+        "chat.update",
+        "conversations.replies",
+        "auth.test",
+        "assistant.threads.setStatus",
+        "users.info",
+    ]
+    post = fake.calls_to("chat.postMessage")[0]
+    assert post.token == "xoxb-test"
+    assert post.args["blocks"][0]["text"]["text"] == "hi"
+    assert [m["text"] for m in replies["messages"]] == ["alert!", "bye"]
+    assert auth["user_id"] == BOT_USER_ID
+    assert user["user"]["id"] == "U123"
+    assert fake.calls_to("assistant.threads.setStatus")[0].args["status"] == "thinking"
+
+
+async def test_scripted_failures() -> None:
+    async with FakeSlackAPI() as fake:
+        client = AsyncWebClient(token="xoxb-test", base_url=fake.base_url)
+        fake.fail_next("chat.postMessage", status=429, retry_after=3)
+        fake.fail_next("chat.update", status=500)
+        fake.fail_next("assistant.threads.setStatus", error="not_allowed_token_type")
+        with pytest.raises(SlackApiError) as limited:
+            await client.chat_postMessage(channel="C1", text="x")
+        with pytest.raises(SlackApiError) as broken:
+            await client.chat_update(channel="C1", ts="1.1", text="x")
+        with pytest.raises(SlackApiError) as refused:
+            await client.assistant_threads_setStatus(channel_id="C1", thread_ts="1.1", status="x")
+        ok = await client.chat_postMessage(channel="C1", text="x")
+        with pytest.raises(SlackApiError) as unknown:
+            await client.api_call("nope.method", json={})
+    assert limited.value.response.status_code == 429
+    assert limited.value.response.headers["Retry-After"] == "3"
+    assert broken.value.response.status_code == 500
+    assert refused.value.response["error"] == "not_allowed_token_type"
+    assert ok["ok"] is True
+    assert unknown.value.response["error"] == "unknown_method"
+    assert [c.status for c in fake.calls_to("chat.postMessage")] == [429, 200]
