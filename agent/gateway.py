@@ -1,0 +1,396 @@
+"""The LLM gateway: one place where the engine talks to Gemini.
+
+``LLMGateway`` turns an engine request (stage, system instruction, contents, tools)
+into one ``GenerateContentConfig``, enforces the investigation's token budget and
+deadline before every call, records usage per stage, emits ``LLMCalled`` and
+turns odd finish reasons into the engine's errors. Structured calls parse the
+model's JSON into a pydantic model with one repair attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+
+from google.genai import types
+from pydantic import BaseModel, ValidationError
+
+from agent.errors import BudgetExceeded, DeadlineExceeded, LLMOutputInvalid, LLMRefused
+from agent.events import LLMCalled, Sink
+from agent.llm import ModelBackend
+from config.settings import GeminiSettings
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+ToolMode = Literal["AUTO", "ANY", "NONE"]
+
+REFUSAL_REASONS = frozenset(
+    {
+        "SAFETY",
+        "PROHIBITED_CONTENT",
+        "BLOCKLIST",
+        "SPII",
+        "RECITATION",
+        "LANGUAGE",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+        "MODEL_ARMOR",
+    }
+)
+# Worth sending the same request once more: the model garbled its own output.
+RETRY_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
+_REPAIR_ERROR_CHARS = 1500
+
+
+@dataclass
+class StageUsage:
+    """What one stage (planner, step s1, ...) spent."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    thinking_tokens: int = 0
+    cached_tokens: int = 0
+    latency_ms: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        """Billed tokens: prompt, visible output and thinking."""
+        return self.prompt_tokens + self.output_tokens + self.thinking_tokens
+
+
+@dataclass
+class Usage:
+    """Token and latency accounting for one investigation, per stage."""
+
+    stages: dict[str, StageUsage] = field(default_factory=dict)
+
+    def add(
+        self,
+        stage: str,
+        *,
+        prompt_tokens: int = 0,
+        output_tokens: int = 0,
+        thinking_tokens: int = 0,
+        cached_tokens: int = 0,
+        latency_ms: float = 0.0,
+    ) -> None:
+        """Record one model call under ``stage``."""
+        s = self.stages.setdefault(stage, StageUsage())
+        s.calls += 1
+        s.prompt_tokens += prompt_tokens
+        s.output_tokens += output_tokens
+        s.thinking_tokens += thinking_tokens
+        s.cached_tokens += cached_tokens
+        s.latency_ms += latency_ms
+
+    @property
+    def calls(self) -> int:
+        return sum(s.calls for s in self.stages.values())
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt + output + thinking tokens over every stage (what the budget counts)."""
+        return sum(s.total_tokens for s in self.stages.values())
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready summary: totals plus one entry per stage."""
+        return {
+            "llm_calls": self.calls,
+            "total_tokens": self.total_tokens,
+            "prompt_tokens": sum(s.prompt_tokens for s in self.stages.values()),
+            "output_tokens": sum(s.output_tokens for s in self.stages.values()),
+            "thinking_tokens": sum(s.thinking_tokens for s in self.stages.values()),
+            "cached_tokens": sum(s.cached_tokens for s in self.stages.values()),
+            "latency_ms": round(sum(s.latency_ms for s in self.stages.values()), 1),
+            "stages": {
+                name: {
+                    "calls": s.calls,
+                    "prompt_tokens": s.prompt_tokens,
+                    "output_tokens": s.output_tokens,
+                    "thinking_tokens": s.thinking_tokens,
+                    "cached_tokens": s.cached_tokens,
+                    "latency_ms": round(s.latency_ms, 1),
+                }
+                for name, s in self.stages.items()
+            },
+        }
+
+
+@dataclass
+class CallContext:
+    """Per-investigation state every model call is checked and accounted against."""
+
+    investigation_id: str
+    sink: Sink
+    token_budget: int
+    deadline: float  # a time.monotonic() value
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass
+class ModelTurn:
+    """One model reply. Append ``content`` to the contents as-is (thought signatures)."""
+
+    content: types.Content
+    function_calls: list[types.FunctionCall]
+    text: str
+    finish_reason: str | None
+    model: str = ""
+
+
+def turn_from_response(response: types.GenerateContentResponse, model: str) -> ModelTurn:
+    """The first candidate as a ``ModelTurn`` (thought parts are not part of ``text``)."""
+    candidate = response.candidates[0] if response.candidates else None
+    content = candidate.content if candidate and candidate.content else None
+    if content is None:
+        content = types.Content(role="model", parts=[])
+    elif content.role is None:
+        content = content.model_copy(update={"role": "model"})
+    parts = content.parts or []
+    text = "".join(p.text for p in parts if p.text is not None and not p.thought)
+    calls = [p.function_call for p in parts if p.function_call is not None]
+    reason = candidate.finish_reason if candidate else None
+    return ModelTurn(
+        content=content,
+        function_calls=calls,
+        text=text,
+        finish_reason=reason.value if reason is not None else None,
+        model=model,
+    )
+
+
+class LLMGateway:
+    """Budgeted, accounted access to the model for every engine stage."""
+
+    def __init__(self, backend: ModelBackend, settings: GeminiSettings) -> None:
+        self.backend = backend
+        self.settings = settings
+
+    async def generate(
+        self,
+        ctx: CallContext,
+        *,
+        stage: str,
+        system: str,
+        contents: list[types.Content],
+        tools: list[types.FunctionDeclaration] | None = None,
+        allowed: list[str] | None = None,
+        tool_mode: ToolMode = "AUTO",
+        light: bool = False,
+        thinking: bool = True,
+    ) -> ModelTurn:
+        """One model turn (text and/or function calls); a garbled turn is retried once."""
+        config = self._config(system, light=light, thinking=thinking)
+        if tools:
+            config.tools = [types.Tool(function_declarations=tools)]
+            config.tool_config = types.ToolConfig(
+                function_calling_config=types.FunctionCallingConfig(
+                    mode=types.FunctionCallingConfigMode(tool_mode),
+                    allowed_function_names=list(allowed)
+                    if tool_mode == "ANY" and allowed
+                    else None,
+                )
+            )
+        model = self._model(light)
+        for attempt in (1, 2):
+            turn = await self._call(ctx, stage, model, contents, config)
+            if turn.function_calls or turn.text.strip():
+                if turn.finish_reason not in RETRY_REASONS:
+                    return turn
+            elif turn.finish_reason == "MAX_TOKENS":
+                raise LLMOutputInvalid(
+                    f"Gemini hit its output token limit in stage {stage!r} before answering."
+                )
+            log.warning(
+                "stage %s: unusable model turn (finish %s), attempt %d",
+                stage,
+                turn.finish_reason,
+                attempt,
+            )
+        raise LLMOutputInvalid(
+            f"Gemini returned an unusable reply in stage {stage!r} twice "
+            f"(finish reason {turn.finish_reason})."
+        )
+
+    async def generate_structured(
+        self,
+        ctx: CallContext,
+        *,
+        stage: str,
+        system: str,
+        contents: list[types.Content],
+        schema: type[T],
+        light: bool = False,
+        thinking: bool = True,
+    ) -> T:
+        """The model's JSON answer parsed into ``schema``; one repair call on bad output."""
+        config = self._config(system, light=light, thinking=thinking)
+        config.response_mime_type = "application/json"
+        config.response_json_schema = schema.model_json_schema()
+        model = self._model(light)
+        turn = await self._call(ctx, stage, model, contents, config)
+        try:
+            return _parse(schema, turn)
+        except ValueError as exc:
+            problem = str(exc)
+        log.warning("stage %s: invalid structured output, asking for a repair", stage)
+        repair: list[types.Content] = list(contents)
+        if turn.content.parts:
+            repair.append(turn.content)
+        repair.append(
+            types.Content(
+                role="user",
+                parts=[types.Part(text=_repair_request(problem))],
+            )
+        )
+        turn = await self._call(ctx, stage, model, repair, config)
+        try:
+            return _parse(schema, turn)
+        except ValueError as exc:
+            log.warning("stage %s: repair failed: %s", stage, str(exc)[:200])
+            raise LLMOutputInvalid(
+                f"Gemini's {stage!r} output did not match the expected format "
+                "after one repair attempt."
+            ) from exc
+
+    def _model(self, light: bool) -> str:
+        return self.settings.light_model if light else self.settings.model
+
+    def _config(self, system: str, *, light: bool, thinking: bool) -> types.GenerateContentConfig:
+        config = types.GenerateContentConfig(
+            system_instruction=system,
+            temperature=self.settings.temperature,
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        )
+        if not thinking:
+            config.thinking_config = types.ThinkingConfig(thinking_budget=0)
+        return config
+
+    def _check_limits(self, ctx: CallContext, stage: str) -> float:
+        """Raise when the budget or deadline is spent; return the seconds left."""
+        spent = ctx.usage.total_tokens
+        if spent >= ctx.token_budget:
+            raise BudgetExceeded(
+                f"The token budget of {ctx.token_budget} is spent ({spent} used) "
+                f"before stage {stage!r}."
+            )
+        left = ctx.deadline - time.monotonic()
+        if left <= 0:
+            raise DeadlineExceeded(f"The investigation deadline passed before stage {stage!r}.")
+        return left
+
+    async def _call(
+        self,
+        ctx: CallContext,
+        stage: str,
+        model: str,
+        contents: list[types.Content],
+        config: types.GenerateContentConfig,
+    ) -> ModelTurn:
+        left = self._check_limits(ctx, stage)
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(left):
+                response = await self.backend.generate_content(
+                    model=model, contents=contents, config=config
+                )
+        except TimeoutError as exc:
+            if time.monotonic() >= ctx.deadline:
+                raise DeadlineExceeded(
+                    f"The investigation deadline passed during stage {stage!r}."
+                ) from exc
+            raise
+        latency_ms = (time.monotonic() - started) * 1000
+        turn = turn_from_response(response, model)
+        await self._record(ctx, stage, model, response, turn, latency_ms)
+        _raise_if_refused(response, turn, stage)
+        return turn
+
+    async def _record(
+        self,
+        ctx: CallContext,
+        stage: str,
+        model: str,
+        response: types.GenerateContentResponse,
+        turn: ModelTurn,
+        latency_ms: float,
+    ) -> None:
+        meta = response.usage_metadata or types.GenerateContentResponseUsageMetadata()
+        prompt = meta.prompt_token_count or 0
+        output = meta.candidates_token_count or 0
+        thoughts = meta.thoughts_token_count or 0
+        cached = meta.cached_content_token_count or 0
+        ctx.usage.add(
+            stage,
+            prompt_tokens=prompt,
+            output_tokens=output,
+            thinking_tokens=thoughts,
+            cached_tokens=cached,
+            latency_ms=latency_ms,
+        )
+        await ctx.sink.emit(
+            LLMCalled(
+                investigation_id=ctx.investigation_id,
+                stage=stage,
+                model=response.model_version or model,
+                prompt_tokens=prompt,
+                output_tokens=output,
+                thinking_tokens=thoughts,
+                cached_tokens=cached,
+                latency_ms=round(latency_ms, 1),
+                finish_reason=turn.finish_reason,
+            )
+        )
+
+
+def _raise_if_refused(response: types.GenerateContentResponse, turn: ModelTurn, stage: str) -> None:
+    if not response.candidates:
+        feedback = response.prompt_feedback
+        reason = feedback.block_reason.value if feedback and feedback.block_reason else None
+        if reason:
+            raise LLMRefused(f"Gemini blocked the request in stage {stage!r} ({reason}).")
+        raise LLMRefused(f"Gemini returned no answer in stage {stage!r}.")
+    if turn.finish_reason in REFUSAL_REASONS:
+        raise LLMRefused(
+            f"Gemini stopped answering in stage {stage!r} for policy reasons "
+            f"({turn.finish_reason})."
+        )
+
+
+def _parse(schema: type[T], turn: ModelTurn) -> T:
+    """Validate the turn's text against ``schema``; ValueError says what is wrong."""
+    text = _strip_fence(turn.text)
+    if not text:
+        if turn.finish_reason == "MAX_TOKENS":
+            raise ValueError("the reply was cut off by the output token limit before any JSON")
+        raise ValueError("the reply was empty")
+    try:
+        return schema.model_validate_json(text)
+    except ValidationError as exc:
+        detail = exc.json(include_url=False, include_input=False)
+        if turn.finish_reason == "MAX_TOKENS":
+            detail = "the reply was cut off by the output token limit; keep it shorter. " + detail
+        raise ValueError(detail[:_REPAIR_ERROR_CHARS]) from exc
+
+
+def _strip_fence(text: str) -> str:
+    text = text.strip()
+    if text.startswith("```") and text.endswith("```"):
+        text = text[3:-3]
+        if text.startswith("json"):
+            text = text[4:]
+    return text.strip()
+
+
+def _repair_request(problem: str) -> str:
+    return (
+        "Your previous reply could not be used: it is not valid JSON for the required "
+        f"schema.\nValidation error:\n{problem}\n"
+        "Reply again with only the corrected JSON object, no prose and no code fence."
+    )
