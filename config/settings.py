@@ -53,6 +53,10 @@ class GeminiSettings(BaseModel):
     timeout_s: float = 120.0
     max_retries: int = 4
     max_retry_wait_s: float = 30.0
+    retry_initial_s: float = Field(1.0, ge=0, description="first backoff; doubles per retry")
+    api_version: str | None = Field(
+        None, description="REST API version; default v1beta (Gemini API) / SDK's (Vertex AI)"
+    )
     temperature: float = 0.2
 
 

@@ -1,0 +1,205 @@
+"""``ModelBackend`` on the real google-genai async client.
+
+All traffic goes through httpx: the caller may inject its clients, otherwise one
+``httpx.AsyncClient`` is created here (and closed by ``aclose``). google-genai's
+own retries stay off (no ``retry_options``), so the bounded retry below is the
+only one: exponential backoff with jitter on 408/429/5xx and transport errors,
+honouring ``Retry-After`` / ``RetryInfo.retryDelay`` unless the server asks for
+longer than ``max_retry_wait_s`` — then it fails at once instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import re
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+from google import genai
+from google.genai import errors, types
+
+from agent.errors import LLMUnavailable
+from config.settings import ConfigError, GeminiSettings
+
+log = logging.getLogger(__name__)
+
+RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+
+
+class GeminiBackend:
+    """One google-genai ``Client`` plus our bounded retry policy."""
+
+    def __init__(
+        self,
+        client: genai.Client,
+        settings: GeminiSettings,
+        *,
+        owned_http: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.client = client
+        self.settings = settings
+        self._owned_http = owned_http
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: GeminiSettings,
+        *,
+        httpx_client: httpx.Client | None = None,
+        httpx_async_client: httpx.AsyncClient | None = None,
+    ) -> GeminiBackend:
+        """Build the client for the Gemini API (API key) or Vertex AI.
+
+        Raises ``ConfigError`` with an actionable sentence when credentials are missing.
+        """
+        credentials = _credentials(settings)
+        owned = None
+        if httpx_async_client is None:
+            owned = httpx_async_client = httpx.AsyncClient()
+        options = types.HttpOptions(
+            base_url=settings.base_url,
+            api_version=settings.api_version or (None if settings.use_vertexai else "v1beta"),
+            timeout=int(settings.timeout_s * 1000),
+            httpx_async_client=httpx_async_client,
+            httpx_client=httpx_client,
+            retry_options=None,  # ours is the only retry loop
+        )
+        client = genai.Client(http_options=options, **credentials)
+        return cls(client, settings, owned_http=owned)
+
+    async def aclose(self) -> None:
+        """Close the httpx client this backend created (injected ones stay open)."""
+        if self._owned_http is not None:
+            await self._owned_http.aclose()
+
+    async def generate_content(
+        self,
+        *,
+        model: str,
+        contents: list[types.Content],
+        config: types.GenerateContentConfig,
+    ) -> types.GenerateContentResponse:
+        """One ``generateContent`` call with bounded retries; errors become ``LLMUnavailable``."""
+        if config.automatic_function_calling is None:
+            config = config.model_copy(
+                update={
+                    "automatic_function_calling": types.AutomaticFunctionCallingConfig(disable=True)
+                }
+            )
+        retries = max(0, self.settings.max_retries)
+        for attempt in range(retries + 1):
+            try:
+                async with asyncio.timeout(self.settings.timeout_s):
+                    return await self.client.aio.models.generate_content(
+                        model=model, contents=contents, config=config
+                    )
+            except errors.APIError as exc:
+                if exc.code not in RETRY_STATUS:
+                    raise LLMUnavailable(_rejection(exc, model)) from exc
+                problem = f"HTTP {exc.code} {exc.status or ''}".strip()
+                asked = server_delay(exc)
+                cause: Exception = exc
+            except (httpx.TransportError, TimeoutError) as exc:
+                problem, asked, cause = type(exc).__name__, None, exc
+            if asked is not None and asked > self.settings.max_retry_wait_s:
+                raise LLMUnavailable(
+                    f"Gemini is rate limiting or unavailable ({problem}) and asks to retry in "
+                    f"{asked:.0f}s, longer than the {self.settings.max_retry_wait_s:.0f}s "
+                    "this investigation may wait."
+                ) from cause
+            if attempt == retries:
+                raise LLMUnavailable(
+                    f"Gemini is unavailable ({problem}) after {retries + 1} attempts."
+                ) from cause
+            wait = asked if asked is not None else self._backoff(attempt)
+            log.warning(
+                "Gemini call to %s failed (%s), retry %d/%d in %.2fs",
+                model,
+                problem,
+                attempt + 1,
+                retries,
+                wait,
+            )
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential backoff with jitter, capped at ``max_retry_wait_s``."""
+        base = min(self.settings.max_retry_wait_s, self.settings.retry_initial_s * 2.0**attempt)
+        return base * random.uniform(0.5, 1.0)
+
+
+def _credentials(settings: GeminiSettings) -> dict[str, Any]:
+    """``genai.Client`` keyword arguments for the configured backend."""
+    api_key = settings.api_key.get_secret_value() if settings.api_key else None
+    if not settings.use_vertexai:
+        if not api_key:
+            raise ConfigError(
+                "No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or use Vertex AI "
+                "with GOOGLE_GENAI_USE_VERTEXAI=true and GOOGLE_CLOUD_PROJECT."
+            )
+        return {"api_key": api_key}
+    if settings.project:
+        return {
+            "vertexai": True,
+            "project": settings.project,
+            "location": settings.location or "global",
+        }
+    if api_key:  # Vertex AI express mode
+        return {"vertexai": True, "api_key": api_key}
+    raise ConfigError(
+        "Vertex AI needs a project: set GOOGLE_CLOUD_PROJECT (and GOOGLE_CLOUD_LOCATION), "
+        "or an API key for Vertex AI express mode."
+    )
+
+
+def server_delay(exc: errors.APIError) -> float | None:
+    """Seconds the server asked us to wait (``RetryInfo.retryDelay`` or ``Retry-After``)."""
+    delays: list[float] = []
+    body: Any = exc.details
+    error = body.get("error", body) if isinstance(body, dict) else {}
+    details = error.get("details") if isinstance(error, dict) else None
+    for item in details if isinstance(details, list) else []:
+        if isinstance(item, dict) and str(item.get("@type", "")).endswith("RetryInfo"):
+            match = _DURATION.match(str(item.get("retryDelay", "")))
+            if match:
+                delays.append(float(match.group(1)))
+    response = exc.response
+    if isinstance(response, httpx.Response):
+        header = response.headers.get("retry-after")
+        if header:
+            delays.append(_retry_after(header))
+    return max(delays) if delays else None
+
+
+def _retry_after(value: str) -> float:
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _rejection(exc: errors.APIError, model: str) -> str:
+    """One sentence for a request Gemini refused outright (4xx other than 408/429)."""
+    text = f"{exc.message or ''} {exc.details}".lower()
+    if "api_key_invalid" in text or "api key not valid" in text or "api key expired" in text:
+        return "Gemini rejected the API key; check GEMINI_API_KEY."
+    if exc.code in (401, 403):
+        return (
+            f"Gemini refused access ({exc.code} {exc.status or ''}); check the API key or the "
+            "Vertex AI permissions of the service account."
+        )
+    if exc.code == 404:
+        return f"Gemini does not know the model {model!r}; check the gemini model settings."
+    message = (exc.message or "no details").strip().splitlines()[0][:200]
+    return f"Gemini rejected the request ({exc.code} {exc.status or ''}): {message}"
