@@ -64,9 +64,9 @@ class _PlanView:
                 continue
             step_id = str(raw.get("id", "?"))
             view = _StepView(step_id, str(raw.get("description", "")))
-            view.status = str(raw.get("status", "pending"))
-            if step_id in previous:
-                view.tool_calls = previous[step_id].tool_calls
+            known = previous.get(step_id)
+            view.status = str(raw.get("status") or (known.status if known else "pending"))
+            view.tool_calls = known.tool_calls if known else 0
             self.steps[step_id] = view
 
 
@@ -112,7 +112,7 @@ class TerminalProgress:
             step = self.plan.steps[event.step_id] = _StepView(event.step_id, "")
         if isinstance(event, StepStarted):
             step.status = "running"
-            step.description = event.description or step.description
+            step.description = step.description or event.description
         else:
             step.status = event.status
         if self._live is not None:
@@ -189,7 +189,8 @@ class TerminalProgress:
         ]
         for step in self.plan.steps.values():
             icon, style = _ICONS.get(step.status, ("?", ""))
-            calls = f"  ({step.tool_calls} tool calls)" if step.tool_calls else ""
+            plural = "s" if step.tool_calls > 1 else ""
+            calls = f"  ({step.tool_calls} tool call{plural})" if step.tool_calls else ""
             lines.append(
                 Text.assemble((f" {icon} {step.id} ", style), step.description, (calls, "dim"))
             )
