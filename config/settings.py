@@ -70,6 +70,12 @@ class Limits(BaseModel):
     token_budget: int = Field(
         500_000, ge=1000, description="prompt+output tokens per investigation"
     )
+    conclude_grace_s: float = Field(
+        30.0, ge=0, description="part of deadline_s kept for the conclusion (at most 20%)"
+    )
+    conclude_reserve_tokens: int = Field(
+        20_000, ge=0, description="part of token_budget kept for the conclusion (at most 20%)"
+    )
     tool_result_chars: int = Field(8_000, ge=500, description="tool result size seen by the model")
     history_chars: int = Field(
         24_000, ge=2000, description="conversation history sent to the model"

@@ -1,0 +1,34 @@
+"""The classifier: does this message need a plan, or can the direct loop answer it?
+
+Light model, thinking off, with the conversation history (a follow-up about an
+earlier conclusion needs no plan). Alerts never reach it: they are always planned.
+"""
+
+from __future__ import annotations
+
+from google.genai import types
+from pydantic import BaseModel, Field
+
+from agent.gateway import CallContext, LLMGateway
+
+
+class Classification(BaseModel):
+    """The classifier's structured output."""
+
+    needs_plan: bool = Field(description="true for a multi-step investigation")
+    reason: str = Field(description="one short sentence")
+
+
+async def classify(
+    gateway: LLMGateway, ctx: CallContext, *, system: str, contents: list[types.Content]
+) -> Classification:
+    """One light, non-thinking call deciding between direct and planned mode."""
+    return await gateway.generate_structured(
+        ctx,
+        stage="classifier",
+        system=system,
+        contents=contents,
+        schema=Classification,
+        light=True,
+        thinking=False,
+    )

@@ -1,0 +1,130 @@
+"""Prompt templates: one jinja2 file per stage under ``prompts/``.
+
+Each stage template fills two blocks, ``system`` (the system instruction; its first
+line is ``socbot stage: <stage>``) and ``user`` (the task turn). Templates extend
+``_stage.j2``, which joins the blocks with a random per-render break that
+``Prompts.render`` splits on, so a per-source override can replace one block and
+keep the other (``{% extends "planner.j2" %}``).
+
+A per-alert-source folder overrides the default: ``prompts/guardduty/planner.j2``
+is used for GuardDuty alerts, ``prompts/planner.j2`` otherwise.
+
+Untrusted text (alerts, tool output, earlier findings) goes through a ``Fence``:
+it is wrapped in delimiters carrying a random per-request token, and the prompt
+says that anything inside them is data, never instructions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from google.genai import types
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from agent.alerts import Alert
+
+PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+_SOURCE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,40}$")
+STAGE_PREFIX = "socbot stage: "
+
+
+class Fence:
+    """Wraps untrusted text in ``<<<DATA-<token> label ... DATA-<token>>>`` delimiters.
+
+    One fence per request: the token is random, so text inside cannot guess it and
+    close the block early; any occurrence of the token inside the data is defused.
+    """
+
+    def __init__(self, token: str | None = None) -> None:
+        self.token = token or secrets.token_hex(4)
+        self.start = f"<<<DATA-{self.token}"
+        self.end = f"DATA-{self.token}>>>"
+
+    def __call__(self, label: str, text: str) -> str:
+        """``text`` as a delimited data block; ``label`` says what it is."""
+        safe = text.replace(f"DATA-{self.token}", "DATA-xxxxxxxx")
+        clean_label = re.sub(r"[^A-Za-z0-9 _.:-]", "", label)[:60]
+        return f"{self.start} {clean_label}\n{safe}\n{self.end}"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A rendered stage prompt: the system instruction and the user turn."""
+
+    system: str
+    user: str
+
+
+class Prompts:
+    """Loads stage templates with ``StrictUndefined`` and per-source overrides."""
+
+    def __init__(self, root: Path = PROMPTS_DIR) -> None:
+        self.root = root
+        self.env = Environment(
+            loader=FileSystemLoader(str(root)),
+            undefined=StrictUndefined,
+            autoescape=False,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+
+    def template_name(self, stage: str, source: str | None = None) -> str:
+        """The file used for ``stage``: the source's override if it exists."""
+        if source and _SOURCE_RE.match(source.lower()):
+            candidate = f"{source.lower()}/{stage}.j2"
+            if (self.root / candidate).is_file():
+                return candidate
+        return f"{stage}.j2"
+
+    def render(self, stage: str, *, source: str | None = None, **variables: Any) -> Rendered:
+        """Render ``stage`` (``planner``, ``step``...) into system + user text."""
+        template = self.env.get_template(self.template_name(stage, source))
+        part_break = f"\n@@socbot-part-{secrets.token_hex(8)}@@\n"
+        text = template.render(part_break=part_break, **variables)
+        system, sep, user = text.partition(part_break)
+        if not sep:
+            raise ValueError(f"template {template.name!r} does not extend _stage.j2")
+        system = system.strip()
+        if not system.startswith(STAGE_PREFIX):
+            raise ValueError(f"template {template.name!r} must start with {STAGE_PREFIX!r}")
+        return Rendered(system=system, user=user.strip())
+
+
+ALERT_RAW_CHARS = 12_000
+
+
+def alert_summary(alert: Alert) -> str:
+    """The alert's normalized fields (for steps, which do not need the raw payload)."""
+    lines = [f"source: {alert.source}", f"title: {alert.title}"]
+    if alert.severity:
+        lines.append(f"severity: {alert.severity}")
+    if alert.event_time:
+        lines.append(f"event time: {alert.event_time.isoformat()}")
+    if alert.indicators:
+        lines.append("indicators: " + ", ".join(f"{i.kind} {i.value}" for i in alert.indicators))
+    return "\n".join(lines)
+
+
+def alert_text(alert: Alert, max_chars: int = ALERT_RAW_CHARS) -> str:
+    """Summary plus the raw payload as JSON, cut to ``max_chars``."""
+    raw = json.dumps(alert.raw, ensure_ascii=False, indent=1, default=str)
+    if len(raw) > max_chars:
+        raw = raw[:max_chars] + f"\n... [{len(raw) - max_chars} more characters omitted]"
+    return f"{alert_summary(alert)}\nraw payload:\n{raw}"
+
+
+def history_text(contents: list[types.Content]) -> str:
+    """The conversation as ``analyst:`` / ``socbot:`` paragraphs, for a data block."""
+    turns = []
+    for content in contents:
+        text = "".join(p.text for p in content.parts or [] if p.text).strip()
+        if text:
+            who = "socbot" if content.role == "model" else "analyst"
+            turns.append(f"{who}: {text}")
+    return "\n\n".join(turns)
