@@ -64,7 +64,7 @@ class GeminiBackend:
         options = types.HttpOptions(
             base_url=settings.base_url,
             api_version=settings.api_version or (None if settings.use_vertexai else "v1beta"),
-            timeout=int(settings.timeout_s * 1000),
+            timeout=max(1, int(settings.timeout_s * 1000)),
             httpx_async_client=httpx_async_client,
             httpx_client=httpx_client,
             retry_options=None,  # ours is the only retry loop
