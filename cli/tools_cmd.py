@@ -1,5 +1,79 @@
-"""socbot tools list (tools issue)."""
+"""``socbot tools list``: which tools the model gets, and why the others are off."""
 
 from __future__ import annotations
 
-from cli.app import app  # noqa: F401
+import asyncio
+from dataclasses import dataclass
+
+import httpx
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cli.app import app, fail
+from config.settings import ConfigError, Settings, load_settings
+from store.db import Database
+from tools import intel
+from tools.setup import build_registry
+
+tools_app = typer.Typer(help="Inspect the investigation tools.", no_args_is_help=True)
+app.add_typer(tools_app, name="tools")
+
+
+@dataclass(frozen=True)
+class ToolRow:
+    name: str
+    enabled: bool
+    detail: str  # description when enabled, reason when disabled
+
+
+@tools_app.command("list")
+def list_tools() -> None:
+    """Show enabled tools with their description, and disabled ones with the reason."""
+    try:
+        settings = load_settings()
+        rows = asyncio.run(tool_rows(settings))
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    console = Console(soft_wrap=False)
+    console.print(_tools_table(rows))
+    console.print(_services_table(settings))
+
+
+async def tool_rows(settings: Settings) -> list[ToolRow]:
+    """Registry contents as rows; building it opens no connection and reads no table."""
+    db = Database(settings.database_url)
+    try:
+        async with httpx.AsyncClient() as http:
+            registry = build_registry(settings, db, http)
+    finally:
+        await db.close()
+    rows = [ToolRow(n, True, registry.tools[n].description) for n in registry.names()]
+    rows += [
+        ToolRow(n, False, reason)
+        for n, reason in sorted(registry.disabled.items())
+        if n not in registry.tools
+    ]
+    return rows
+
+
+def _tools_table(rows: list[ToolRow]) -> Table:
+    table = Table(title="socbot tools", show_lines=False)
+    table.add_column("tool", style="bold", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("description / reason")
+    for row in rows:
+        status = "[green]enabled[/green]" if row.enabled else "[red]disabled[/red]"
+        table.add_row(row.name, status, row.detail)
+    return table
+
+
+def _services_table(settings: Settings) -> Table:
+    table = Table(title="threat-intel services")
+    table.add_column("service", style="bold", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("looks up")
+    for s in intel.service_status(settings):
+        status = "[green]configured[/green]" if s.configured else f"[red]{s.env_var} not set[/red]"
+        table.add_row(s.name, status, ", ".join(sorted(s.kinds)))
+    return table
