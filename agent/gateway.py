@@ -269,7 +269,7 @@ class LLMGateway:
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )
         if not thinking:
-            config.thinking_config = types.ThinkingConfig(thinking_budget=0)
+            config.thinking_config = least_thinking(self._model(light))
         return config
 
     def _check_limits(self, ctx: CallContext, stage: str) -> float:
@@ -347,6 +347,20 @@ class LLMGateway:
                 finish_reason=turn.finish_reason,
             )
         )
+
+
+def least_thinking(model: str) -> types.ThinkingConfig:
+    """The smallest thinking the model accepts: off where it can be turned off.
+
+    Gemini 2.5 Flash / Flash-Lite take a budget of 0; 2.5 Pro cannot go below 128;
+    Gemini 3 models take a thinking level instead of a budget.
+    """
+    name = model.rsplit("/", 1)[-1]
+    if name.startswith("gemini-3"):
+        return types.ThinkingConfig(thinking_level=types.ThinkingLevel.LOW)
+    if name.startswith("gemini-2.5-pro"):
+        return types.ThinkingConfig(thinking_budget=128)
+    return types.ThinkingConfig(thinking_budget=0)
 
 
 def _raise_if_refused(response: types.GenerateContentResponse, turn: ModelTurn, stage: str) -> None:

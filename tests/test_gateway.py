@@ -17,7 +17,7 @@ from agent.errors import (
     LLMUnavailable,
 )
 from agent.events import Event, LLMCalled
-from agent.gateway import CallContext, LLMGateway, Usage
+from agent.gateway import CallContext, LLMGateway, Usage, least_thinking
 from config.settings import GeminiSettings
 from tests.fakes.model import (
     FAKE_THOUGHT_SIGNATURE,
@@ -373,6 +373,19 @@ async def test_structured_refusal_is_not_repaired() -> None:
             ctx, stage="planner", system=system("planner"), contents=user("q"), schema=Verdict
         )
     assert len(model.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("gemini-2.5-flash-lite", types.ThinkingConfig(thinking_budget=0)),
+        ("gemini-2.5-flash", types.ThinkingConfig(thinking_budget=0)),
+        ("gemini-2.5-pro", types.ThinkingConfig(thinking_budget=128)),
+        ("models/gemini-3-pro-preview", types.ThinkingConfig(thinking_level="LOW")),
+    ],
+)
+def test_least_thinking_per_model_family(model: str, expected: types.ThinkingConfig) -> None:
+    assert least_thinking(model) == expected
 
 
 def test_usage_as_dict_totals() -> None:
