@@ -1,0 +1,105 @@
+"""What a log backend is: the interface both DuckDB and BigQuery implement."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tools.base import Budget
+from tools.sql_guard import CheckedQuery
+
+ParamValue = str | int | float | bool | dt.datetime | None
+
+PAGING_HINT = (
+    "Only the first {limit} rows are returned and there is no paging: aggregate "
+    "(COUNT/GROUP BY, MIN/MAX of the time column, APPROX_TOP_COUNT) or narrow the "
+    "WHERE clause and time window instead."
+)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed query parameter (``@name`` in the SQL)."""
+
+    name: str
+    type: str  # BigQuery type name: STRING, INT64, FLOAT64, BOOL, TIMESTAMP
+    value: ParamValue
+
+
+@dataclass
+class QueryResult:
+    """Rows as lists (compact for the model), capped to the row limit."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool
+    row_limit: int
+    total_rows: int | None = None
+    bytes_processed: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "columns": self.columns,
+            "rows": self.rows,
+            "row_count": len(self.rows),
+            "truncated": self.truncated,
+        }
+        if self.truncated:
+            data["hint"] = PAGING_HINT.format(limit=self.row_limit)
+        if self.total_rows is not None:
+            data["total_rows"] = self.total_rows
+        if self.bytes_processed is not None:
+            data["bytes_processed"] = self.bytes_processed
+        data.update(self.extra)
+        return data
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    name: str
+    type: str
+    description: str | None = None
+
+
+class LogBackend(Protocol):
+    """Runs guarded queries and describes tables. Failures the model can act on raise
+    ``ToolError``; the guard has already run on every query it receives."""
+
+    kind: str
+
+    async def run(
+        self,
+        query: CheckedQuery,
+        *,
+        params: Mapping[str, Param],
+        investigation_id: str,
+        budget: Budget,
+    ) -> QueryResult: ...
+
+    async def schema(self, table: str) -> list[ColumnInfo]: ...
+
+
+def json_value(value: Any) -> Any:
+    """A JSON-able form of one cell (timestamps as ISO 8601, bytes as base64)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None and value.utcoffset() == dt.timedelta(0):
+            return value.replace(tzinfo=None).isoformat() + "Z"
+        return value.isoformat()
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_value(v) for v in value]
+    return str(value)

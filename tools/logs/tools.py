@@ -1,0 +1,109 @@
+"""The log tools the model calls. Same five tools whichever backend is configured."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from config.settings import LogSettings
+from tools.base import RunContext, Tool, ToolError
+from tools.logs.backend import LogBackend, Param
+from tools.logs.catalogue import Catalogue
+from tools.logs.runbooks import Runbook
+from tools.sql_guard import check_sql
+
+
+@dataclass
+class LogDeps:
+    """Everything the log tools need; injected, never part of the model's schema."""
+
+    catalogue: Catalogue
+    backend: LogBackend
+    runbooks: dict[str, Runbook]
+    settings: LogSettings
+
+
+async def list_tables(ctx: RunContext[LogDeps]) -> dict[str, Any]:
+    """List the log tables you may query: fully qualified name, description, time column
+    and notable columns. Use these exact names in query_logs."""
+    return {"tables": ctx.deps.catalogue.describe()}
+
+
+async def get_table_schema(
+    ctx: RunContext[LogDeps],
+    table: Annotated[str, Field(description="fully qualified name from list_tables")],
+) -> dict[str, Any]:
+    """Get the columns (name, BigQuery type, description) of one catalogued log table."""
+    spec = ctx.deps.catalogue.get(table)
+    columns = await ctx.deps.backend.schema(spec.name)
+    return {
+        "table": spec.name,
+        "time_column": spec.time_column,
+        "columns": [
+            {
+                "name": c.name,
+                "type": c.type,
+                **({"description": d} if (d := c.description or spec.columns.get(c.name)) else {}),
+            }
+            for c in columns
+        ],
+    }
+
+
+async def query_logs(
+    ctx: RunContext[LogDeps],
+    sql: Annotated[
+        str,
+        Field(description="one SELECT; fully qualified table names in backticks"),
+    ],
+) -> dict[str, Any]:
+    """Run one read-only BigQuery Standard SQL SELECT over the catalogued log tables. Filter
+    on the table's time column and select only the columns you need. Rows are capped
+    (truncated: true says so) and there is no paging: aggregate (COUNT, GROUP BY, MIN/MAX)
+    instead of fetching raw rows."""
+    return await _run(ctx, sql, {})
+
+
+async def list_runbooks(ctx: RunContext[LogDeps]) -> dict[str, Any]:
+    """List saved investigation queries (runbooks): name, title, description and the
+    parameters each takes. Run one with run_runbook."""
+    return {"runbooks": [book.summary() for book in ctx.deps.runbooks.values()]}
+
+
+async def run_runbook(
+    ctx: RunContext[LogDeps],
+    name: Annotated[str, Field(description="runbook name from list_runbooks")],
+    params: Annotated[
+        dict[str, str] | None,
+        Field(
+            description='parameter values as strings, e.g. {"ip": "203.0.113.5", '
+            '"start": "2025-11-08T00:00:00Z"}; timestamps in ISO 8601'
+        ),
+    ] = None,
+) -> dict[str, Any]:
+    """Run a saved runbook query (see list_runbooks) by name with its parameters."""
+    book = ctx.deps.runbooks.get(name)
+    if book is None:
+        known = ", ".join(ctx.deps.runbooks) or "none configured"
+        raise ToolError(f"no runbook named {name!r}; known runbooks: {known}")
+    data = await _run(ctx, book.sql, book.bind(params or {}))
+    return {"runbook": book.name, **data}
+
+
+async def _run(ctx: RunContext[LogDeps], sql: str, params: Mapping[str, Param]) -> dict[str, Any]:
+    checked = check_sql(sql, ctx.deps.catalogue.names())
+    result = await ctx.deps.backend.run(
+        checked, params=params, investigation_id=ctx.investigation_id, budget=ctx.budget
+    )
+    return result.as_dict()
+
+
+def log_tools(deps: LogDeps) -> list[Tool]:
+    """The five log tools bound to ``deps``."""
+    return [
+        Tool(fn, deps)
+        for fn in (list_tables, get_table_schema, query_logs, list_runbooks, run_runbook)
+    ]
