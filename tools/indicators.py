@@ -94,7 +94,7 @@ _DOMAIN = rf"(?:{_LABEL}\.)+(?:[a-z]{{2,24}}|xn--[a-z0-9-]{{1,59}})"
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>`{}|\\^]+", re.I)
 _DOMAIN_RE = re.compile(rf"(?<![\w@.-]){_DOMAIN}(?![\w-]|\.[a-z0-9])", re.I)
 _EMAIL_RE = re.compile(rf"(?<![\w.+-])[a-z0-9][\w.+-]{{0,63}}@{_DOMAIN}(?![\w-]|\.[a-z0-9])", re.I)
-_IPV4_RE = re.compile(r"(?<![\w.])(?<![a-z]/)(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)", re.I)
+_IPV4_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d|/\d)")
 _IPV6_RE = re.compile(r"(?<![\w:.])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?![\w:])", re.I)
 _HASH_RE = re.compile(r"(?<![\w/.-])(?:[0-9a-f]{64}|[0-9a-f]{40}|[0-9a-f]{32})(?![\w/.-])", re.I)
 _ARN_RE = re.compile(
@@ -102,7 +102,10 @@ _ARN_RE = re.compile(
     r"|sts::\d{12}:(?:assumed-role|federated-user)/[\w+=,.@/-]+|iam::\d{12}:root)",
     re.I,
 )
-_VERSION_BEFORE = re.compile(r"(?:version|ver|release|build|v)\s*[:=]?\s*$", re.I)
+# "version 1.2.3.4", "v1.2.3.4", or a product token such as "Chrome/120.0.0.0".
+_VERSION_BEFORE = re.compile(
+    r"(?:\b(?:version|ver|release|build|v)\s*[:=]?\s*|(?:^|[\s(;,])[a-z][\w.+-]*/)$", re.I
+)
 _HASH_PREFIX = re.compile(r"(?:md5|sha1|sha256|sha-1|sha-256|hash)\s*[:=]\s*$", re.I)
 _TRAILING = ".,;:)]}'\"!?"
 _HASH_KINDS: dict[int, IndicatorKind] = {32: "md5", 40: "sha1", 64: "sha256"}
@@ -114,10 +117,11 @@ def extract_indicators(data: Any) -> list[Indicator]:
     for key, text in _strings(data, ""):
         for indicator in _from_string(key, text):
             found.setdefault((indicator.kind, indicator.value), indicator)
-            if len(found) >= MAX_INDICATORS:
-                break
+        if len(found) >= MAX_INDICATORS:
+            break
     principals = {i.value for i in found.values() if i.kind == "principal"}
-    return [i for i in found.values() if not (i.kind == "email" and i.value in principals)]
+    kept = [i for i in found.values() if not (i.kind == "email" and i.value in principals)]
+    return kept[:MAX_INDICATORS]
 
 
 def is_private_ip(value: str) -> bool:
@@ -188,7 +192,7 @@ def _urls_and_hosts(text: str, *, domain_key: bool) -> Iterator[Indicator]:
 
 def _ips(text: str) -> Iterator[Indicator]:
     for m in _IPV4_RE.finditer(text):
-        if _VERSION_BEFORE.search(text[max(0, m.start() - 12) : m.start()]):
+        if _VERSION_BEFORE.search(text[max(0, m.start() - 40) : m.start()]):
             continue
         try:
             ip = ipaddress.IPv4Address(m.group(0))
