@@ -1,0 +1,281 @@
+"""Build the Slack Web API client and the bolt ``AsyncApp``.
+
+The client talks to ``slack.api_url`` (``SOCBOT_SLACK_API_URL``; enterprise
+proxies, tests) or Slack itself, and retries — boundedly — what Slack asks to be
+retried: 429 after ``Retry-After`` (unless Slack asks for longer than
+``max_retry_after_s``), 5xx and dropped connections with exponential backoff.
+
+The bolt app acks before listeners run (``process_before_response=False``),
+verifies signatures in HTTP mode, ignores socbot's own events (built in), then
+applies socbot's middleware: dedupe, then authorization.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+)
+from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.alerts import Alert
+from bot.alerts_in import AlertIntake
+from bot.coordinator import Coordinator, SlackReporter, ThreadRef
+from bot.listeners import Investigate, Listeners, ack_only, alert_request_text
+from bot.middleware import Deduper, Gatekeeper
+from bot.render import alert_card
+from bot.server import build_web_app
+from bot.webhook import AlertWebhook
+from config.settings import Settings, SlackSettings
+from store.alerts import AlertStore
+from store.db import Database
+from store.slack import SlackStore
+
+log = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://slack.com/api/"
+MAX_RETRIES = 3
+MAX_RETRY_AFTER_S = 30.0
+BACKOFF_S = 0.5
+
+
+class Backoff(RetryIntervalCalculator):
+    """``base * 2**attempt`` with up to 25 % jitter (never more than the base allows)."""
+
+    def __init__(self, base_s: float) -> None:
+        self.base_s = base_s
+
+    def calculate_sleep_duration(self, current_attempt: int) -> float:
+        interval = float(self.base_s * 2 ** int(current_attempt))
+        return interval * (1 + random.random() / 4)
+
+
+class RateLimitRetry(AsyncRateLimitErrorRetryHandler):
+    """429: wait ``Retry-After`` seconds, if that is at most ``max_wait_s``."""
+
+    def __init__(self, max_retry_count: int, max_wait_s: float) -> None:
+        super().__init__(max_retry_count=max_retry_count)
+        self.max_wait_s = max_wait_s
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if response is None or response.status_code != 429:
+            return False
+        wait = retry_after(response)
+        if wait > self.max_wait_s:
+            log.warning("Slack asks to wait %.0fs; not retrying", wait)
+            return False
+        return True
+
+    async def prepare_for_next_attempt_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> None:
+        wait = retry_after(response) if response is not None else 1.0
+        log.info("Slack rate limit: retrying in %.1fs", wait)
+        state.next_attempt_requested = True
+        await asyncio.sleep(wait + random.random() * 0.05)
+        state.increment_current_attempt()
+
+
+class ServerErrorRetry(AsyncRetryHandler):
+    """5xx from Slack (or a proxy in front of it): exponential backoff."""
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        return response is not None and 500 <= response.status_code <= 599
+
+
+def retry_after(response: HttpResponse) -> float:
+    """The ``Retry-After`` header in seconds (1 when absent or unreadable)."""
+    for name, values in response.headers.items():
+        if name.lower() == "retry-after" and values:
+            try:
+                return max(0.0, float(values[0]))
+            except ValueError:
+                break
+    return 1.0
+
+
+def build_client(
+    slack: SlackSettings,
+    *,
+    max_retries: int = MAX_RETRIES,
+    max_retry_after_s: float = MAX_RETRY_AFTER_S,
+    backoff_s: float = BACKOFF_S,
+) -> AsyncWebClient:
+    """The Web API client for ``slack.bot_token`` at ``slack.api_url`` (or Slack's)."""
+    token = slack.bot_token.get_secret_value() if slack.bot_token else None
+    base_url = slack.api_url or DEFAULT_API_URL
+    if not base_url.endswith("/"):
+        base_url += "/"
+    backoff = Backoff(backoff_s)
+    handlers: list[AsyncRetryHandler] = [
+        AsyncConnectionErrorRetryHandler(max_retry_count=max_retries, interval_calculator=backoff),
+        RateLimitRetry(max_retries, max_retry_after_s),
+        ServerErrorRetry(max_retry_count=max_retries, interval_calculator=backoff),
+    ]
+    return AsyncWebClient(token=token, base_url=base_url, timeout=30, retry_handlers=handlers)
+
+
+def build_bolt_app(
+    slack: SlackSettings,
+    client: AsyncWebClient,
+    *,
+    http_mode: bool,
+    deduper: Deduper,
+    gatekeeper: Gatekeeper,
+    listeners: Listeners,
+) -> AsyncApp:
+    """The bolt app with socbot's middleware and listeners registered."""
+    secret = slack.signing_secret.get_secret_value() if slack.signing_secret else None
+    if http_mode and not secret:
+        raise ValueError("HTTP mode needs slack.signing_secret (SLACK_SIGNING_SECRET)")
+    app = AsyncApp(
+        name="socbot",
+        client=client,
+        signing_secret=secret or "socket-mode-does-not-sign",
+        request_verification_enabled=http_mode,
+        process_before_response=False,
+        ignoring_self_events_enabled=True,
+    )
+    app.use(deduper.middleware)
+    app.use(gatekeeper.middleware)
+    listeners.register(app)
+    app.view(re.compile(r".*"))(ack_only)
+    app.shortcut(re.compile(r".*"))(ack_only)
+    return app
+
+
+@dataclass
+class SocBot:
+    """Everything the Slack side runs on, wired together (``create_socbot``)."""
+
+    slack: SlackSettings
+    client: AsyncWebClient
+    store: SlackStore
+    alerts: AlertStore
+    coordinator: Coordinator
+    reporter: SlackReporter
+    listeners: Listeners
+    bolt: AsyncApp
+    webhook: AlertWebhook
+    http_mode: bool
+
+    def web_app(self) -> web.Application:
+        """The aiohttp app: ``/slack/events`` in HTTP mode, ``/alerts`` and ``/healthz``."""
+        bolt = self.bolt if self.http_mode else None
+        return build_web_app(bolt=bolt, webhook=self.webhook, health=self.health)
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "mode": "http" if self.http_mode else "socket",
+            "running": self.coordinator.running,
+            "queued": self.coordinator.queued,
+        }
+
+    async def dispatch_alert(self, alert: Alert) -> None:
+        """Webhook alerts: post the card in the webhook channel, investigate in its thread."""
+        channel = self.slack.webhook_channel
+        if not channel:
+            return
+        card = alert_card(alert)
+        ts = await self.reporter.post_top(channel, card)
+        if ts is None:
+            log.error("alert %s stored but its card could not be posted", alert.id)
+            return
+        await self.alerts.set_slack_message(alert.id, channel, ts)
+        await self.store.remember_thread(channel, ts)
+        await self.listeners.start(ThreadRef(channel, ts), alert_request_text(alert), alert)
+
+    async def close(self) -> None:
+        """Finish handing over accepted alerts, then cancel running investigations."""
+        await self.webhook.drain()
+        await self.coordinator.shutdown()
+
+
+def create_socbot(
+    settings: Settings,
+    db: Database,
+    investigate: Investigate,
+    *,
+    client: AsyncWebClient,
+    http_mode: bool,
+) -> SocBot:
+    """Wire store, middleware, coordinator, listeners, bolt app and webhook."""
+    slack = settings.slack
+    store = SlackStore(db)
+    alerts = AlertStore(db)
+    intake = AlertIntake(alerts)
+    reporter = SlackReporter(client)
+    coordinator = Coordinator(slack.max_concurrent_investigations, reporter)
+    deduper = Deduper(store)
+    listeners = Listeners(
+        settings=slack,
+        store=store,
+        deduper=deduper,
+        coordinator=coordinator,
+        investigate=investigate,
+        intake=intake,
+        reporter=reporter,
+    )
+    bolt = build_bolt_app(
+        slack,
+        client,
+        http_mode=http_mode,
+        deduper=deduper,
+        gatekeeper=Gatekeeper(slack, client),
+        listeners=listeners,
+    )
+    holder: list[SocBot] = []
+
+    async def dispatch(alert: Alert) -> None:
+        await holder[0].dispatch_alert(alert)
+
+    async def accept(data: dict[str, Any], hint: str | None) -> Alert:
+        return await intake.accept(data, hint)
+
+    bot = SocBot(
+        slack=slack,
+        client=client,
+        store=store,
+        alerts=alerts,
+        coordinator=coordinator,
+        reporter=reporter,
+        listeners=listeners,
+        bolt=bolt,
+        webhook=AlertWebhook(slack, accept, dispatch),
+        http_mode=http_mode,
+    )
+    holder.append(bot)
+    return bot

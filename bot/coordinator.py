@@ -1,0 +1,223 @@
+"""Investigations as background tasks: one per thread, a global limit, clean stop.
+
+Listeners never await an investigation: they ``submit`` work and return, so the
+Slack ack is never held up. The coordinator guarantees
+
+* one run per thread — ``submit`` returns ``False`` while one is running or queued
+  there (the caller says "still working");
+* at most ``limit`` runs at once — later work waits in FIFO order and the thread is
+  told its place (``Reporter.queued``);
+* ``stop(thread)`` cancels the thread's run, running or queued, and the thread is
+  told (``Reporter.cancelled``);
+* every failure is told in the thread (``Reporter.failed``) — never silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.errors import AgentError
+from bot.render import (
+    SAFE_POST_FLAGS,
+    cancelled_message,
+    error_message,
+    queued_message,
+    still_working_message,
+)
+from store.slack import conversation_id
+
+log = logging.getLogger(__name__)
+
+Work = Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class ThreadRef:
+    """Where a conversation lives in Slack."""
+
+    channel: str
+    thread_ts: str
+
+    @property
+    def conversation_id(self) -> str:
+        return conversation_id(self.channel, self.thread_ts)
+
+
+class Reporter(Protocol):
+    """Tells a thread what happened to its work (implementations must not raise)."""
+
+    async def say(self, thread: ThreadRef, text: str) -> None: ...
+
+    async def busy(self, thread: ThreadRef) -> None: ...
+
+    async def queued(self, thread: ThreadRef, position: int) -> None: ...
+
+    async def failed(self, thread: ThreadRef, error: BaseException) -> None: ...
+
+    async def cancelled(self, thread: ThreadRef) -> None: ...
+
+
+class Coordinator:
+    """Runs at most ``limit`` investigations at once, one per thread."""
+
+    def __init__(self, limit: int, reporter: Reporter) -> None:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit!r}")
+        self.limit = limit
+        self.reporter = reporter
+        self._tasks: dict[ThreadRef, asyncio.Task[None]] = {}
+        self._waiting: deque[tuple[ThreadRef, asyncio.Future[None]]] = deque()
+        self._active = 0
+        self._stopping: set[ThreadRef] = set()
+        self._closing = False
+
+    @property
+    def running(self) -> int:
+        return self._active
+
+    @property
+    def queued(self) -> int:
+        return len(self._waiting)
+
+    def busy(self, thread: ThreadRef) -> bool:
+        """True while the thread has a run in progress or waiting."""
+        return thread in self._tasks
+
+    def submit(self, thread: ThreadRef, work: Work) -> bool:
+        """Start ``work`` for ``thread`` in the background; False if the thread is busy."""
+        if self._closing or thread in self._tasks:
+            return False
+        task = asyncio.create_task(self._run(thread, work), name=f"investigate {thread}")
+        self._tasks[thread] = task
+        task.add_done_callback(lambda _t: self._tasks.pop(thread, None))
+        return True
+
+    async def stop(self, thread: ThreadRef) -> bool:
+        """Cancel the thread's run and wait until it is gone; False if nothing ran."""
+        task = self._tasks.get(thread)
+        if task is None:
+            return False
+        self._stopping.add(thread)
+        task.cancel()
+        await asyncio.wait([task])
+        return True
+
+    async def wait_idle(self) -> None:
+        """Wait until every submitted run has ended (tests, shutdown)."""
+        while self._tasks:
+            await asyncio.wait(list(self._tasks.values()))
+
+    async def shutdown(self) -> None:
+        """Refuse new work and cancel what runs (the process is going away)."""
+        self._closing = True
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await self.wait_idle()
+
+    async def _run(self, thread: ThreadRef, work: Work) -> None:
+        try:
+            await self._acquire(thread)
+            try:
+                await work()
+            finally:
+                self._release()
+        except asyncio.CancelledError:
+            if thread in self._stopping:
+                await self.reporter.cancelled(thread)
+                return  # a requested stop is a normal end
+            raise
+        except Exception as error:  # fail open: tell the thread, keep serving others
+            log.exception("investigation in %s failed", thread.conversation_id)
+            await self.reporter.failed(thread, error)
+        finally:
+            self._stopping.discard(thread)
+
+    async def _acquire(self, thread: ThreadRef) -> None:
+        if self._active < self.limit and not self._waiting:
+            self._active += 1
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((thread, turn))
+        try:
+            await self.reporter.queued(thread, len(self._waiting))
+            await turn  # _release hands its slot over: _active already counts us
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self._release()  # the slot arrived as we were cancelled: pass it on
+            else:
+                self._waiting.remove((thread, turn))
+            raise
+
+    def _release(self) -> None:
+        while self._waiting:
+            _, turn = self._waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return  # the slot moves to the next in line
+        self._active -= 1
+
+
+class SlackReporter:
+    """``Reporter`` posting short notices in the thread; a failed post is logged only."""
+
+    def __init__(self, client: AsyncWebClient) -> None:
+        self.client = client
+
+    async def say(self, thread: ThreadRef, text: str) -> None:
+        await self.post(thread, {"text": text})
+
+    async def busy(self, thread: ThreadRef) -> None:
+        await self.post(thread, still_working_message())
+
+    async def queued(self, thread: ThreadRef, position: int) -> None:
+        await self.post(thread, queued_message(position))
+
+    async def failed(self, thread: ThreadRef, error: BaseException) -> None:
+        await self.post(thread, error_message(user_safe_reason(error)))
+
+    async def cancelled(self, thread: ThreadRef) -> None:
+        await self.post(thread, cancelled_message())
+
+    async def post(self, thread: ThreadRef, message: dict[str, Any]) -> str | None:
+        """Post ``message`` (render output) in the thread; its ts, or None if Slack refused."""
+        return await self._post(thread.channel, thread.thread_ts, message)
+
+    async def post_top(self, channel: str, message: dict[str, Any]) -> str | None:
+        """Post ``message`` at the top level of ``channel`` (alert cards); its ts or None."""
+        return await self._post(channel, None, message)
+
+    async def _post(
+        self, channel: str, thread_ts: str | None, message: dict[str, Any]
+    ) -> str | None:
+        try:
+            response = await self.client.chat_postMessage(
+                channel=channel,
+                thread_ts=thread_ts,
+                text=message.get("text"),
+                blocks=message.get("blocks"),
+                unfurl_links=SAFE_POST_FLAGS["unfurl_links"],
+                unfurl_media=SAFE_POST_FLAGS["unfurl_media"],
+            )
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
+            log.warning("could not post in %s: %s", channel, error)
+            return None
+        ts = response.get("ts")
+        return str(ts) if ts else None
+
+
+def user_safe_reason(error: BaseException) -> str:
+    """One sentence for the thread: engine errors say what happened, others do not leak."""
+    if isinstance(error, AgentError) and str(error).strip():
+        return str(error).strip().splitlines()[0]
+    if isinstance(error, SlackApiError):
+        return "Slack refused one of my messages, so the investigation stopped."
+    return "I hit an internal error and stopped; the details are in socbot's log."

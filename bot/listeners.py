@@ -1,0 +1,235 @@
+"""Bolt listeners: ack at once, decide what a message is, hand work to the coordinator.
+
+Every message-like event goes through ``route``:
+
+* ``mention`` — a human mentions socbot (``app_mention``, or the ``message`` twin
+  carrying ``<@bot>``): reply in the mention's thread, or start one on it;
+* ``followup`` — a human writes in a thread socbot is part of;
+* ``stop`` — ``stop`` (or ``cancel``) in such a thread or to socbot;
+* ``alert`` — an integration posts a top-level message in an alert channel;
+* ``ignore`` — everything else (edits, deletions, joins, chatter, other bots).
+
+Acting claims the message's ``(channel, ts)`` first, so the twin deliveries of a
+mention (and any retry) start one investigation only. Listeners never wait for an
+investigation: the coordinator runs it in the background.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, Protocol
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.alerts import Alert
+from bot.alerts_in import alert_from_message
+from bot.coordinator import Coordinator, Reporter, ThreadRef
+from bot.middleware import Deduper
+from config.settings import SlackSettings
+from store.slack import SlackStore
+
+log = logging.getLogger(__name__)
+
+Route = Literal["mention", "followup", "stop", "alert", "ignore"]
+Ack = Callable[..., Awaitable[Any]]
+
+HUMAN_SUBTYPES = {None, "thread_broadcast", "file_share"}
+STOP_WORDS = {"stop", "cancel", "abort"}
+_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
+# Event types the manifest subscribes to (and a few Slack sends unasked) that need no work.
+NOOP_EVENTS = (
+    "member_joined_channel",
+    "member_left_channel",
+    "channel_left",
+    "group_left",
+    "app_home_opened",
+    "app_uninstalled",
+    "tokens_revoked",
+    "assistant_thread_started",
+    "assistant_thread_context_changed",
+    "reaction_added",
+    "reaction_removed",
+)
+USAGE = "Ask me about an alert or an indicator, e.g. `is 185.220.101[.]42 known bad?`"
+
+
+class Investigate(Protocol):
+    """Runs one investigation in a thread (``EngineInvestigator`` in production)."""
+
+    async def __call__(self, thread: ThreadRef, text: str, alert: Alert | None) -> None: ...
+
+
+class AlertIntake(Protocol):
+    """Parses and stores an alert (``bot.alerts_in.AlertIntake`` in production)."""
+
+    async def accept(
+        self,
+        data: dict[str, Any],
+        source_hint: str | None,
+        *,
+        slack_channel: str | None = None,
+        slack_ts: str | None = None,
+    ) -> Alert: ...
+
+
+def mention_text(text: str, bot_user_id: str | None) -> str:
+    """The message without socbot's mention (other mentions stay, as data)."""
+    if bot_user_id:
+        text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", "", text)
+    return " ".join(text.split())
+
+
+def alert_request_text(alert: Alert) -> str:
+    """What the engine is asked for an alert (the alert itself travels as data)."""
+    return f"Investigate this {alert.source} alert: {alert.title}"
+
+
+def route(
+    event: dict[str, Any],
+    *,
+    bot_user_id: str | None,
+    known_thread: bool,
+    alert_channel: bool,
+) -> Route:
+    """What socbot does with a message-like event (pure; see the module docstring)."""
+    subtype = event.get("subtype")
+    from_integration = subtype == "bot_message" or bool(event.get("bot_id"))
+    ts = str(event.get("ts") or "")
+    thread_ts = event.get("thread_ts")
+    top_level = not thread_ts or thread_ts == ts
+    if from_integration or (subtype is None and not str(event.get("text") or "").strip()):
+        if alert_channel and top_level and alert_from_message(event) is not None:
+            return "alert"
+        return "ignore"
+    if subtype not in HUMAN_SUBTYPES or not event.get("user") or not ts:
+        return "ignore"
+    text = str(event.get("text") or "")
+    mentioned = event.get("type") == "app_mention" or (
+        bot_user_id is not None and bot_user_id in _MENTION.findall(text)
+    )
+    words = mention_text(text, bot_user_id).lower().strip(" .!")
+    in_our_thread = not top_level and known_thread
+    if words in STOP_WORDS and (in_our_thread or mentioned):
+        return "stop"
+    if mentioned:
+        return "mention"
+    return "followup" if in_our_thread else "ignore"
+
+
+class Listeners:
+    """The app's listeners; ``register`` wires them into a bolt ``AsyncApp``."""
+
+    def __init__(
+        self,
+        *,
+        settings: SlackSettings,
+        store: SlackStore,
+        deduper: Deduper,
+        coordinator: Coordinator,
+        investigate: Investigate,
+        intake: AlertIntake,
+        reporter: Reporter,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.deduper = deduper
+        self.coordinator = coordinator
+        self.investigate = investigate
+        self.intake = intake
+        self.reporter = reporter
+
+    def register(self, app: AsyncApp) -> None:
+        app.event("app_mention")(self.on_message)
+        app.event("message")(self.on_message)
+        for name in NOOP_EVENTS:
+            app.event(name)(ack_only)
+        app.event(re.compile(r".*"))(ack_only)  # anything else subscribed: ack, never 404
+        app.action(re.compile(r"^feedback_(correct|incorrect)$"))(self.on_feedback)
+        app.action(re.compile(r".*"))(ack_only)
+
+    async def on_message(self, ack: Ack, event: dict[str, Any], context: dict[str, Any]) -> None:
+        """``app_mention`` and ``message`` events (every subtype)."""
+        await ack()
+        channel = str(event.get("channel") or "")
+        ts = str(event.get("ts") or "")
+        root = str(event.get("thread_ts") or ts)
+        known = root != ts and await self.store.is_known_thread(channel, root)
+        action = route(
+            event,
+            bot_user_id=context.get("bot_user_id"),
+            known_thread=known,
+            alert_channel=channel in self.settings.alert_channels,
+        )
+        if action == "ignore" or not channel:
+            return
+        if not await self.deduper.claim_message(channel, ts):
+            log.info("message %s in %s already handled", ts, channel)
+            return
+        if action == "alert":
+            await self._alert(channel, event)
+            return
+        thread = ThreadRef(channel, root)
+        if action == "stop":
+            if not await self.coordinator.stop(thread):
+                await self.reporter.say(thread, "Nothing is running in this thread.")
+            return
+        text = mention_text(str(event.get("text") or ""), context.get("bot_user_id"))
+        if not text:
+            await self.reporter.say(thread, USAGE)
+            return
+        await self.store.remember_thread(channel, root)
+        await self.start(thread, text, None)
+
+    async def on_feedback(
+        self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        """Feedback buttons under a conclusion: record, then confirm to the clicker."""
+        await ack()
+        investigation_id = str(action.get("value") or "")
+        user = str((body.get("user") or {}).get("id") or "")
+        value = "correct" if action.get("action_id") == "feedback_correct" else "incorrect"
+        if not investigation_id or not user:
+            return
+        await self.store.add_feedback(investigation_id, user, value)
+        log.info("feedback %s on %s from %s", value, investigation_id, user)
+        channel = str((body.get("channel") or {}).get("id") or "")
+        message_ts = str((body.get("message") or {}).get("ts") or "")
+        if channel:
+            try:
+                await client.chat_postEphemeral(
+                    channel=channel,
+                    user=user,
+                    thread_ts=str((body.get("message") or {}).get("thread_ts") or message_ts)
+                    or None,
+                    text=f"Thanks, your feedback ({value} verdict) is recorded.",
+                )
+            except SlackApiError as error:  # the record is what matters
+                log.warning("could not confirm feedback to %s: %s", user, error)
+
+    async def _alert(self, channel: str, event: dict[str, Any]) -> None:
+        parsed = alert_from_message(event)
+        if parsed is None:
+            return
+        ts = str(event["ts"])
+        data, hint = parsed
+        alert = await self.intake.accept(data, hint, slack_channel=channel, slack_ts=ts)
+        await self.store.remember_thread(channel, ts)
+        await self.start(ThreadRef(channel, ts), alert_request_text(alert), alert)
+
+    async def start(self, thread: ThreadRef, text: str, alert: Alert | None) -> None:
+        """Hand the investigation to the coordinator; a busy thread is told so."""
+
+        async def work() -> None:
+            await self.investigate(thread, text, alert)
+
+        if not self.coordinator.submit(thread, work):
+            await self.reporter.busy(thread)
+
+
+async def ack_only(ack: Ack) -> None:
+    """A listener that only acknowledges (events and actions socbot does not act on)."""
+    await ack()

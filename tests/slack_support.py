@@ -1,0 +1,185 @@
+"""Helpers for the Slack tests: signed requests into the real app, served on 127.0.0.1.
+
+``SlackHarness`` runs the real bolt app (built by ``bot.app.create_socbot``) inside
+socbot's aiohttp server with ``TestServer``/``TestClient``; the Web API client points
+at ``FakeSlackAPI``. Payloads come from ``tests/fixtures/slack``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import time
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+from slack_sdk.signature import SignatureVerifier
+
+from agent.alerts import Alert
+from bot.app import SocBot, build_client, create_socbot
+from bot.coordinator import ThreadRef
+from bot.listeners import Investigate
+from config.settings import Settings
+from store.db import Database
+from tests.fakes.slack_api import FakeSlackAPI
+
+FIXTURES = Path(__file__).parent / "fixtures" / "slack"
+SIGNING_SECRET = "test-signing-secret-0123456789abcdef"
+WEBHOOK_TOKEN = "test-webhook-token"
+SOC = "CSOC00001"
+ALERTS = "CALERTS01"
+WEBHOOK_CHANNEL = "CWEBHOOK1"
+
+
+def load(name: str) -> dict[str, Any]:
+    """A fixture payload (a fresh copy each time)."""
+    data: dict[str, Any] = json.loads((FIXTURES / name).read_text())
+    return copy.deepcopy(data)
+
+
+def signed_headers(
+    body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None
+) -> dict[str, str]:
+    """The headers Slack sends with a request body signed by ``secret``."""
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
+    assert signature is not None
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": signature}
+
+
+def make_settings(tmp_path: Path, api_url: str, **slack: Any) -> Settings:
+    """Settings for a test workspace: fake tokens, local DB, the given Slack overrides."""
+    values: dict[str, Any] = {
+        "bot_token": "xoxb-test",
+        "app_token": "xapp-test",
+        "signing_secret": SIGNING_SECRET,
+        "api_url": api_url,
+        "webhook_token": WEBHOOK_TOKEN,
+        "webhook_channel": WEBHOOK_CHANNEL,
+        "alert_channels": [ALERTS],
+    }
+    values.update(slack)
+    return Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}",
+        slack=values,  # type: ignore[arg-type]
+    )
+
+
+class RecordingInvestigate:
+    """A stand-in investigation: records its calls, posts one reply, can be held open."""
+
+    def __init__(self, fake: FakeSlackAPI | None = None) -> None:
+        self.calls: list[tuple[ThreadRef, str, Alert | None]] = []
+        self.gate: asyncio.Event | None = None
+        self.started = asyncio.Event()
+        self.error: Exception | None = None
+        self.cancelled: list[ThreadRef] = []
+
+    async def __call__(self, thread: ThreadRef, text: str, alert: Alert | None) -> None:
+        self.calls.append((thread, text, alert))
+        self.started.set()
+        try:
+            if self.gate is not None:
+                await self.gate.wait()
+        except asyncio.CancelledError:
+            self.cancelled.append(thread)
+            raise
+        if self.error is not None:
+            raise self.error
+
+
+class SlackHarness:
+    """The real socbot Slack app behind its aiohttp server, Web API faked."""
+
+    def __init__(
+        self,
+        fake: FakeSlackAPI,
+        settings: Settings,
+        investigate: Investigate,
+        *,
+        http_mode: bool = True,
+    ) -> None:
+        self.fake = fake
+        self.settings = settings
+        self.investigate = investigate
+        self.http_mode = http_mode
+        self.db = Database(settings.database_url)
+        self.bot: SocBot | None = None
+        self.http: TestClient[Any, Any] | None = None
+
+    async def __aenter__(self) -> SlackHarness:
+        await self.db.create()
+        client = build_client(self.settings.slack, backoff_s=0.01)
+        self.bot = create_socbot(
+            self.settings, self.db, self.investigate, client=client, http_mode=self.http_mode
+        )
+        self.http = TestClient(TestServer(self.bot.web_app(), host="127.0.0.1"))
+        await self.http.start_server()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.bot is not None:
+            await self.bot.close()
+        if self.http is not None:
+            await self.http.close()
+        await self.db.close()
+
+    @property
+    def app(self) -> SocBot:
+        assert self.bot is not None
+        return self.bot
+
+    @property
+    def client(self) -> TestClient[Any, Any]:
+        assert self.http is not None
+        return self.http
+
+    async def event(
+        self, payload: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> tuple[int, str]:
+        """POST an Events API payload, signed; (status, body)."""
+        body = json.dumps(payload)
+        all_headers = {"Content-Type": "application/json", **signed_headers(body)}
+        all_headers.update(headers or {})
+        response = await self.client.post("/slack/events", data=body, headers=all_headers)
+        return response.status, await response.text()
+
+    async def action(self, payload: dict[str, Any]) -> tuple[int, str]:
+        """POST an interactivity payload (form-encoded ``payload=``), signed."""
+        body = urllib.parse.urlencode({"payload": json.dumps(payload)})
+        headers = {"Content-Type": "application/x-www-form-urlencoded", **signed_headers(body)}
+        response = await self.client.post("/slack/events", data=body, headers=headers)
+        return response.status, await response.text()
+
+    async def settle(self) -> None:
+        """Wait for background work: bolt's listener tasks, alert hand-over, investigations."""
+        for _ in range(3):
+            listeners = [t for t in asyncio.all_tasks() if _is_listener_task(t)]
+            if listeners:
+                await asyncio.wait(listeners, timeout=5)
+            await self.app.webhook.drain()
+            await self.app.coordinator.wait_idle()
+
+
+def _is_listener_task(task: asyncio.Task[Any]) -> bool:
+    """Bolt runs each listener in a task of ``run_ack_function_asynchronously``."""
+    coro = task.get_coro()
+    return "run_ack_function_asynchronously" in getattr(coro, "__qualname__", "")
+
+
+async def eventually(check: Callable[[], bool | Awaitable[bool]], within_s: float = 3.0) -> None:
+    """Wait until ``check()`` is true (polling every 10 ms), or fail."""
+    deadline = time.monotonic() + within_s
+    while True:
+        result = check()
+        if not isinstance(result, bool):
+            result = await result
+        if result:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.01)
