@@ -127,7 +127,11 @@ class Engine:
         try:
             outcome = await self._execute(run)
         except asyncio.CancelledError:
-            await self._record_cancelled(run)
+            await self._record_ended(run, "cancelled", "The investigation was cancelled.")
+            raise
+        except Exception:  # a bug: record the run as failed, then let it surface
+            log.exception("investigation %s crashed", run.id)
+            await self._record_ended(run, "failed", "socbot hit an internal error.")
             raise
         await self._finish(run, outcome)
         return outcome
@@ -167,16 +171,21 @@ class Engine:
             max_calls=self.limits.max_direct_tool_calls,
             **run.variables,
         )
-        result = await tool_loop(
-            self.gateway,
-            run.final,
-            run.runner,
-            stage="direct",
-            system=prompt.system,
-            contents=_user(prompt.user),
-            tools=tools,
-            max_calls=self.limits.max_direct_tool_calls,
-        )
+        try:
+            async with asyncio.timeout(max(run.final.deadline - time.monotonic(), 0.0)):
+                result = await tool_loop(
+                    self.gateway,
+                    run.final,
+                    run.runner,
+                    stage="direct",
+                    system=prompt.system,
+                    contents=_user(prompt.user),
+                    tools=tools,
+                    max_calls=self.limits.max_direct_tool_calls,
+                )
+        except TimeoutError:
+            run.limits_hit.append("deadline: the deadline passed before an answer was ready")
+            return await self._failed(run, "The deadline passed before an answer was ready.")
         if result.forced_summary:
             run.limits_hit.append(
                 f"max_direct_tool_calls: all {self.limits.max_direct_tool_calls} tool calls used"
@@ -205,6 +214,7 @@ class Engine:
             max_steps=self.limits.max_steps,
         )
         run.plan = plan
+        run.record["plan_versions"].append(plan.model_dump())
         run.record["timings"]["plan_ms"] = _ms(started)
         await run.sink.emit(PlanCreated(investigation_id=run.id, plan=plan.model_dump()))
         waves = WaveRunner(self, run)
@@ -352,15 +362,16 @@ class Engine:
             error=outcome.error,
         )
 
-    async def _record_cancelled(self, run: Run) -> None:
-        outcome = self._outcome(run, "cancelled", error="The investigation was cancelled.")
+    async def _record_ended(
+        self, run: Run, status: Literal["failed", "cancelled"], reason: str
+    ) -> None:
+        """Best-effort bookkeeping when a run ends by cancellation or a bug."""
+        outcome = self._outcome(run, status, error=reason)
         try:
-            await run.sink.emit(
-                Failed(investigation_id=run.id, reason="The investigation was cancelled.")
-            )
+            await run.sink.emit(Failed(investigation_id=run.id, reason=reason))
             await self._finish(run, outcome)
-        except Exception:  # fail open: bookkeeping must not mask the cancellation
-            log.exception("could not record investigation %s as cancelled", run.id)
+        except Exception:  # fail open: bookkeeping must not mask the original exception
+            log.exception("could not record investigation %s as %s", run.id, status)
 
 
 def _user(text: str) -> list[types.Content]:

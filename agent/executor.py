@@ -25,6 +25,7 @@ from tools.base import Budget, ToolRegistry, ToolResult
 log = logging.getLogger(__name__)
 
 PREVIEW_CHARS = 600
+FINDINGS_CHARS = 4000  # a step's findings as later prompts see them
 FORCED_SUMMARY_REQUEST = (
     "The tool call budget is spent: no more tools can be called. Write your final "
     "answer now from what the tool results above show, and say what you could not check."
@@ -201,6 +202,8 @@ async def run_step(
         log.warning("step %s failed: %s", step_id, exc)
         return StepResult(step_id, "failed", f"The step failed: {exc}")
     findings = result.text or "The step ended without a summary."
+    if len(findings) > FINDINGS_CHARS:
+        findings = findings[:FINDINGS_CHARS] + " …[findings truncated]"
     return StepResult(
         step_id,
         "done",
