@@ -11,6 +11,7 @@ longer than ``max_retry_wait_s`` — then it fails at once instead of sleeping.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import re
@@ -20,6 +21,7 @@ from typing import Any
 
 import httpx
 from google import genai
+from google.auth.exceptions import GoogleAuthError
 from google.genai import errors, types
 
 from agent.errors import LLMUnavailable
@@ -104,6 +106,16 @@ class GeminiBackend:
                 problem = f"HTTP {exc.code} {exc.status or ''}".strip()
                 asked = server_delay(exc)
                 cause: Exception = exc
+            except GoogleAuthError as exc:
+                raise LLMUnavailable(
+                    "Vertex AI credentials could not be loaded or refreshed; run "
+                    "'gcloud auth application-default login' or set GOOGLE_APPLICATION_CREDENTIALS."
+                ) from exc
+            except json.JSONDecodeError as exc:
+                raise LLMUnavailable(
+                    "Gemini (or a proxy in between) answered with something that is not JSON; "
+                    "check SOCBOT_GEMINI_BASE_URL."
+                ) from exc
             except (httpx.TransportError, TimeoutError) as exc:
                 problem, asked, cause = type(exc).__name__, None, exc
             if asked is not None and asked > self.settings.max_retry_wait_s:

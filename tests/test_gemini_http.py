@@ -14,6 +14,9 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import google.auth
+import google.auth.exceptions
+import google.oauth2.credentials
 import httpx
 import pytest
 import respx
@@ -328,6 +331,17 @@ async def test_rejections_fail_at_once_with_one_sentence(
     assert KEY not in str(info.value) and KEY not in caplog.text
 
 
+async def test_non_json_answer_is_unavailable(
+    http: httpx.AsyncClient, router: respx.MockRouter
+) -> None:
+    route = router.post(MAIN).mock(return_value=httpx.Response(200, text="<html>login</html>"))
+    with pytest.raises(LLMUnavailable, match="not JSON"):
+        await gateway(http).generate(
+            ctx(), stage="direct", system="socbot stage: direct", contents=user("q")
+        )
+    assert route.call_count == 1
+
+
 async def test_per_call_timeout(http: httpx.AsyncClient, router: respx.MockRouter) -> None:
     started_calls: list[float] = []
 
@@ -451,6 +465,34 @@ async def test_vertex_express_mode_url(http: httpx.AsyncClient, router: respx.Mo
         ctx(), stage="direct", system="socbot stage: direct", contents=user("q")
     )
     assert route.calls[0].request.headers["x-goog-api-key"] == KEY
+
+
+async def test_vertex_project_with_application_default_credentials(
+    http: httpx.AsyncClient, router: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = google.oauth2.credentials.Credentials(token="ya29.test-token")  # type: ignore[no-untyped-call]
+    monkeypatch.setattr(google.auth, "default", lambda **_: (token, "acme-soc"))
+    route = router.post(
+        "https://europe-west1-aiplatform.googleapis.com/v1beta1/projects/acme-soc/locations/"
+        "europe-west1/publishers/google/models/gemini-2.5-flash:generateContent"
+    ).mock(return_value=ok("text_answer.json"))
+    await gateway(
+        http, api_key=None, use_vertexai=True, project="acme-soc", location="europe-west1"
+    ).generate(ctx(), stage="direct", system="socbot stage: direct", contents=user("q"))
+    assert route.calls[0].request.headers["authorization"] == "Bearer ya29.test-token"
+
+
+async def test_vertex_without_credentials_is_unavailable(
+    http: httpx.AsyncClient, router: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_credentials(**_: Any) -> Any:
+        raise google.auth.exceptions.DefaultCredentialsError("no ADC")  # type: ignore[no-untyped-call]
+
+    monkeypatch.setattr(google.auth, "default", no_credentials)
+    with pytest.raises(LLMUnavailable, match="application-default login"):
+        await gateway(http, api_key=None, use_vertexai=True, project="acme-soc").generate(
+            ctx(), stage="direct", system="socbot stage: direct", contents=user("q")
+        )
 
 
 async def test_injected_async_client_carries_the_traffic() -> None:
