@@ -147,10 +147,10 @@ def _non_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None
         return "multicast"
     if ip.is_unspecified:
         return "unspecified"
-    if ip.is_private:
-        return "private"
     if ip.is_reserved:
         return "reserved"
+    if ip.is_private:
+        return "private"
     if not ip.is_global:
         return "non-public"
     return None
