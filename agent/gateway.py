@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Literal, TypeVar
 
 from google.genai import types
@@ -28,19 +28,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 ToolMode = Literal["AUTO", "ANY", "NONE"]
 
+# Finish reasons that mean "will not answer this": policy stops, not format problems.
 REFUSAL_REASONS = frozenset(
-    {
-        "SAFETY",
-        "PROHIBITED_CONTENT",
-        "BLOCKLIST",
-        "SPII",
-        "RECITATION",
-        "LANGUAGE",
-        "IMAGE_SAFETY",
-        "IMAGE_PROHIBITED_CONTENT",
-        "IMAGE_RECITATION",
-        "MODEL_ARMOR",
-    }
+    "SAFETY PROHIBITED_CONTENT BLOCKLIST SPII RECITATION LANGUAGE IMAGE_SAFETY "
+    "IMAGE_PROHIBITED_CONTENT IMAGE_RECITATION MODEL_ARMOR".split()
 )
 # Worth sending the same request once more: the model garbled its own output.
 RETRY_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
@@ -63,6 +54,13 @@ class StageUsage:
         """Billed tokens: prompt, visible output and thinking."""
         return self.prompt_tokens + self.output_tokens + self.thinking_tokens
 
+    def merge(self, other: StageUsage) -> None:
+        for name, value in asdict(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
+    def as_dict(self) -> dict[str, int | float]:
+        return {**asdict(self), "latency_ms": round(self.latency_ms, 1)}
+
 
 @dataclass
 class Usage:
@@ -81,44 +79,35 @@ class Usage:
         latency_ms: float = 0.0,
     ) -> None:
         """Record one model call under ``stage``."""
-        s = self.stages.setdefault(stage, StageUsage())
-        s.calls += 1
-        s.prompt_tokens += prompt_tokens
-        s.output_tokens += output_tokens
-        s.thinking_tokens += thinking_tokens
-        s.cached_tokens += cached_tokens
-        s.latency_ms += latency_ms
+        call = StageUsage(
+            1, prompt_tokens, output_tokens, thinking_tokens, cached_tokens, latency_ms
+        )
+        self.stages.setdefault(stage, StageUsage()).merge(call)
+
+    def total(self) -> StageUsage:
+        """All stages summed."""
+        total = StageUsage()
+        for s in self.stages.values():
+            total.merge(s)
+        return total
 
     @property
     def calls(self) -> int:
-        return sum(s.calls for s in self.stages.values())
+        return self.total().calls
 
     @property
     def total_tokens(self) -> int:
         """Prompt + output + thinking tokens over every stage (what the budget counts)."""
-        return sum(s.total_tokens for s in self.stages.values())
+        return self.total().total_tokens
 
     def as_dict(self) -> dict[str, object]:
-        """JSON-ready summary: totals plus one entry per stage."""
+        """JSON-ready summary: ``llm_calls``, ``total_tokens``, sums, and ``stages``."""
+        total = self.total().as_dict()
         return {
-            "llm_calls": self.calls,
+            "llm_calls": total.pop("calls"),
             "total_tokens": self.total_tokens,
-            "prompt_tokens": sum(s.prompt_tokens for s in self.stages.values()),
-            "output_tokens": sum(s.output_tokens for s in self.stages.values()),
-            "thinking_tokens": sum(s.thinking_tokens for s in self.stages.values()),
-            "cached_tokens": sum(s.cached_tokens for s in self.stages.values()),
-            "latency_ms": round(sum(s.latency_ms for s in self.stages.values()), 1),
-            "stages": {
-                name: {
-                    "calls": s.calls,
-                    "prompt_tokens": s.prompt_tokens,
-                    "output_tokens": s.output_tokens,
-                    "thinking_tokens": s.thinking_tokens,
-                    "cached_tokens": s.cached_tokens,
-                    "latency_ms": round(s.latency_ms, 1),
-                }
-                for name, s in self.stages.items()
-            },
+            **total,
+            "stages": {name: s.as_dict() for name, s in self.stages.items()},
         }
 
 
