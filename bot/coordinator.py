@@ -25,7 +25,12 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.alerts import Alert
+from agent.engine import Outcome, Request
 from agent.errors import AgentError
+from agent.events import Sink
+from bot.pacer import Pacer
+from bot.progress import SlackProgress
 from bot.render import (
     SAFE_POST_FLAGS,
     cancelled_message,
@@ -33,6 +38,7 @@ from bot.render import (
     queued_message,
     still_working_message,
 )
+from store.alerts import AlertStore
 from store.slack import conversation_id
 
 log = logging.getLogger(__name__)
@@ -221,3 +227,62 @@ def user_safe_reason(error: BaseException) -> str:
     if isinstance(error, SlackApiError):
         return "Slack refused one of my messages, so the investigation stopped."
     return "I hit an internal error and stopped; the details are in socbot's log."
+
+
+class EngineLike(Protocol):
+    """``agent.engine.Engine`` as the Slack side uses it."""
+
+    async def run(self, request: Request, sink: Sink) -> Outcome: ...
+
+
+class EngineInvestigator:
+    """One investigation in a thread: engine → live status message → outcome messages.
+
+    For alerts the conclusion (verdict, summary, investigation id) is written back to
+    the alert row before the verdict is posted.
+    """
+
+    def __init__(
+        self,
+        engine: EngineLike,
+        client: AsyncWebClient,
+        alerts: AlertStore,
+        *,
+        pacer: Pacer | None = None,
+        update_interval: float = 1.0,
+    ) -> None:
+        self.engine = engine
+        self.client = client
+        self.alerts = alerts
+        self.pacer = pacer or Pacer()
+        self.update_interval = update_interval
+
+    async def __call__(self, thread: ThreadRef, text: str, alert: Alert | None) -> None:
+        indicators = [i.value for i in alert.indicators] if alert else []
+        progress = SlackProgress(
+            self.client,
+            channel=thread.channel,
+            thread_ts=thread.thread_ts,
+            pacer=self.pacer,
+            indicators=indicators,
+            update_interval=self.update_interval,
+        )
+        request = Request(conversation_id=thread.conversation_id, text=text, alert=alert)
+        try:
+            outcome = await self.engine.run(request, progress)
+        except asyncio.CancelledError:
+            await progress.cancelled()  # strike the plan through; the reporter says so
+            raise
+        if alert is not None:
+            await self._record(alert, outcome)
+        await progress.finish(outcome)
+
+    async def _record(self, alert: Alert, outcome: Outcome) -> None:
+        await self.alerts.set_investigation(alert.id, outcome.investigation_id)
+        if outcome.conclusion is not None:
+            await self.alerts.set_verdict(
+                alert.id,
+                verdict=outcome.conclusion.verdict,
+                summary=outcome.conclusion.summary,
+                investigation_id=outcome.investigation_id,
+            )

@@ -1,5 +1,188 @@
-"""socbot serve (Slack issue)."""
+"""``socbot serve``: the Slack bot, in Socket Mode (default) or HTTP mode.
+
+Socket Mode needs ``SLACK_BOT_TOKEN`` (xoxb-) and ``SLACK_APP_TOKEN`` (xapp-) and
+no public URL; ``/alerts`` and ``/healthz`` are served on a local port. HTTP mode
+needs ``SLACK_BOT_TOKEN`` and ``SLACK_SIGNING_SECRET`` and serves
+``POST /slack/events``, ``POST /alerts`` and ``GET /healthz`` on ``--port``.
+Missing or malformed tokens, or a bot token Slack rejects (``auth.test``), end
+with one ``error:`` line naming the variable and exit code 2.
+"""
 
 from __future__ import annotations
 
-from cli.app import app  # noqa: F401
+import asyncio
+import logging
+import signal
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated
+
+import aiohttp
+import typer
+from pydantic import SecretStr
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.errors import AgentError
+from bot.app import build_client, create_socbot
+from bot.coordinator import EngineInvestigator
+from bot.server import start_site
+from bot.socket_mode import run_socket_mode
+from cli.app import app, fail
+from cli.runtime import Runtime, open_runtime
+from config.settings import ConfigError, Settings, SlackSettings, load_settings
+from store.alerts import AlertStore
+
+log = logging.getLogger(__name__)
+
+OpenRuntime = Callable[[Settings], AbstractAsyncContextManager[Runtime]]
+
+
+class Mode(StrEnum):
+    socket = "socket"
+    http = "http"
+
+
+class ServeError(Exception):
+    """socbot cannot start serving; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who socbot is in the workspace (from ``auth.test``)."""
+
+    team: str
+    team_id: str
+    user: str
+    user_id: str
+    bot_id: str
+
+
+def check_tokens(slack: SlackSettings, mode: Mode) -> None:
+    """Raise ``ServeError`` naming the variable when a needed token is missing or wrong."""
+    bot = _secret(slack.bot_token)
+    if not bot:
+        raise ServeError(
+            "SLACK_BOT_TOKEN is not set: copy the Bot User OAuth Token (xoxb-...) "
+            "from your Slack app's OAuth & Permissions page"
+        )
+    if not bot.startswith("xoxb-"):
+        raise ServeError("SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
+    if mode is Mode.socket:
+        app_token = _secret(slack.app_token)
+        if not app_token:
+            raise ServeError(
+                "SLACK_APP_TOKEN is not set: Socket Mode needs an app-level token (xapp-...) "
+                "with connections:write (Basic Information > App-Level Tokens), "
+                "or run with --mode http"
+            )
+        if not app_token.startswith("xapp-"):
+            raise ServeError("SLACK_APP_TOKEN must be an app-level token starting with xapp-")
+    elif not _secret(slack.signing_secret):
+        raise ServeError(
+            "SLACK_SIGNING_SECRET is not set: HTTP mode needs the Signing Secret "
+            "(Basic Information > App Credentials)"
+        )
+
+
+async def identify(client: AsyncWebClient) -> Identity:
+    """``auth.test``: check the bot token with Slack and learn socbot's user id."""
+    try:
+        response = await client.auth_test()
+    except SlackApiError as error:
+        code = error.response.get("error", "rejected")
+        raise ServeError(f"Slack rejected SLACK_BOT_TOKEN ({code})") from None
+    except (aiohttp.ClientError, TimeoutError) as error:
+        raise ServeError(f"cannot reach the Slack Web API at {client.base_url}: {error}") from None
+    return Identity(
+        team=str(response.get("team", "")),
+        team_id=str(response.get("team_id", "")),
+        user=str(response.get("user", "")),
+        user_id=str(response.get("user_id", "")),
+        bot_id=str(response.get("bot_id", "")),
+    )
+
+
+async def serve_until(
+    settings: Settings,
+    mode: Mode,
+    *,
+    host: str,
+    port: int,
+    stop: asyncio.Event,
+    runtime: OpenRuntime = open_runtime,
+    ready: Callable[[Identity], None] | None = None,
+) -> None:
+    """Run the bot until ``stop`` is set; everything is closed on the way out."""
+    check_tokens(settings.slack, mode)
+    client = build_client(settings.slack)
+    me = await identify(client)
+    log.info("signed in to %s (%s) as %s (%s)", me.team, me.team_id, me.user, me.user_id)
+    async with runtime(settings) as rt:
+        investigate = EngineInvestigator(rt.engine, client, AlertStore(rt.db))
+        bot = create_socbot(
+            settings, rt.db, investigate, client=client, http_mode=mode is Mode.http
+        )
+        try:
+            if ready is not None:
+                ready(me)
+            if mode is Mode.http:
+                runner = await start_site(bot.web_app(), host, port)
+                try:
+                    await stop.wait()
+                finally:
+                    await runner.cleanup()
+            else:
+                app_token = _secret(settings.slack.app_token)
+                await run_socket_mode(bot, app_token, host=host, port=port, stop=stop)
+        finally:
+            await bot.close()
+
+
+ModeOpt = Annotated[
+    Mode, typer.Option("--mode", help="socket (no public URL needed) or http (Events API).")
+]
+PortOpt = Annotated[
+    int | None, typer.Option("--port", help="Port for the server (default: slack.http_port).")
+]
+HostOpt = Annotated[
+    str | None,
+    typer.Option("--host", help="Interface (default: 0.0.0.0 in http mode, 127.0.0.1 in socket)."),
+]
+
+
+@app.command()
+def serve(mode: ModeOpt = Mode.socket, port: PortOpt = None, host: HostOpt = None) -> None:
+    """Run the Slack bot: mentions, thread follow-ups, alert channels and POST /alerts."""
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        settings = load_settings()
+        check_tokens(settings.slack, mode)
+    except (ConfigError, ServeError) as exc:
+        raise fail(str(exc)) from None
+    bind = host or ("0.0.0.0" if mode is Mode.http else "127.0.0.1")
+    try:
+        asyncio.run(_main(settings, mode, bind, port or settings.slack.http_port))
+    except (ConfigError, ServeError, AgentError, OSError) as exc:
+        raise fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+
+async def _main(settings: Settings, mode: Mode, host: str, port: int) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+
+    def ready(me: Identity) -> None:
+        where = f"http://{host}:{port}"
+        typer.secho(f"socbot is up as @{me.user} in {me.team} ({mode.value} mode, {where})")
+
+    await serve_until(settings, mode, host=host, port=port, stop=stop, ready=ready)
+
+
+def _secret(value: SecretStr | None) -> str:
+    return value.get_secret_value().strip() if value is not None else ""

@@ -1,0 +1,41 @@
+"""Socket Mode: events over a WebSocket socbot opens to Slack (no public URL needed).
+
+The bolt app is the same as in HTTP mode; the socket client acks each envelope
+after bolt's ack (listeners never block it). ``/alerts`` and ``/healthz`` are
+served on a local port by the same aiohttp server, without ``/slack/events``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+from bot.app import SocBot
+from bot.server import start_site
+
+log = logging.getLogger(__name__)
+
+
+async def run_socket_mode(
+    bot: SocBot,
+    app_token: str,
+    *,
+    host: str,
+    port: int,
+    stop: asyncio.Event,
+    ping_interval: float = 10.0,
+) -> None:
+    """Connect to Slack, serve the local endpoints, run until ``stop`` is set."""
+    handler = AsyncSocketModeHandler(
+        bot.bolt, app_token, web_client=bot.client, ping_interval=ping_interval
+    )
+    runner = await start_site(bot.web_app(), host, port)
+    try:
+        await handler.connect_async()  # type: ignore[no-untyped-call]
+        log.info("connected to Slack in Socket Mode")
+        await stop.wait()
+    finally:
+        await handler.close_async()  # type: ignore[no-untyped-call]
+        await runner.cleanup()
