@@ -144,8 +144,6 @@ def step_problems(
 ) -> list[str]:
     """What is wrong with one step's tools and dependencies (empty when fine)."""
     problems = []
-    if not tools and tool_names:
-        problems.append(f"step {step_id!r} names no tools")
     unknown = [t for t in tools if t not in tool_names]
     if unknown:
         problems.append(

@@ -37,7 +37,6 @@ def test_valid_plan_is_renumbered_and_dependencies_follow() -> None:
         ([("s1", ["query_logs"], ["s2"]), ("s2", ["query_logs"], ["s1"])], "dependency cycle"),
         ([("s1", ["query_logs"], ["s1"])], "depends on itself"),
         ([("s1", ["query_logs"], ["s9"])], "unknown steps s9"),
-        ([("s1", [], [])], "names no tools"),
         ([("s1", ["lookup_ip"], []), ("s1", ["lookup_ip"], [])], "not unique"),
         ([(f"s{n}", ["lookup_ip"], []) for n in range(1, 5)], "maximum is 3"),
         ([], "no steps"),
