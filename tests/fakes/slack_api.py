@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +46,7 @@ class Call:
     token: str | None  # the bearer token sent, if any
     http_verb: str
     status: int = 200  # the HTTP status the fake answered with
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
 
 @dataclass
