@@ -63,11 +63,10 @@ async def search_past_alerts(
         exclude_investigation=ctx.investigation_id,
         limit=limit,
     )
-    return {
-        "count": len(found),
-        "alerts": [_brief(a) for a in found],
-        "note": "" if found else "no past alert matches these filters",
-    }
+    result: dict[str, Any] = {"count": len(found), "alerts": [_brief(a) for a in found]}
+    if not found:
+        result["note"] = "no past alert matches these filters"
+    return result
 
 
 async def get_past_alert(
