@@ -6,9 +6,10 @@ worker posts the status message on the first event (``chat.postMessage`` in the
 thread, through the channel's ``Pacer``) and from then on edits it with
 ``chat.update``, at most once per ``update_interval`` seconds: events arriving in
 between are coalesced and the latest state wins. A 429 pushes the next update back
-by ``Retry-After``. While the engine thinks, ``assistant.threads.setStatus`` shows
-a status line in assistant threads; apps without the assistant feature get an
-error from it once and it is not called again (fail open).
+by ``Retry-After``. While the engine works, ``assistant.threads.setStatus`` shows
+"socbot is investigating…" under the thread (refreshed, as Slack drops it after two
+minutes; Slack accepts it with ``chat:write`` since March 2026, older setups need
+``assistant:write``). If Slack refuses it once, it is not called again (fail open).
 
 ``finish(outcome)`` flushes the status message one last time (so the checklist
 ends correct) and posts the conclusion / answer / error in the thread. Nothing
@@ -61,6 +62,7 @@ log = logging.getLogger(__name__)
 SLACK_ERRORS = (SlackApiError, aiohttp.ClientError, TimeoutError)
 MAX_FAILURES = 3
 FLUSH_TIMEOUT_S = 15.0
+ASSISTANT_REFRESH_S = 90.0  # Slack removes a thread status after two minutes
 
 
 class OutcomeView(Protocol):
@@ -128,6 +130,7 @@ class SlackProgress:
         self.activity = ""
         self._assistant = assistant_status
         self._assistant_text = ""  # what setStatus shows now
+        self._assistant_at = 0.0  # when it was last sent (Slack drops it after 2 min)
         self._dirty = False
         self._closing = False
         self._failures = 0
@@ -218,6 +221,7 @@ class SlackProgress:
             self._wake.clear()
             try:
                 await self._flush()
+                await self._set_assistant_status()  # after posting: a new post clears it
             except Exception:  # fail open: a broken worker must not kill the engine's task
                 log.exception("slack progress worker failed")
                 self._dirty = False
@@ -227,7 +231,6 @@ class SlackProgress:
                 self._wake.set()
 
     async def _flush(self) -> None:
-        await self._set_assistant_status()
         if not self._dirty:
             return
         delay = self._next_update - time.monotonic()
@@ -272,13 +275,15 @@ class SlackProgress:
 
     async def _set_assistant_status(self) -> None:
         wanted = "" if self._closing else "is investigating…"
-        if not self._assistant or wanted == self._assistant_text:
+        stale = time.monotonic() - self._assistant_at > ASSISTANT_REFRESH_S
+        if not self._assistant or (wanted == self._assistant_text and not (wanted and stale)):
             return
         try:
             await self.client.assistant_threads_setStatus(
                 channel_id=self.channel, thread_ts=self.thread_ts, status=wanted
             )
             self._assistant_text = wanted
+            self._assistant_at = time.monotonic()
         except SLACK_ERRORS as error:  # not an assistant thread / app: stop trying
             log.info("assistant.threads.setStatus unavailable: %s", error)
             self._assistant = False

@@ -212,6 +212,14 @@ async def test_assistant_status_is_set_then_cleared(fake: FakeSlackAPI) -> None:
         {"channel_id": CHANNEL, "thread_ts": THREAD, "status": "is investigating…"},
         {"channel_id": CHANNEL, "thread_ts": THREAD, "status": ""},
     ]
+    # set after the status message (a new post in the thread clears it), cleared before the answer
+    assert fake.methods() == [
+        "chat.postMessage",
+        "assistant.threads.setStatus",
+        "chat.update",
+        "assistant.threads.setStatus",
+        "chat.postMessage",
+    ]
     answer = fake.calls_to("chat.postMessage")[-1]
     assert answer.args["blocks"][0]["text"]["text"] == "Yes, it is a *Tor* exit node."
 

@@ -262,3 +262,31 @@ def test_split_text_cuts_an_overlong_line_at_a_space() -> None:
     chunks = split_text("word " * 2000)
     assert len(chunks) == 4
     assert all(len(c) <= SECTION_CHARS and not c.startswith("ord") for c in chunks)
+
+
+def test_app_manifest_declares_what_socbot_uses() -> None:
+    import yaml
+
+    manifest = yaml.safe_load((Path(__file__).parents[1] / "slack-app-manifest.yaml").read_text())
+    scopes = set(manifest["oauth_config"]["scopes"]["bot"])
+    assert {
+        "app_mentions:read",
+        "channels:history",
+        "groups:history",
+        "im:history",
+        "mpim:history",
+        "chat:write",
+        "reactions:write",
+        "users:read",
+        "usergroups:read",
+    } == scopes
+    settings = manifest["settings"]
+    assert settings["event_subscriptions"]["bot_events"] == [
+        "app_mention",
+        "message.channels",
+        "message.groups",
+        "message.im",
+    ]
+    assert settings["socket_mode_enabled"] is True
+    assert settings["interactivity"]["is_enabled"] is True
+    assert "request_url" not in settings["event_subscriptions"]  # Socket Mode by default

@@ -12,7 +12,8 @@ exactly what the app sent::
 
 Canned responses exist for chat.postMessage (returns a fresh ``ts``), chat.update,
 assistant.threads.setStatus, reactions.add, conversations.replies (returns what was
-posted or seeded in that thread), auth.test and users.info. Unknown methods answer
+posted or seeded in that thread), auth.test, users.info and usergroups.users.list
+(seed with ``add_user`` / ``add_usergroup``). Unknown methods answer
 ``{"ok": false, "error": "unknown_method"}`` like Slack does. Failures can be scripted
 per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
 ``fake.fail_next("chat.postMessage", status=500)`` or
@@ -83,6 +84,7 @@ class FakeSlackAPI:
         self.calls: list[Call] = []
         self.messages: list[_Message] = []
         self.users: dict[str, dict[str, Any]] = {}
+        self.usergroups: dict[str, list[str]] = {}
         self._handlers: dict[str, Handler] = {}
         self._failures: dict[str, list[_Failure]] = {}
         self._ts = itertools.count(1)
@@ -148,6 +150,10 @@ class FakeSlackAPI:
         """Seed users.info for ``user_id`` (e.g. ``is_bot=True``, ``team_id="TOTHER"``)."""
         self.users[user_id] = fields
 
+    def add_usergroup(self, group_id: str, users: list[str]) -> None:
+        """Seed usergroups.users.list for ``group_id``."""
+        self.usergroups[group_id] = list(users)
+
     def add_message(
         self,
         channel: str,
@@ -192,6 +198,7 @@ class FakeSlackAPI:
             "conversations.replies": self._replies,
             "auth.test": self._auth_test,
             "users.info": self._users_info,
+            "usergroups.users.list": self._usergroup_users,
             "assistant.threads.setStatus": _ok,
             "reactions.add": _ok,
             "reactions.remove": _ok,
@@ -249,6 +256,12 @@ class FakeSlackAPI:
             "bot_id": BOT_ID,
             "is_enterprise_install": False,
         }
+
+    def _usergroup_users(self, call: Call) -> dict[str, Any]:
+        group = str(call.args.get("usergroup", ""))
+        if group not in self.usergroups:
+            return {"ok": False, "error": "no_such_subteam"}
+        return {"ok": True, "users": self.usergroups[group]}
 
     def _users_info(self, call: Call) -> dict[str, Any]:
         user_id = str(call.args.get("user", ""))
