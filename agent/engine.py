@@ -201,6 +201,7 @@ class Engine:
             "planner",
             source=_source(run.request),
             tool_catalogue=self.registry.catalogue_text(),
+            disabled_tools=self.registry.disabled,
             max_steps=self.limits.max_steps,
             max_tool_calls=self.limits.max_tool_calls_per_step,
             **run.variables,
@@ -242,6 +243,7 @@ class Engine:
             steps=plan.steps,
             insights=insights,
             limits_hit=run.limits_hit,
+            disabled_tools=self.registry.disabled,
             **run.variables,
         )
         try:

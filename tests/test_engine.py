@@ -324,12 +324,15 @@ async def test_alert_skips_classifier_and_uses_source_override(
         indicators=[Indicator(kind="ipv4", value="203.0.113.7")],
         raw=raw,
     )
+    h.engine.registry.disable("virustotal", "no VIRUSTOTAL_API_KEY")
     outcome = await h.run("Investigate this alert", alert=alert)
 
     assert outcome.status == "concluded"
     planner = h.model.requests_for("planner")[0]
     assert planner.system.startswith("socbot stage: planner\n")
     assert planner.system.endswith("GuardDuty: check VPC flow logs first.")
+    assert "- virustotal: no VIRUSTOTAL_API_KEY" in planner.system
+    assert "- virustotal: no VIRUSTOTAL_API_KEY" in user_text(h.model.requests_for("concluder")[0])
     prompt = user_text(planner)
     token = prompt.split("<<<DATA-", 1)[1].split(" ", 1)[0]
     assert f"<<<DATA-{token} alert\n" in prompt and f"DATA-{token}>>>" in prompt
