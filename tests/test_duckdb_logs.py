@@ -343,3 +343,15 @@ def test_tools_are_disabled_with_a_reason_when_unconfigured(tmp_path: Path) -> N
     nobq = ToolRegistry()
     register(nobq, Settings(logs=LogSettings(backend="bigquery", tables=[spec])))
     assert "bigquery_project is not set" in nobq.disabled["run_runbook"]
+
+
+async def test_parallel_steps_query_concurrently(registry: ToolRegistry) -> None:
+    tables = ["gcp_audit_logs", "vpc_flow_logs", "auth_logs", "dns_logs"]
+    results = await asyncio.gather(
+        *(
+            call(registry, "query_logs", sql=f"SELECT COUNT(*) FROM `socbot-sample.logs.{t}`")
+            for t in tables
+        )
+    )
+    counts = [r["rows"][0][0] for r in results]
+    assert counts == [direct(f"SELECT COUNT(*) FROM '{{data}}/{t}.parquet'")[0][0] for t in tables]
