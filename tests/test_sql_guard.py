@@ -119,6 +119,7 @@ def selects(draw: st.DrawFn) -> str:
     return sql
 
 
+@settings(deadline=None)
 @given(selects(), st.lists(selects(), max_size=2))
 def test_any_select_over_catalogued_tables_passes(first: str, more: list[str]) -> None:
     sql = " UNION ALL ".join(f"({s})" for s in [first, *more]) if more else first
@@ -145,6 +146,7 @@ FORBIDDEN_FRAGMENTS = [
 ]
 
 
+@settings(deadline=None)
 @given(selects(), st.sampled_from(FORBIDDEN_STATEMENTS), st.booleans())
 def test_any_forbidden_statement_fails(select: str, statement: str, before: bool) -> None:
     for sql in (statement, f"{statement}; {select}" if before else f"{select}; {statement}"):
@@ -152,6 +154,7 @@ def test_any_forbidden_statement_fails(select: str, statement: str, before: bool
             check_sql(sql, TABLES)
 
 
+@settings(deadline=None)
 @given(selects(), st.sampled_from(FORBIDDEN_FRAGMENTS))
 def test_any_forbidden_construct_inside_a_select_fails(select: str, fragment: str) -> None:
     with pytest.raises(SqlRejected):
@@ -161,6 +164,7 @@ def test_any_forbidden_construct_inside_a_select_fails(select: str, fragment: st
 identifiers = st.from_regex(r"[a-z][a-z0-9_\-]{0,12}", fullmatch=True)
 
 
+@settings(deadline=None)
 @given(identifiers, identifiers, identifiers)
 def test_uncatalogued_tables_fail(project: str, dataset: str, table: str) -> None:
     name = f"{project}.{dataset}.{table}"
@@ -170,7 +174,7 @@ def test_uncatalogued_tables_fail(project: str, dataset: str, table: str) -> Non
         check_sql(f"SELECT * FROM `{name}`", TABLES)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.text(max_size=200))
 def test_garbage_is_rejected_never_crashes(text: str) -> None:
     try:
@@ -180,6 +184,7 @@ def test_garbage_is_rejected_never_crashes(text: str) -> None:
     assert checked.tables <= TABLES
 
 
+@settings(deadline=None)
 @given(
     st.lists(
         st.sampled_from(
