@@ -18,6 +18,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 from slack_sdk.signature import SignatureVerifier
+from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.alerts import Alert
 from bot.app import SocBot, build_client, create_socbot
@@ -102,18 +103,23 @@ class SlackHarness:
         investigate: Investigate,
         *,
         http_mode: bool = True,
+        db: Database | None = None,
+        client: AsyncWebClient | None = None,
     ) -> None:
         self.fake = fake
         self.settings = settings
         self.investigate = investigate
         self.http_mode = http_mode
-        self.db = Database(settings.database_url)
+        self.owns_db = db is None
+        self.db = db or Database(settings.database_url)
+        self.web_client = client or build_client(settings.slack, backoff_s=0.01)
         self.bot: SocBot | None = None
         self.http: TestClient[Any, Any] | None = None
 
     async def __aenter__(self) -> SlackHarness:
-        await self.db.create()
-        client = build_client(self.settings.slack, backoff_s=0.01)
+        if self.owns_db:
+            await self.db.create()
+        client = self.web_client
         self.bot = create_socbot(
             self.settings, self.db, self.investigate, client=client, http_mode=self.http_mode
         )
@@ -126,7 +132,8 @@ class SlackHarness:
             await self.bot.close()
         if self.http is not None:
             await self.http.close()
-        await self.db.close()
+        if self.owns_db:
+            await self.db.close()
 
     @property
     def app(self) -> SocBot:
