@@ -59,6 +59,14 @@ class WaveRunner:
                 if step.status == "running":
                     step.status = "failed"
                     step.findings = "Interrupted: the investigation deadline was reached."
+                    await self.run.sink.emit(
+                        StepFinished(
+                            investigation_id=self.run.id,
+                            step_id=step.id,
+                            status="failed",
+                            summary=step.findings,
+                        )
+                    )
             await self._stop("deadline", "the deadline was reached")
         return self.insights
 
@@ -82,10 +90,8 @@ class WaveRunner:
             if hit is not None:
                 await self._stop(hit, _LIMIT_REASONS[hit])
                 return
-            if wave >= self.limits.max_waves and self.plan.pending():
-                continue  # no wave left to act on a reflection: the loop records the limit
             if wave >= self.limits.max_waves:
-                return
+                continue  # no wave left to act on a reflection; the loop head records the limit
             if await self._reflect(wave, ready) == "stop":
                 return
 

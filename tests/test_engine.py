@@ -666,6 +666,11 @@ async def test_deadline_interrupts_steps_and_still_concludes(db: Database) -> No
     assert outcome.status == "concluded" and outcome.plan is not None
     assert [s.status for s in outcome.plan.steps] == ["failed", "cancelled"]
     assert "deadline" in outcome.plan.steps[0].findings
+    finished = [e.model_dump() for e in h.sink.events if e.type == "step_finished"]
+    assert [(e["step_id"], e["status"]) for e in finished] == [
+        ("s1", "failed"),
+        ("s2", "cancelled"),
+    ]
     assert outcome.limits_hit[0].startswith("deadline:")
     assert outcome.conclusion is not None and outcome.conclusion.verdict == "true_positive"
 
