@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from agent.alerts import Indicator
 from tools.indicators import extract_indicators
@@ -173,3 +176,33 @@ def test_non_string_values_and_empty_input() -> None:
 def test_output_is_capped() -> None:
     data = {"ips": [f"8.8.{i // 250}.{i % 250}" for i in range(500)]}
     assert len(extract_indicators(data)) == 100
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@given(JSON)
+def test_any_json_extracts_without_error_and_without_duplicates(data: Any) -> None:
+    found = extract_indicators(data)
+    assert len(found) <= 100
+    assert len({(i.kind, i.value) for i in found}) == len(found)
+    for indicator in found:
+        if indicator.kind in ("ipv4", "ipv6"):
+            ip = ipaddress.ip_address(indicator.value)
+            assert indicator.private == (not ip.is_global or ip.is_multicast)
+
+
+@given(st.ip_addresses(), st.sampled_from(["src {} dst", "{}", "ip={},", "[{}]", "({})"]))
+def test_any_address_in_text_is_found_and_marked(
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address, template: str
+) -> None:
+    assume(str(ip) != "::")  # the unspecified IPv6 address alone is not an indicator
+    found = extract_indicators({"message": template.format(ip)})
+    kind = f"ipv{ip.version}"
+    assert Indicator(kind=kind, value=str(ip), private=not ip.is_global or ip.is_multicast) in found

@@ -95,7 +95,7 @@ _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>`{}|\\^]+", re.I)
 _DOMAIN_RE = re.compile(rf"(?<![\w@.-]){_DOMAIN}(?![\w-]|\.[a-z0-9])", re.I)
 _EMAIL_RE = re.compile(rf"(?<![\w.+-])[a-z0-9][\w.+-]{{0,63}}@{_DOMAIN}(?![\w-]|\.[a-z0-9])", re.I)
 _IPV4_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d|/\d)")
-_IPV6_RE = re.compile(r"(?<![\w:.])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?![\w:])", re.I)
+_IPV6_RE = re.compile(r"(?<![\w:.])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?![\w:.])", re.I)
 _HASH_RE = re.compile(r"(?<![\w/.-])(?:[0-9a-f]{64}|[0-9a-f]{40}|[0-9a-f]{32})(?![\w/.-])", re.I)
 _ARN_RE = re.compile(
     r"\barn:aws[a-z-]*:(?:iam::\d{12}:(?:user|role|federated-user)/[\w+=,.@/-]+"
@@ -201,7 +201,7 @@ def _ips(text: str) -> Iterator[Indicator]:
         yield Indicator(kind="ipv4", value=str(ip), private=is_private_ip(str(ip)))
     for m in _IPV6_RE.finditer(text):
         candidate = m.group(0)
-        if sum(1 for g in candidate.split(":") if g) < 2:
+        if candidate == "::":
             continue
         try:
             ip6 = ipaddress.IPv6Address(candidate)
