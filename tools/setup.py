@@ -10,23 +10,14 @@ import httpx
 
 from config.settings import Settings
 from store.db import Database
-from tools import intel, past_alerts
+from tools import intel, logs, past_alerts
 from tools.base import ToolRegistry
-
-# TODO(intel): import tools.logs unconditionally once helper "logs" has committed it.
-try:
-    from tools import logs
-except ModuleNotFoundError as exc:  # pragma: no cover - transitional
-    if exc.name != "tools.logs":
-        raise
-    logs = None  # type: ignore[assignment]
 
 
 def build_registry(settings: Settings, db: Database, http: httpx.AsyncClient) -> ToolRegistry:
     """Every available tool, sharing one database and one HTTP client."""
     registry = ToolRegistry(result_chars=settings.limits.tool_result_chars)
-    if logs is not None:
-        logs.register(registry, settings)
+    logs.register(registry, settings)
     intel.register(registry, settings, db, http)
     past_alerts.register(registry, db)
     return registry
