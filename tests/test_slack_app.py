@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 from slack_sdk.errors import SlackApiError
 from sqlalchemy import select
+from typer.testing import CliRunner
 
 from bot.app import build_client
 from bot.coordinator import ThreadRef
 from bot.listeners import route
+from cli.main import app
 from store.db import Database
 from store.models import Feedback, SeenEvent
 from store.slack import SlackStore
@@ -539,3 +541,32 @@ async def test_retries_are_bounded(fake: FakeSlackAPI, tmp_path: Path) -> None:
         await client.chat_postMessage(channel=SOC, text="hello")
     calls: list[Call] = fake.calls_to("chat.postMessage")
     assert len(calls) == 1 + 4  # one 429 not retried; one 500 + three retries
+
+
+# --- socbot serve: tokens -----------------------------------------------------------
+
+TOKEN_CASES = [
+    ({}, [], "SLACK_BOT_TOKEN is not set"),
+    ({"SLACK_BOT_TOKEN": "xoxp-user-token"}, [], "SLACK_BOT_TOKEN must be a bot token"),
+    ({"SLACK_BOT_TOKEN": "xoxb-test"}, [], "SLACK_APP_TOKEN is not set"),
+    ({"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_APP_TOKEN": "xoxb-x"}, [], "SLACK_APP_TOKEN must"),
+    ({"SLACK_BOT_TOKEN": "xoxb-test"}, ["--mode", "http"], "SLACK_SIGNING_SECRET is not set"),
+]
+
+
+@pytest.mark.parametrize(("env", "args", "message"), TOKEN_CASES)
+def test_serve_names_the_missing_or_wrong_token(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    env: dict[str, str],
+    args: list[str],
+    message: str,
+) -> None:
+    monkeypatch.delenv("SOCBOT_CONFIG")
+    monkeypatch.chdir(tmp_path)  # no config/socbot.toml here
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = CliRunner().invoke(app, ["serve", *args])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]

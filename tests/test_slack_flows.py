@@ -7,13 +7,17 @@ an analyst would see is asserted from the recorded Web API calls.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
+from aiohttp import WSMsgType, web
 from sqlalchemy import select
 
 from agent.errors import LLMUnavailable
@@ -21,6 +25,7 @@ from bot.app import build_client
 from bot.coordinator import EngineInvestigator
 from bot.pacer import Pacer
 from cli.runtime import open_runtime
+from cli.serve import Identity, Mode, ServeError, serve_until
 from config.settings import Settings
 from store.alerts import AlertStore
 from store.models import Investigation
@@ -34,6 +39,7 @@ from tests.slack_support import (
     eventually,
     load,
     make_settings,
+    signed_headers,
 )
 
 ALERTS = Path(__file__).parent / "fixtures" / "alerts"
@@ -258,3 +264,162 @@ async def test_concurrent_threads_share_the_global_limit(
     assert len(queued) == 1
     answers = [c for c in fake.calls_to("chat.postMessage") if c.args["text"] == "done"]
     assert len(answers) == 3
+
+
+# --- socbot serve -------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class FakeSocketModeServer:
+    """Slack's Socket Mode WebSocket: says hello, pushes envelopes, records the acks."""
+
+    def __init__(self) -> None:
+        self.acks: list[dict[str, Any]] = []
+        self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.runner: web.AppRunner | None = None
+        self.url = ""
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/link", self._serve)
+        self.runner = web.AppRunner(app, access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = self.runner.addresses[0][:2]
+        self.url = f"ws://{host}:{port}/link"
+
+    async def stop(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    async def _serve(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"type": "hello", "num_connections": 1, "debug_info": {}})
+
+        async def push() -> None:
+            while True:
+                await ws.send_json(await self.outbox.get())
+
+        pusher = asyncio.create_task(push())
+        try:
+            async for message in ws:
+                if message.type == WSMsgType.TEXT:
+                    self.acks.append(json.loads(message.data))
+        finally:
+            pusher.cancel()
+        return ws
+
+
+async def test_serve_socket_mode_end_to_end(fake: FakeSlackAPI, tmp_path: Path) -> None:
+    socket_server = FakeSocketModeServer()
+    await socket_server.start()
+    fake.set_handler("apps.connections.open", lambda call: {"ok": True, "url": socket_server.url})
+    model = ScriptedModel(
+        {
+            "classifier": [json_response({"needs_plan": False, "reason": "lookup"})],
+            "direct": [text_response("Yes: a Tor exit node.")],
+        }
+    )
+    settings = make_settings(tmp_path, fake.base_url)
+    port = free_port()
+    stop = asyncio.Event()
+    seen: list[Identity] = []
+    serving = asyncio.create_task(
+        serve_until(
+            settings,
+            Mode.socket,
+            host="127.0.0.1",
+            port=port,
+            stop=stop,
+            runtime=lambda s: open_runtime(s, backend=model),
+            ready=seen.append,
+        )
+    )
+    try:
+        await eventually(lambda: bool(fake.calls_to("apps.connections.open")))
+        assert fake.calls_to("apps.connections.open")[0].token == "xapp-test"
+        envelope = {
+            "envelope_id": "env-0001",
+            "payload": load("app_mention.json"),
+            "type": "events_api",
+            "accepts_response_payload": False,
+            "retry_attempt": 0,
+            "retry_reason": "",
+        }
+        await socket_server.outbox.put(envelope)
+        await eventually(lambda: {"envelope_id": "env-0001"} in socket_server.acks)
+        await eventually(lambda: len(thread_posts(fake, SOC, MENTION_TS)) >= 2)
+        assert "Tor exit node" in thread_posts(fake, SOC, MENTION_TS)[-1].args["text"]
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as health:
+                assert (await health.json())["mode"] == "socket"
+            async with http.post(f"http://127.0.0.1:{port}/slack/events", data="{}") as events:
+                assert events.status == 404  # events come over the socket
+    finally:
+        stop.set()
+        await asyncio.wait_for(serving, 10)
+        await socket_server.stop()
+    assert seen[0].user_id == "UBOT0001"
+
+
+async def test_serve_http_mode_health_and_signed_events(fake: FakeSlackAPI, tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, fake.base_url)
+    port = free_port()
+    stop = asyncio.Event()
+    serving = asyncio.create_task(
+        serve_until(
+            settings,
+            Mode.http,
+            host="127.0.0.1",
+            port=port,
+            stop=stop,
+            runtime=lambda s: open_runtime(s, backend=ScriptedModel({})),
+        )
+    )
+    try:
+        async with aiohttp.ClientSession() as http:
+            await eventually(lambda: _is_up(http, port))
+            body = json.dumps(load("member_joined_channel.json"))
+            headers = {"Content-Type": "application/json", **signed_headers(body)}
+            url = f"http://127.0.0.1:{port}/slack/events"
+            async with http.post(url, data=body, headers=headers) as ok:
+                assert ok.status == 200
+            async with http.post(
+                url, data=body, headers={"Content-Type": "application/json"}
+            ) as no:
+                assert no.status == 401
+    finally:
+        stop.set()
+        await asyncio.wait_for(serving, 10)
+
+
+async def _is_up(http: aiohttp.ClientSession, port: int) -> bool:
+    try:
+        async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
+            return response.status == 200
+    except aiohttp.ClientConnectionError:
+        return False
+
+
+async def test_serve_stops_when_slack_rejects_the_bot_token(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    fake.set_handler("auth.test", lambda call: {"ok": False, "error": "invalid_auth"})
+    settings = make_settings(tmp_path, fake.base_url)
+    with pytest.raises(ServeError, match=r"SLACK_BOT_TOKEN \(invalid_auth\)"):
+        await serve_until(
+            settings,
+            Mode.http,
+            host="127.0.0.1",
+            port=free_port(),
+            stop=asyncio.Event(),
+            runtime=lambda s: open_runtime(s, backend=ScriptedModel({})),
+        )
+    assert not (tmp_path / "socbot.db").exists(), "nothing opened before the token is checked"
