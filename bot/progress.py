@@ -135,7 +135,6 @@ class SlackProgress:
         self._closing = False
         self._failures = 0
         self._next_update = 0.0
-        self._wake = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
 
     # the Sink ----------------------------------------------------------------
@@ -201,7 +200,6 @@ class SlackProgress:
 
     def _kick(self) -> None:
         self._dirty = True
-        self._wake.set()
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._run(), name="slack-progress")
 
@@ -216,19 +214,14 @@ class SlackProgress:
         )
 
     async def _run(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
+        """Flush until nothing is pending, then end; the next event starts a new worker."""
+        while self._dirty:
             try:
                 await self._flush()
                 await self._set_assistant_status()  # after posting: a new post clears it
-            except Exception:  # fail open: a broken worker must not kill the engine's task
+            except Exception:  # fail open: a broken flush must not stop later ones
                 log.exception("slack progress worker failed")
                 self._dirty = False
-            if self._closing and not self._dirty:
-                return
-            if self._dirty:
-                self._wake.set()
 
     async def _flush(self) -> None:
         if not self._dirty:

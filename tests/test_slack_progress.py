@@ -308,3 +308,15 @@ async def test_pacer_spaces_posts_per_channel_in_fifo_order() -> None:
 def test_pacer_rejects_a_nonpositive_rate() -> None:
     with pytest.raises(ValueError, match="rate_per_s"):
         Pacer(rate_per_s=0)
+
+
+async def test_worker_ends_when_idle_so_an_abandoned_sink_leaks_no_task(fake: FakeSlackAPI) -> None:
+    progress = sink(fake)
+    await progress.emit(Started(investigation_id=INV, kind="question", conversation_id="c"))
+    await asyncio.sleep(0.05)
+    assert progress.status_ts is not None
+    assert progress._worker is not None and progress._worker.done()
+    await progress.emit(StepStarted(investigation_id=INV, step_id="s9", description="d"))
+    await asyncio.sleep(INTERVAL + 0.05)  # a new worker flushed the change and ended
+    assert progress._worker.done()
+    assert fake.methods().count("chat.update") == 1
