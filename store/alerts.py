@@ -89,13 +89,15 @@ class AlertStore:
         since: datetime | None = None,
         until: datetime | None = None,
         exclude_investigation: str | None = None,
+        exclude_slack_thread: tuple[str, str] | None = None,
         limit: int = 20,
     ) -> list[StoredAlert]:
         """Newest first; every given filter must match.
 
         ``indicator`` matches an extracted indicator value exactly (case-insensitive);
         ``text`` matches a substring of the title, summary or raw JSON; the time window
-        applies to the event time, or the time stored when the alert had none.
+        applies to the event time, or the time stored when the alert had none. The
+        ``exclude_*`` filters leave out the alert being investigated right now.
         """
         when = func.coalesce(AlertRow.event_time, AlertRow.created_at)
         conditions: list[ColumnElement[bool]] = []
@@ -120,6 +122,16 @@ class AlertStore:
                 or_(
                     AlertRow.investigation_id.is_(None),
                     AlertRow.investigation_id != exclude_investigation,
+                )
+            )
+        if exclude_slack_thread is not None:
+            channel, ts = exclude_slack_thread
+            conditions.append(
+                or_(
+                    AlertRow.slack_channel.is_(None),
+                    AlertRow.slack_ts.is_(None),
+                    AlertRow.slack_channel != channel,
+                    AlertRow.slack_ts != ts,
                 )
             )
         query = select(AlertRow).where(*conditions).order_by(when.desc()).limit(limit)

@@ -127,6 +127,21 @@ async def test_the_running_investigations_own_alert_is_left_out(
     assert result.data["count"] == 0
 
 
+async def test_the_alert_in_the_running_investigations_thread_is_left_out(
+    db: Database, store: AlertStore, registry: ToolRegistry, history: dict[str, Alert]
+) -> None:
+    # The bot stores the alert with its thread root, then the engine starts a run in
+    # that thread; the alert is linked to the run only when it ends.
+    await store.set_slack_message(history["scc"].id, "C0ALERTS", "1731900000.000100")
+    await InvestigationStore(db).create(
+        "inv-live", "slack:C0ALERTS:1731900000.000100", "alert", "alert"
+    )
+    live = await call(registry, "search_past_alerts", inv="inv-live", indicator="185.220.101.42")
+    assert live.data["count"] == 0
+    other = await call(registry, "search_past_alerts", inv="inv-other", indicator="185.220.101.42")
+    assert [a["id"] for a in other.data["alerts"]] == [history["scc"].id]
+
+
 @pytest.mark.parametrize(
     ("args", "error"),
     [

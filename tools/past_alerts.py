@@ -2,7 +2,8 @@
 
 Two tools: ``search_past_alerts`` (by indicator, text and/or time window) and
 ``get_past_alert`` (one alert with its indicators, verdict and conclusion).
-The alert of the running investigation is left out of searches.
+The alert of the running investigation (linked by id, or by its Slack thread) is
+left out of searches.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import Field
 
 from store.alerts import AlertStore, StoredAlert
 from store.db import Database
+from store.investigations import InvestigationStore
 from tools.base import RunContext, Tool, ToolError, ToolRegistry
 
 _RELATIVE = re.compile(r"^\s*(\d{1,5})\s*([mhdw])\s*$", re.I)
@@ -26,11 +28,12 @@ _SUMMARY_CHARS = 300
 @dataclass(frozen=True)
 class PastAlertDeps:
     alerts: AlertStore
+    investigations: InvestigationStore
 
 
 def register(registry: ToolRegistry, db: Database) -> None:
     """Add the past-alert tools (they need only the database)."""
-    deps = PastAlertDeps(AlertStore(db))
+    deps = PastAlertDeps(AlertStore(db), InvestigationStore(db))
     registry.add(Tool(search_past_alerts, deps))
     registry.add(Tool(get_past_alert, deps))
 
@@ -61,6 +64,7 @@ async def search_past_alerts(
         since=start,
         until=end,
         exclude_investigation=ctx.investigation_id,
+        exclude_slack_thread=await _current_thread(ctx),
         limit=limit,
     )
     result: dict[str, Any] = {"count": len(found), "alerts": [_brief(a) for a in found]}
@@ -101,6 +105,21 @@ def _brief(alert: StoredAlert) -> dict[str, Any]:
         "summary": summary or None,
         "indicator_count": len(alert.indicators),
     }
+
+
+async def _current_thread(ctx: RunContext[PastAlertDeps]) -> tuple[str, str] | None:
+    """The Slack thread of the running investigation: its alert is not a *past* alert.
+
+    An alert is linked to its investigation only when the run ends, but its thread
+    root (``slack:<channel>:<ts>``, see ``store.slack``) is the conversation id.
+    """
+    investigation = await ctx.deps.investigations.get(ctx.investigation_id)
+    if investigation is None:
+        return None
+    parts = investigation.conversation_id.split(":", 2)
+    if len(parts) == 3 and parts[0] == "slack":
+        return parts[1], parts[2]
+    return None
 
 
 def _when(value: str | None, now: datetime) -> datetime | None:
