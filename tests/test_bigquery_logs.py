@@ -65,6 +65,7 @@ class FakeBigQuery:
     inserts: list[dict[str, Any]] = field(default_factory=list)
     cancelled: list[str] = field(default_factory=list)
     results_calls: list[str] = field(default_factory=list)
+    job_gets: list[str] = field(default_factory=list)
 
     def install(self, mock: responses.RequestsMock) -> None:
         mock.add_callback("POST", f"{BASE}/jobs", callback=self._insert)
@@ -161,6 +162,7 @@ class FakeBigQuery:
 
     def _get(self, request: Any) -> tuple[int, dict[str, str], str]:
         ref = {"projectId": "test-proj", "jobId": self._job_id(request)}
+        self.job_gets.append(ref["jobId"])
         state = "RUNNING" if self.never_finishes else "DONE"
         return 200, {}, json.dumps(self._job(ref, {"query": {"query": SQL}}, state))
 
@@ -248,6 +250,7 @@ async def test_dry_run_then_capped_labelled_job(fake: FakeBigQuery) -> None:
     assert config["labels"] == {"app": "socbot", "investigation": "inv-7f3a-alert-42"}
     assert job["jobReference"]["jobId"].startswith("socbot_")
     assert "maxResults=201" in fake.results_calls[0]  # row cap + 1 to detect truncation
+    assert fake.job_gets == [job["jobReference"]["jobId"]]  # final statistics via jobs.get
 
 
 async def test_row_cap_truncates_and_hints(fake: FakeBigQuery) -> None:
