@@ -144,6 +144,9 @@ _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 _RULE = re.compile(r"^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*$", re.MULTILINE)
 _BOLD_MARK = "\x00"
 _LANG = re.compile(r"[\w+#.-]*")
+_TABLE = re.compile(r"^(?:[ \t]*\|.*\|[ \t]*(?:\n|\Z)){2,}", re.MULTILINE)
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
+_QUOTE = re.compile(r"^&gt;(?= )", re.MULTILINE)
 
 
 def _prose(text: str, indicators: Iterable[str]) -> str:
@@ -155,7 +158,7 @@ def _prose(text: str, indicators: Iterable[str]) -> str:
     text = _ITALIC.sub(r"_\1_", text)
     text = _STRIKE.sub(r"~\1~", text)
     text = text.replace(_BOLD_MARK, "*")
-    return escape(defang(text, indicators))
+    return _QUOTE.sub(">", escape(defang(text, indicators)))  # "> quote" lines stay quotes
 
 
 def _code(chunk: str, indicators: Iterable[str]) -> str:
@@ -170,14 +173,27 @@ def _code(chunk: str, indicators: Iterable[str]) -> str:
     return "```\n" + escape(defang(body, indicators)) + "\n```"
 
 
+def _prose_and_tables(text: str, indicators: Iterable[str]) -> str:
+    """Slack has no tables: a Markdown table goes in a code block to stay aligned."""
+    out: list[str] = []
+    pos = 0
+    for m in _TABLE.finditer(text):
+        if _TABLE_RULE.search(m.group(0)):
+            out.append(_prose(text[pos : m.start()], indicators))
+            out.append(_code(f"```\n{m.group(0).rstrip()}\n```", indicators) + "\n")
+            pos = m.end()
+    out.append(_prose(text[pos:], indicators))
+    return "".join(out)
+
+
 def mrkdwn(text: str, indicators: Iterable[str] = ()) -> str:
     """Model Markdown to safe Slack mrkdwn: formatting converted, defanged, escaped."""
     indicators = tuple(indicators)
     out: list[str] = []
     pos = 0
     for m in _CODE.finditer(text):
-        out.append(_prose(text[pos : m.start()], indicators))
+        out.append(_prose_and_tables(text[pos : m.start()], indicators))
         out.append(_code(m.group(0), indicators))
         pos = m.end()
-    out.append(_prose(text[pos:], indicators))
+    out.append(_prose_and_tables(text[pos:], indicators))
     return "".join(out).strip()
