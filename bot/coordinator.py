@@ -65,6 +65,8 @@ class Reporter(Protocol):
 
     async def busy(self, thread: ThreadRef) -> None: ...
 
+    async def seen(self, channel: str, ts: str) -> None: ...
+
     async def queued(self, thread: ThreadRef, position: int) -> None: ...
 
     async def failed(self, thread: ThreadRef, error: BaseException) -> None: ...
@@ -183,6 +185,13 @@ class SlackReporter:
 
     async def busy(self, thread: ThreadRef) -> None:
         await self.post(thread, still_working_message())
+
+    async def seen(self, channel: str, ts: str) -> None:
+        """React 👀 on a message socbot has taken on (an instant sign of life)."""
+        try:
+            await self.client.reactions_add(channel=channel, timestamp=ts, name="eyes")
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
+            log.info("could not react to %s in %s: %s", ts, channel, error)
 
     async def queued(self, thread: ThreadRef, position: int) -> None:
         await self.post(thread, queued_message(position))

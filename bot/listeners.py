@@ -3,7 +3,8 @@
 Every message-like event goes through ``route``:
 
 * ``mention`` — a human mentions socbot (``app_mention``, or the ``message`` twin
-  carrying ``<@bot>``): reply in the mention's thread, or start one on it;
+  carrying ``<@bot>``) or writes to it in a DM: reply in the message's thread, or
+  start one on it;
 * ``followup`` — a human writes in a thread socbot is part of;
 * ``stop`` — ``stop`` (or ``cancel``) in such a thread or to socbot;
 * ``alert`` — an integration posts a top-level message in an alert channel;
@@ -108,8 +109,10 @@ def route(
     if subtype not in HUMAN_SUBTYPES or not event.get("user") or not ts:
         return "ignore"
     text = str(event.get("text") or "")
-    mentioned = event.get("type") == "app_mention" or (
-        bot_user_id is not None and bot_user_id in _MENTION.findall(text)
+    mentioned = (
+        event.get("type") == "app_mention"
+        or event.get("channel_type") == "im"  # in a DM every message is addressed to socbot
+        or (bot_user_id is not None and bot_user_id in _MENTION.findall(text))
     )
     words = mention_text(text, bot_user_id).lower().strip(" .!")
     in_our_thread = not top_level and known_thread
@@ -182,6 +185,7 @@ class Listeners:
             await self.reporter.say(thread, USAGE)
             return
         await self.store.remember_thread(channel, root)
+        await self.reporter.seen(channel, ts)
         await self.start(thread, text, None)
 
     async def on_feedback(

@@ -11,7 +11,8 @@ restarts:
   twin never swallows the actionable one.
 
 Authorization (``Gatekeeper``): allowed channels and users from settings (empty
-list = any; entries starting with ``S`` are user groups), Slack Connect refused —
+list = any; entries starting with ``S`` are user groups; a DM with socbot needs only
+the user check), Slack Connect refused —
 a user from another team always, an externally shared channel unless it is listed
 in ``allowed_channels`` explicitly. Socbot's own messages are dropped by bolt's
 built-in ``IgnoringSelfEvents`` (enabled in ``bot.app``).
@@ -82,7 +83,9 @@ class Gatekeeper:
         self._group_members: dict[str, tuple[float, frozenset[str]]] = {}
 
     def channel_allowed(self, channel: str | None, *, ext_shared: bool = False) -> bool:
-        """Allowed channels (empty = any), plus alert and webhook channels."""
+        """Allowed channels (empty = any), plus alert and webhook channels and DMs."""
+        if channel is not None and channel.startswith("D") and not ext_shared:
+            return True  # a DM with socbot: only the user check applies
         listed = channel is not None and (
             channel in self.settings.allowed_channels
             or channel in self.settings.alert_channels

@@ -473,6 +473,13 @@ ROUTES: list[tuple[str, dict[str, Any], bool, bool, str]] = [
         True,
         "ignore",
     ),
+    (
+        "dm",
+        {"type": "message", "channel_type": "im", "user": "U1", "text": "hi"},
+        False,
+        False,
+        "mention",
+    ),
 ]
 
 
@@ -570,3 +577,24 @@ def test_serve_names_the_missing_or_wrong_token(
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+
+
+async def test_direct_message_is_answered_in_its_thread_even_with_channel_allowlist(
+    fake: FakeSlackAPI, investigate: RecordingInvestigate, tmp_path: Path
+) -> None:
+    dm = load("message_thread_reply.json")
+    dm["event"].update(channel="D0DIRECT01", channel_type="im", text="is evil.example bad?")
+    del dm["event"]["thread_ts"], dm["event"]["parent_user_id"]
+    settings = make_settings(tmp_path, fake.base_url, allowed_channels=["COTHER001"])
+    async with SlackHarness(fake, settings, investigate) as h:
+        assert (await h.event(dm))[0] == 200
+        await h.settle()
+    assert [(t, text) for t, text, _ in investigate.calls] == [
+        (ThreadRef("D0DIRECT01", "1700000200.000200"), "is evil.example bad?")
+    ]
+    reaction = fake.calls_to("reactions.add")[0].args
+    assert (reaction["channel"], reaction["timestamp"], reaction["name"]) == (
+        "D0DIRECT01",
+        "1700000200.000200",
+        "eyes",
+    )
