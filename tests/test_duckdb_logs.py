@@ -286,6 +286,10 @@ async def test_runbooks_are_listed_and_run(registry: ToolRegistry) -> None:
         ({"name": "nope"}, "no runbook named 'nope'"),
         ({"name": "instance_egress", "params": {"instance": "x"}}, "missing ['end', 'start']"),
         (
+            {"name": "login_failures_then_success", "params": {"start": 5, "end": True}},
+            "must be TIMESTAMP (ISO 8601, e.g. 2025-11-08T05:00:00Z), got '5'",
+        ),
+        (
             {
                 "name": "login_failures_then_success",
                 "params": {"start": "yesterday", "end": "2025-11-08T06:00:00Z"},

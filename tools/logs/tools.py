@@ -77,7 +77,7 @@ async def run_runbook(
     ctx: RunContext[LogDeps],
     name: Annotated[str, Field(description="runbook name from list_runbooks")],
     params: Annotated[
-        dict[str, str] | None,
+        dict[str, str | int | float | bool] | None,
         Field(
             description='parameter values as strings, e.g. {"ip": "203.0.113.5", '
             '"start": "2025-11-08T00:00:00Z"}; timestamps in ISO 8601'
@@ -89,7 +89,10 @@ async def run_runbook(
     if book is None:
         known = ", ".join(ctx.deps.runbooks) or "none configured"
         raise ToolError(f"no runbook named {name!r}; known runbooks: {known}")
-    data = await _run(ctx, book.sql, book.bind(params or {}))
+    values = {
+        k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in (params or {}).items()
+    }
+    data = await _run(ctx, book.sql, book.bind(values))
     return {"runbook": book.name, **data}
 
 
