@@ -7,6 +7,7 @@ services' documented responses.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -198,6 +199,30 @@ async def test_lookup_ip_fans_out_to_every_service(build: Any) -> None:
     assert scan.calls.last.request.url.params["q"] == f'ip:"{IP}"'
     assert all(c.request.method == "GET" for c in router.calls)
     assert not any(k in result.as_json() for k in KEYS.values())
+
+
+async def test_services_are_asked_concurrently(build: Any) -> None:
+    registry = build(settings("otx", "virustotal", "abuseipdb", "urlscan"))
+    arrived: list[str] = []
+    everyone = asyncio.Event()
+
+    async def barrier(request: httpx.Request) -> httpx.Response:
+        arrived.append(request.url.host)
+        if len(arrived) == 4:
+            everyone.set()
+        await asyncio.wait_for(everyone.wait(), timeout=2)  # sequential calls would hang
+        return httpx.Response(503)
+
+    with respx.mock() as router:
+        router.route().mock(side_effect=barrier)
+        result = await call(registry, "lookup_ip", ip=IP)
+    assert sorted(arrived) == [
+        "api.abuseipdb.com",
+        "otx.alienvault.com",
+        "urlscan.io",
+        "www.virustotal.com",
+    ]
+    assert result.data["failed"] == ["otx", "virustotal", "abuseipdb", "urlscan"]
 
 
 async def test_lookup_domain_uses_hostname_section_for_subdomains(build: Any) -> None:
