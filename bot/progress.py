@@ -229,22 +229,24 @@ class SlackProgress:
         delay = self._next_update - time.monotonic()
         if delay > 0:
             await asyncio.sleep(delay)  # coalesce: events meanwhile only change the state
-        self._dirty = False
         if self.status_ts is None:
+            self._dirty = False
             await self._post_status()
             return
-        message = self.render()
-        try:
-            await self.client.chat_update(
-                channel=self.channel,
-                ts=self.status_ts,
-                text=message["text"],
-                blocks=message["blocks"],
-            )
-            self._failures = 0
-            self._next_update = time.monotonic() + self.update_interval
-        except SLACK_ERRORS as error:
-            self._failed_update(error)
+        async with self.pacer.update_slot():  # the workspace-wide budget for edits
+            self._dirty = False
+            message = self.render()  # rendered after any wait: the latest state wins
+            try:
+                await self.client.chat_update(
+                    channel=self.channel,
+                    ts=self.status_ts,
+                    text=message["text"],
+                    blocks=message["blocks"],
+                )
+                self._failures = 0
+                self._next_update = time.monotonic() + self.update_interval
+            except SLACK_ERRORS as error:
+                self._failed_update(error)
 
     async def _post_status(self) -> None:
         try:

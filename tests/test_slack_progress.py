@@ -305,9 +305,37 @@ async def test_pacer_spaces_posts_per_channel_in_fifo_order() -> None:
     assert c2_start < 0.03  # another channel does not wait
 
 
+async def test_pacer_update_budget_allows_a_burst_then_spaces_edits() -> None:
+    pacer = Pacer(updates_per_min=1200, update_burst=2)  # 20 edits/s after a burst of 2
+    before = time.monotonic()
+    done: list[float] = []
+
+    async def edit() -> None:
+        async with pacer.update_slot():
+            done.append(time.monotonic() - before)
+
+    await asyncio.gather(*(edit() for _ in range(4)))
+    assert done[0] < 0.02 and done[1] < 0.02
+    assert done[2] >= 0.05 - 0.002 and done[3] >= 0.10 - 0.002
+
+
+async def test_sinks_share_the_update_budget(fake: FakeSlackAPI) -> None:
+    pacer = Pacer(rate_per_s=50, updates_per_min=600, update_burst=1)  # one edit per 0.1 s
+    sinks = [sink(fake, pacer=pacer, assistant_status=False) for _ in range(3)]
+    for progress in sinks:
+        await progress.emit(Started(investigation_id=INV, kind="question", conversation_id="c"))
+    await asyncio.sleep(0.05)
+    await asyncio.gather(*(p.finish(FakeOutcome(status="answered", answer="a")) for p in sinks))
+    edits = fake.calls_to("chat.update")
+    assert len(edits) == 3
+    assert all(b.at - a.at >= 0.09 for a, b in itertools.pairwise(edits))
+
+
 def test_pacer_rejects_a_nonpositive_rate() -> None:
     with pytest.raises(ValueError, match="rate_per_s"):
         Pacer(rate_per_s=0)
+    with pytest.raises(ValueError, match="updates_per_min"):
+        Pacer(updates_per_min=0)
 
 
 async def test_worker_ends_when_idle_so_an_abandoned_sink_leaks_no_task(fake: FakeSlackAPI) -> None:
