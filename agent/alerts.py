@@ -191,7 +191,10 @@ def _guardduty(data: dict[str, Any]) -> _Parsed | None:
     f = _lower_keys(finding)
     service = _lower_keys(f.get("service"))
     arn = str(f.get("arn", ""))
-    if not ("type" in f and "severity" in f and (service or ":guardduty:" in arn)):
+    from_guardduty = (
+        ":guardduty:" in arn or service.get("servicename") == "guardduty" or "detectorid" in service
+    )
+    if not ("type" in f and "severity" in f and from_guardduty):
         return None
     title = _text(f.get("title")) or _text(f.get("type")) or "GuardDuty finding"
     if more:

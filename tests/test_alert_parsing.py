@@ -193,6 +193,11 @@ def test_hint_picks_the_parser_but_shape_still_decides() -> None:
     assert parse_alert(scc, source_hint="gcp").source == "scc"
 
 
+def test_a_generic_alert_that_merely_has_type_and_service_is_not_guardduty() -> None:
+    data = {"title": "Disk almost full", "type": "ops", "severity": 2, "service": {"name": "db"}}
+    assert parse_alert(data).source == "generic"
+
+
 def test_long_titles_are_one_line_and_bounded() -> None:
     alert = parse_alert({"title": "word " * 100})
     assert "\n" not in alert.title and len(alert.title) == 200
