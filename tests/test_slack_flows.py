@@ -1,5 +1,9 @@
 """Whole Slack flows through the real engine, runtime and app; Gemini and Slack faked.
 
+The alert flow's thread, as the analyst finally sees it, is a golden file
+(``tests/fixtures/slack/golden_alert_flow.json``); after an intended change run
+``UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_slack_flows.py`` and review the diff.
+
 The model is ``ScriptedModel`` (routing on ``socbot stage: <stage>``), the Web API
 is ``FakeSlackAPI``, events are signed and POSTed into socbot's own server. What
 an analyst would see is asserted from the recorded Web API calls.
@@ -9,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -43,6 +49,8 @@ from tests.slack_support import (
 )
 
 ALERTS = Path(__file__).parent / "fixtures" / "alerts"
+GOLDEN = Path(__file__).parent / "fixtures" / "slack"
+_IDS = re.compile(r"\b[0-9a-f]{32}\b")
 MENTION_TS = "1700000100.000100"
 
 PLAN = {
@@ -188,6 +196,26 @@ async def test_webhook_alert_to_conclusion_then_follow_up_from_history(
         assert "web-server-prod-01 runs a miner" in seen  # the earlier conclusion
         assert "what first?" in seen
     assert model.remaining() == {}
+    assert_golden("golden_alert_flow.json", thread_as_seen(fake, WEBHOOK_CHANNEL, card_ts))
+
+
+def thread_as_seen(fake: FakeSlackAPI, channel: str, root: str) -> list[dict[str, Any]]:
+    """The thread as an analyst sees it at the end: every message in its final state."""
+    seen = [
+        {"ts": m.ts, "in_thread": m.thread_ts == root, "text": m.text, "blocks": m.extra["blocks"]}
+        for m in fake.messages
+        if m.channel == channel and (m.ts == root or m.thread_ts == root)
+    ]
+    return json.loads(_IDS.sub("<id>", json.dumps(seen, ensure_ascii=False)))
+
+
+def assert_golden(name: str, data: Any) -> None:
+    """Compare with ``tests/fixtures/slack/<name>``; ``UPDATE_GOLDEN=1`` rewrites it."""
+    path = GOLDEN / name
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"what was posted differs from {path}"
 
 
 async def test_mention_answered_directly_in_a_new_thread(
