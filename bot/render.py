@@ -65,8 +65,8 @@ def _hard_cut(line: str, size: int) -> list[str]:
 
 def split_text(text: str, limit: int = SECTION_CHARS) -> list[str]:
     """Split mrkdwn into chunks of at most ``limit`` chars with balanced code fences."""
-    if len(text) <= limit:
-        return [text] if text else []
+    if len(text) <= limit and text.count(FENCE) % 2 == 0:
+        return [text] if text.strip() else []
     chunks: list[str] = []
     lines: list[str] = []
     size = 0

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.alerts import Alert, Indicator
 from agent.concluder import Conclusion, KeyFinding
@@ -291,3 +293,18 @@ def test_app_manifest_declares_what_socbot_uses() -> None:
     assert settings["socket_mode_enabled"] is True
     assert settings["interactivity"]["is_enabled"] is True
     assert "request_url" not in settings["event_subscriptions"]  # Socket Mode by default
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["```", "```sql", "word", "&amp;", "&lt;!here&gt;", "x" * 90, ""]),
+        max_size=400,
+    ).map("\n".join),
+    st.integers(min_value=40, max_value=400),
+)
+def test_split_text_property(text: str, limit: int) -> None:
+    chunks = split_text(text, limit)
+    assert all(len(c) <= limit for c in chunks)
+    assert all(c.count("```") % 2 == 0 for c in chunks)
+    assert all(not re.search(r"&[a-z]*$", c) for c in chunks)
