@@ -206,7 +206,8 @@ def thread_as_seen(fake: FakeSlackAPI, channel: str, root: str) -> list[dict[str
         for m in fake.messages
         if m.channel == channel and (m.ts == root or m.thread_ts == root)
     ]
-    return json.loads(_IDS.sub("<id>", json.dumps(seen, ensure_ascii=False)))
+    normalized: list[dict[str, Any]] = json.loads(_IDS.sub("<id>", json.dumps(seen)))
+    return normalized
 
 
 def assert_golden(name: str, data: Any) -> None:
