@@ -104,8 +104,8 @@ def _check_nodes(tree: exp.Expr, allowed: set[str]) -> set[str]:
                 raise SqlRejected(f"{label} is not allowed: only read-only SELECT queries")
         if isinstance(node, exp.Offset):
             raise SqlRejected(
-                "OFFSET paging is not supported: aggregate (COUNT, GROUP BY, APPROX_TOP_COUNT) "
-                "or narrow the WHERE clause / time window instead"
+                "OFFSET paging is not supported: aggregate (COUNT, GROUP BY, MIN/MAX of the "
+                "time column) or narrow the WHERE clause / time window instead"
             )
         if isinstance(node, exp.Dot) and _namespace(node) in _FORBIDDEN_NAMESPACES:
             raise SqlRejected(f"{_namespace(node)}.* functions are not allowed")

@@ -16,7 +16,7 @@ ParamValue = str | int | float | bool | dt.datetime | None
 
 PAGING_HINT = (
     "Only the first {limit} rows are returned and there is no paging: aggregate "
-    "(COUNT/GROUP BY, MIN/MAX of the time column, APPROX_TOP_COUNT) or narrow the "
+    "(COUNT(*) ... GROUP BY ... ORDER BY count DESC, MIN/MAX of the time column) or narrow the "
     "WHERE clause and time window instead."
 )
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
+from sqlglot.errors import ErrorLevel, SqlglotError
 
 from config.settings import TableSpec
 from tools.base import Budget, ToolError
@@ -75,7 +75,7 @@ class DuckDBBackend:
             )
             table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
         try:
-            return str(tree.sql(dialect="duckdb"))
+            return str(tree.sql(dialect="duckdb", unsupported_level=ErrorLevel.RAISE))
         except SqlglotError as exc:
             raise ToolError(f"cannot translate this query for the local log store: {exc}") from exc
 
