@@ -159,15 +159,26 @@ class Listeners:
         await ack()
         channel = str(event.get("channel") or "")
         ts = str(event.get("ts") or "")
+        if not channel or not ts:
+            return
         root = str(event.get("thread_ts") or ts)
+        try:
+            await self._handle(event, channel, ts, root, context.get("bot_user_id"))
+        except Exception as error:  # fail open: tell the thread, never fail silently
+            log.exception("could not handle message %s in %s", ts, channel)
+            await self.reporter.failed(ThreadRef(channel, root), error)
+
+    async def _handle(
+        self, event: dict[str, Any], channel: str, ts: str, root: str, bot_user_id: str | None
+    ) -> None:
         known = root != ts and await self.store.is_known_thread(channel, root)
         action = route(
             event,
-            bot_user_id=context.get("bot_user_id"),
+            bot_user_id=bot_user_id,
             known_thread=known,
             alert_channel=channel in self.settings.alert_channels,
         )
-        if action == "ignore" or not channel:
+        if action == "ignore":
             return
         if not await self.deduper.claim_message(channel, ts):
             log.info("message %s in %s already handled", ts, channel)
@@ -180,7 +191,7 @@ class Listeners:
             if not await self.coordinator.stop(thread):
                 await self.reporter.say(thread, "Nothing is running in this thread.")
             return
-        text = mention_text(str(event.get("text") or ""), context.get("bot_user_id"))
+        text = mention_text(str(event.get("text") or ""), bot_user_id)
         if not text:
             await self.reporter.say(thread, USAGE)
             return
@@ -201,14 +212,14 @@ class Listeners:
         await self.store.add_feedback(investigation_id, user, value)
         log.info("feedback %s on %s from %s", value, investigation_id, user)
         channel = str((body.get("channel") or {}).get("id") or "")
-        message_ts = str((body.get("message") or {}).get("ts") or "")
+        message = body.get("message") or {}
+        thread_ts = message.get("thread_ts") or message.get("ts")
         if channel:
             try:
                 await client.chat_postEphemeral(
                     channel=channel,
                     user=user,
-                    thread_ts=str((body.get("message") or {}).get("thread_ts") or message_ts)
-                    or None,
+                    thread_ts=str(thread_ts) if thread_ts else None,
                     text=f"Thanks, your feedback ({value} verdict) is recorded.",
                 )
             except SlackApiError as error:  # the record is what matters

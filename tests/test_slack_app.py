@@ -598,3 +598,17 @@ async def test_direct_message_is_answered_in_its_thread_even_with_channel_allowl
         "1700000200.000200",
         "eyes",
     )
+
+
+async def test_a_listener_failure_is_told_in_the_thread(
+    harness: SlackHarness, fake: FakeSlackAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(channel: str, thread_ts: str) -> bool:
+        raise RuntimeError("database is locked: /var/lib/secret/path")
+
+    monkeypatch.setattr(harness.app.store, "is_known_thread", broken)
+    assert (await harness.event(load("message_thread_reply.json")))[0] == 200
+    await eventually(lambda: len(posted(fake)) == 1)
+    notice = posted(fake)[0]
+    assert notice["thread_ts"] == MENTION_TS
+    assert "internal error" in notice["text"] and "secret" not in notice["text"]
