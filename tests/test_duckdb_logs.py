@@ -359,3 +359,13 @@ async def test_parallel_steps_query_concurrently(registry: ToolRegistry) -> None
     )
     counts = [r["rows"][0][0] for r in results]
     assert counts == [direct(f"SELECT COUNT(*) FROM '{{data}}/{t}.parquet'")[0][0] for t in tables]
+
+
+async def test_untranslatable_bigquery_is_explained(registry: ToolRegistry) -> None:
+    sql = (
+        "SELECT ARRAY_AGG(DISTINCT user_name IGNORE NULLS ORDER BY user_name LIMIT 3) AS u "
+        "FROM `socbot-sample.logs.auth_logs`"
+    )
+    data = await call(registry, "query_logs", sql=sql)
+    assert "cannot translate this query for the local log store" in data["error"]
+    assert "LIMIT inside ARRAY_AGG" in data["error"]
