@@ -167,7 +167,7 @@ def serve(mode: ModeOpt = Mode.socket, port: PortOpt = None, host: HostOpt = Non
     bind = host or ("0.0.0.0" if mode is Mode.http else "127.0.0.1")
     try:
         asyncio.run(_main(settings, mode, bind, port or settings.slack.http_port))
-    except (ConfigError, ServeError, AgentError, OSError) as exc:
+    except (ConfigError, ServeError, AgentError, OSError, ValueError) as exc:
         raise fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
 
 
