@@ -9,6 +9,7 @@ investigation is a recording stand-in here (the engine flows are in
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -20,6 +21,8 @@ from slack_sdk.errors import SlackApiError
 from sqlalchemy import select
 from typer.testing import CliRunner
 
+from agent.alerts import parse_alert
+from bot.alerts_in import alert_from_message
 from bot.app import build_client
 from bot.coordinator import ThreadRef
 from bot.listeners import route
@@ -94,8 +97,6 @@ async def test_signed_mention_is_acked_at_once_and_investigated_in_its_thread(
 async def test_bad_signature_or_stale_timestamp_is_401(
     harness: SlackHarness, investigate: RecordingInvestigate, secret: str | None, age_s: int
 ) -> None:
-    import json
-
     body = json.dumps(load("app_mention.json"))
     kwargs: dict[str, Any] = {"timestamp": int(time.time()) - age_s}
     if secret:
@@ -612,3 +613,70 @@ async def test_a_listener_failure_is_told_in_the_thread(
     notice = posted(fake)[0]
     assert notice["thread_ts"] == MENTION_TS
     assert "internal error" in notice["text"] and "secret" not in notice["text"]
+
+
+# --- alerts forwarded by integrations -----------------------------------------------
+
+
+def test_integration_message_with_json_is_parsed_as_that_format() -> None:
+    finding = json.loads(
+        (
+            Path(__file__).parent / "fixtures" / "alerts" / "leveret-guardduty-finding.json"
+        ).read_text()
+    )
+    event = {
+        "type": "message",
+        "subtype": "bot_message",
+        "bot_id": "B0SIEM0001",
+        "text": "GuardDuty finding forwarded by the SIEM:\n```" + json.dumps(finding) + "```",
+    }
+    parsed = alert_from_message(event)
+    assert parsed is not None
+    data, hint = parsed
+    assert hint is None and data == finding
+    assert parse_alert(data, hint).source == "guardduty"
+
+
+def test_blocks_only_message_becomes_a_generic_alert() -> None:
+    event = {
+        "type": "message",
+        "text": "",
+        "user": "U0WORKFLOW",
+        "channel": ALERTS,
+        "ts": "1700000700.000700",
+        "blocks": [
+            {"type": "header", "text": {"type": "plain_text", "text": "Impossible travel: alice"}},
+            {
+                "type": "section",
+                "text": {"type": "mrkdwn", "text": "Sign-ins from 203.0.113.9 and 8.8.4.4"},
+                "fields": [{"type": "mrkdwn", "text": "*Severity*: high"}],
+            },
+        ],
+    }
+    parsed = alert_from_message(event)
+    assert parsed is not None
+    data, hint = parsed
+    assert hint == "generic"
+    assert data["title"] == "Impossible travel: alice"
+    assert "8.8.4.4" in data["description"]
+    alert = parse_alert(data, hint)
+    assert alert.title == "Impossible travel: alice"
+    assert "8.8.4.4" in [i.value for i in alert.indicators]
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "message", "user": "U1", "text": "did anyone look at the GuardDuty one?"},
+        {"type": "message", "subtype": "bot_message", "bot_id": "B1", "text": ""},
+        {
+            "type": "message",
+            "user": "U1",
+            "text": "",
+            "blocks": [{"type": "rich_text", "elements": []}],
+        },
+    ],
+    ids=["human-chatter", "empty-bot-ping", "human-empty-rich-text"],
+)
+def test_not_an_alert(event: dict[str, Any]) -> None:
+    assert alert_from_message(event) is None
