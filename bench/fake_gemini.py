@@ -1,0 +1,266 @@
+"""A local fake of the Gemini REST API for benchmarks: an aiohttp server on 127.0.0.1.
+
+The real google-genai client reaches it through ``GeminiSettings.base_url``
+(``SOCBOT_GEMINI_BASE_URL``): ``POST /v1beta/models/{model}:generateContent``. Each
+call is routed on the first system-instruction line, ``socbot stage: <stage>``
+(``step s2`` for steps), to a ``Responder``: a function of the parsed request that
+returns one ``Turn``. Responders are stateless (a step's answer is chosen by how many
+model turns its contents already hold), so any number of investigations can run
+against one server at once.
+
+Every call waits ``latency_s`` (per stage if a mapping is given) before answering,
+answers with ``usageMetadata`` computed from what was received (prompt tokens ≈
+characters / 4 of the system instruction, contents and tool declarations) and is
+recorded as a ``CallRecord`` with its start and end (``time.monotonic``), so the
+benchmarks can compute the critical path from the server's side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+STAGE_PREFIX = "socbot stage:"
+CHARS_PER_TOKEN = 4
+FAKE_SIGNATURE = base64.b64encode(b"bench-fake-thought-signature").decode()
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One model reply: text, or function calls (run in parallel by the engine)."""
+
+    text: str | None = None
+    calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    thoughts_tokens: int = 0
+
+    @staticmethod
+    def json(obj: object, thoughts_tokens: int = 0) -> Turn:
+        return Turn(text=json.dumps(obj), thoughts_tokens=thoughts_tokens)
+
+    @staticmethod
+    def call(*calls: tuple[str, dict[str, Any]], thoughts_tokens: int = 0) -> Turn:
+        return Turn(calls=tuple(calls), thoughts_tokens=thoughts_tokens)
+
+    def parts(self) -> list[dict[str, Any]]:
+        if self.calls:
+            return [
+                {
+                    "functionCall": {"name": name, "args": args},
+                    **({"thoughtSignature": FAKE_SIGNATURE} if i == 0 else {}),
+                }
+                for i, (name, args) in enumerate(self.calls)
+            ]
+        return [{"text": self.text or ""}]
+
+    def output_chars(self) -> int:
+        if self.calls:
+            return sum(len(name) + len(json.dumps(args)) for name, args in self.calls)
+        return len(self.text or "")
+
+
+@dataclass(frozen=True)
+class GeminiRequest:
+    """What the fake received, parsed: the stage, the body and its size."""
+
+    model: str
+    stage: str
+    body: dict[str, Any]
+    system: str
+    prompt_chars: int  # system instruction + contents + tool declarations
+    system_chars: int
+    contents_chars: int
+    tools_chars: int
+
+    @property
+    def contents(self) -> list[dict[str, Any]]:
+        value = self.body.get("contents")
+        return value if isinstance(value, list) else []
+
+    @property
+    def model_turns(self) -> int:
+        """How many model turns the contents already hold (the step's position)."""
+        return sum(1 for c in self.contents if isinstance(c, dict) and c.get("role") == "model")
+
+    @property
+    def tool_names(self) -> list[str]:
+        names: list[str] = []
+        for tool in self.body.get("tools") or []:
+            for decl in tool.get("functionDeclarations") or []:
+                names.append(str(decl.get("name")))
+        return names
+
+    def user_text(self) -> str:
+        """All text parts of the contents (history, task, data blocks)."""
+        return "\n".join(
+            str(p.get("text"))
+            for c in self.contents
+            for p in c.get("parts") or []
+            if isinstance(p, dict) and p.get("text")
+        )
+
+
+Responder = Callable[[GeminiRequest], Turn]
+
+
+@dataclass
+class CallRecord:
+    """One generateContent call as the server saw it (monotonic seconds)."""
+
+    stage: str
+    model: str
+    start: float
+    end: float
+    prompt_chars: int
+    system_chars: int
+    contents_chars: int
+    tools_chars: int
+    text_chars: int  # system instruction + text parts, unescaped (what a reader sees)
+    prompt_tokens: int
+    output_tokens: int
+    thoughts_tokens: int
+    cached_tokens: int = 0
+    status: int = 200
+
+
+@dataclass
+class FakeGemini:
+    """Serve scripted Gemini answers with latency; record every call."""
+
+    script: Mapping[str, Responder]
+    latency_s: float | Mapping[str, float] = 0.3
+    model_version: str = "gemini-2.5-flash"
+    calls: list[CallRecord] = field(default_factory=list)
+    base_url: str = ""
+    _runner: web.AppRunner | None = None
+
+    async def start(self) -> str:
+        """Listen on a free loopback port; returns the base URL for ``GeminiSettings``."""
+        app = web.Application(client_max_size=32 * 1024 * 1024)
+        app.router.add_post("/{version}/models/{target}", self._serve)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = self._runner.addresses[0][:2]
+        self.base_url = f"http://{host}:{port}"
+        return self.base_url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    def reset(self) -> None:
+        self.calls.clear()
+
+    def responder(self, stage: str) -> Responder:
+        for key in (stage, stage.split(" ", 1)[0]):
+            if key in self.script:
+                return self.script[key]
+        raise KeyError(f"no script for stage {stage!r}")
+
+    def _latency(self, stage: str) -> float:
+        if isinstance(self.latency_s, Mapping):
+            value = self.latency_s.get(stage, self.latency_s.get(stage.split(" ", 1)[0]))
+            return float(value if value is not None else self.latency_s.get("*", 0.0))
+        return self.latency_s
+
+    async def _serve(self, request: web.Request) -> web.Response:
+        start = time.monotonic()
+        model, _, action = request.match_info["target"].partition(":")
+        if action != "generateContent":
+            return _error(404, "NOT_FOUND", f"unsupported action {action!r}")
+        body = await request.json()
+        parsed = parse_request(model, body)
+        try:
+            turn = self.responder(parsed.stage)(parsed)
+        except (KeyError, IndexError, ValueError) as exc:
+            record = _record(parsed, start, Turn(text=""), status=400)
+            self.calls.append(record)
+            return _error(400, "INVALID_ARGUMENT", f"bench script: {exc}")
+        await asyncio.sleep(self._latency(parsed.stage))
+        record = _record(parsed, start, turn)
+        response = {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": turn.parts()},
+                    "finishReason": "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": _usage(record),
+            "modelVersion": model or self.model_version,
+            "responseId": f"bench-{len(self.calls)}",
+        }
+        text = json.dumps(response)
+        record.end = time.monotonic()
+        self.calls.append(record)
+        return web.Response(text=text, content_type="application/json")
+
+
+def parse_request(model: str, body: dict[str, Any]) -> GeminiRequest:
+    """Stage and sizes of a generateContent body (REST camelCase shape)."""
+    si = body.get("systemInstruction") or body.get("system_instruction") or {}
+    system = "".join(str(p.get("text") or "") for p in si.get("parts") or [])
+    first = system.lstrip().split("\n", 1)[0].strip()
+    stage = first[len(STAGE_PREFIX) :].strip() if first.startswith(STAGE_PREFIX) else ""
+    contents_chars = len(json.dumps(body.get("contents") or [], ensure_ascii=False))
+    tools_chars = len(json.dumps(body.get("tools") or [], ensure_ascii=False))
+    return GeminiRequest(
+        model=model,
+        stage=stage,
+        body=body,
+        system=system,
+        prompt_chars=len(system) + contents_chars + tools_chars,
+        system_chars=len(system),
+        contents_chars=contents_chars,
+        tools_chars=tools_chars,
+    )
+
+
+def tokens(chars: int) -> int:
+    """Approximate tokens for ``chars`` characters (Gemini: about 4 per token)."""
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+def _record(parsed: GeminiRequest, start: float, turn: Turn, status: int = 200) -> CallRecord:
+    return CallRecord(
+        stage=parsed.stage,
+        model=parsed.model,
+        start=start,
+        end=time.monotonic(),
+        prompt_chars=parsed.prompt_chars,
+        system_chars=parsed.system_chars,
+        contents_chars=parsed.contents_chars,
+        tools_chars=parsed.tools_chars,
+        text_chars=parsed.system_chars + len(parsed.user_text()),
+        prompt_tokens=tokens(parsed.prompt_chars),
+        output_tokens=max(1, tokens(turn.output_chars())),
+        thoughts_tokens=turn.thoughts_tokens,
+        status=status,
+    )
+
+
+def _usage(record: CallRecord) -> dict[str, Any]:
+    usage: dict[str, Any] = {
+        "promptTokenCount": record.prompt_tokens,
+        "candidatesTokenCount": record.output_tokens,
+        "totalTokenCount": record.prompt_tokens + record.output_tokens + record.thoughts_tokens,
+        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": record.prompt_tokens}],
+    }
+    if record.thoughts_tokens:
+        usage["thoughtsTokenCount"] = record.thoughts_tokens
+    return usage
+
+
+def _error(code: int, status: str, message: str) -> web.Response:
+    body = {"error": {"code": code, "message": message, "status": status}}
+    return web.json_response(body, status=code)
