@@ -37,6 +37,7 @@ from bot.alerts_in import AlertIntake
 from bot.coordinator import Coordinator, SlackReporter, ThreadRef
 from bot.listeners import Investigate, Listeners, ack_only, alert_request_text
 from bot.middleware import Deduper, Gatekeeper
+from bot.pacer import Pacer
 from bot.render import alert_card
 from bot.server import build_web_app
 from bot.webhook import AlertWebhook
@@ -231,13 +232,18 @@ def create_socbot(
     *,
     client: AsyncWebClient,
     http_mode: bool,
+    pacer: Pacer,
 ) -> SocBot:
-    """Wire store, middleware, coordinator, listeners, bolt app and webhook."""
+    """Wire store, middleware, coordinator, listeners, bolt app and webhook.
+
+    ``pacer`` is shared with the investigator so that every message posted in a
+    channel (cards, notices, progress, conclusions) counts against one pace.
+    """
     slack = settings.slack
     store = SlackStore(db)
     alerts = AlertStore(db)
     intake = AlertIntake(alerts)
-    reporter = SlackReporter(client)
+    reporter = SlackReporter(client, pacer)
     coordinator = Coordinator(slack.max_concurrent_investigations, reporter)
     deduper = Deduper(store)
     listeners = Listeners(

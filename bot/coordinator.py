@@ -175,10 +175,11 @@ class Coordinator:
 
 
 class SlackReporter:
-    """``Reporter`` posting short notices in the thread; a failed post is logged only."""
+    """``Reporter`` posting short notices, paced per channel; a failed post is logged only."""
 
-    def __init__(self, client: AsyncWebClient) -> None:
+    def __init__(self, client: AsyncWebClient, pacer: Pacer) -> None:
         self.client = client
+        self.pacer = pacer
 
     async def say(self, thread: ThreadRef, text: str) -> None:
         await self.post(thread, {"text": text})
@@ -214,14 +215,15 @@ class SlackReporter:
         self, channel: str, thread_ts: str | None, message: dict[str, Any]
     ) -> str | None:
         try:
-            response = await self.client.chat_postMessage(
-                channel=channel,
-                thread_ts=thread_ts,
-                text=message.get("text"),
-                blocks=message.get("blocks"),
-                unfurl_links=SAFE_POST_FLAGS["unfurl_links"],
-                unfurl_media=SAFE_POST_FLAGS["unfurl_media"],
-            )
+            async with self.pacer.slot(channel):
+                response = await self.client.chat_postMessage(
+                    channel=channel,
+                    thread_ts=thread_ts,
+                    text=message.get("text"),
+                    blocks=message.get("blocks"),
+                    unfurl_links=SAFE_POST_FLAGS["unfurl_links"],
+                    unfurl_media=SAFE_POST_FLAGS["unfurl_media"],
+                )
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
             log.warning("could not post in %s: %s", channel, error)
             return None

@@ -334,8 +334,7 @@ def still_working_message() -> Message:
 
 
 def queued_message(position: int) -> Message:
-    ahead = "1 investigation" if position == 1 else f"{position} investigations"
-    return _notice(f"🕒 Queued: {ahead} ahead of this one. I'll start as soon as a slot frees up.")
+    return _notice(f"🕒 Queued (#{position} in line). I'll start as soon as a slot frees up.")
 
 
 def cancelled_message() -> Message:

@@ -28,6 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.errors import AgentError
 from bot.app import build_client, create_socbot
 from bot.coordinator import EngineInvestigator
+from bot.pacer import Pacer
 from bot.server import start_site
 from bot.socket_mode import run_socket_mode
 from cli.app import app, fail
@@ -121,9 +122,10 @@ async def serve_until(
     me = await identify(client)
     log.info("signed in to %s (%s) as %s (%s)", me.team, me.team_id, me.user, me.user_id)
     async with runtime(settings) as rt:
-        investigate = EngineInvestigator(rt.engine, client, AlertStore(rt.db))
+        pacer = Pacer()
+        investigate = EngineInvestigator(rt.engine, client, AlertStore(rt.db), pacer=pacer)
         bot = create_socbot(
-            settings, rt.db, investigate, client=client, http_mode=mode is Mode.http
+            settings, rt.db, investigate, client=client, http_mode=mode is Mode.http, pacer=pacer
         )
         try:
             if ready is not None:

@@ -24,6 +24,7 @@ from agent.alerts import Alert
 from bot.app import SocBot, build_client, create_socbot
 from bot.coordinator import ThreadRef
 from bot.listeners import Investigate
+from bot.pacer import Pacer
 from config.settings import Settings
 from store.db import Database
 from tests.fakes.slack_api import FakeSlackAPI
@@ -105,6 +106,7 @@ class SlackHarness:
         http_mode: bool = True,
         db: Database | None = None,
         client: AsyncWebClient | None = None,
+        pacer: Pacer | None = None,
     ) -> None:
         self.fake = fake
         self.settings = settings
@@ -113,6 +115,7 @@ class SlackHarness:
         self.owns_db = db is None
         self.db = db or Database(settings.database_url)
         self.web_client = client or build_client(settings.slack, backoff_s=0.01)
+        self.pacer = pacer or Pacer(rate_per_s=200)
         self.bot: SocBot | None = None
         self.http: TestClient[Any, Any] | None = None
 
@@ -121,7 +124,12 @@ class SlackHarness:
             await self.db.create()
         client = self.web_client
         self.bot = create_socbot(
-            self.settings, self.db, self.investigate, client=client, http_mode=self.http_mode
+            self.settings,
+            self.db,
+            self.investigate,
+            client=client,
+            http_mode=self.http_mode,
+            pacer=self.pacer,
         )
         self.http = TestClient(TestServer(self.bot.web_app(), host="127.0.0.1"))
         await self.http.start_server()

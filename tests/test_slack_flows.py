@@ -103,10 +103,13 @@ async def running_bot(
     """The real runtime (engine, DB, tools) and the real Slack app, model scripted."""
     async with open_runtime(settings, backend=model) as rt:
         client = build_client(settings.slack, backoff_s=0.01)
+        pacer = Pacer(rate_per_s=200)
         investigate = EngineInvestigator(
-            rt.engine, client, AlertStore(rt.db), pacer=Pacer(rate_per_s=200), update_interval=0.02
+            rt.engine, client, AlertStore(rt.db), pacer=pacer, update_interval=0.02
         )
-        async with SlackHarness(fake, settings, investigate, db=rt.db, client=client) as h:
+        async with SlackHarness(
+            fake, settings, investigate, db=rt.db, client=client, pacer=pacer
+        ) as h:
             yield h
 
 
