@@ -1,5 +1,256 @@
-"""socbot investigate and socbot chat (engine issue)."""
+"""``socbot investigate PATH`` and ``socbot chat``: the engine from a terminal.
+
+Progress goes to stderr (``cli.progress``); stdout carries only the result —
+the conclusion as Markdown, or with ``--json`` the investigation record — so
+both commands can be scripted. Expected failures (configuration, input file,
+credentials) end with one ``error:`` line and exit code 2, never a traceback.
+Ctrl-C cancels the running investigation cleanly (it is stored as cancelled).
+"""
 
 from __future__ import annotations
 
-from cli.app import app  # noqa: F401
+import asyncio
+import json
+import sys
+import time
+import uuid
+from contextlib import AsyncExitStack
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markdown import Markdown
+
+from agent.alerts import Alert, parse_alert
+from agent.concluder import to_markdown
+from agent.engine import Outcome, Request
+from agent.errors import AgentError
+from cli.app import app, fail
+from cli.progress import TerminalProgress
+from cli.runtime import open_runtime
+from config.settings import ConfigError, Settings, load_settings
+from store.investigations import InvestigationStore
+
+EXIT_FAILED = 1
+EXIT_CANCELLED = 130
+EXIT_CODES = {"answered": 0, "concluded": 0, "failed": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
+
+PathArg = Annotated[str, typer.Argument(help="Alert JSON file, or - to read standard input.")]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print the investigation record as JSON to stdout.")
+]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Also show each model call.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output on stderr.")]
+
+
+@app.command()
+def investigate(
+    path: PathArg, as_json: JsonOpt = False, verbose: VerboseOpt = False, quiet: QuietOpt = False
+) -> None:
+    """Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."""
+    settings = _settings()
+    alert = _read_alert(path)
+    progress = TerminalProgress(Console(stderr=True, quiet=quiet), verbose=verbose)
+    try:
+        with progress:
+            outcome, record = asyncio.run(_investigate(settings, alert, progress))
+    except KeyboardInterrupt:
+        typer.secho("cancelled", err=True, fg=typer.colors.YELLOW)
+        raise typer.Exit(EXIT_CANCELLED) from None
+    except (ConfigError, AgentError, OSError) as exc:
+        raise fail(_one_line(exc)) from None
+
+    if as_json:
+        typer.echo(json.dumps(record, indent=2, ensure_ascii=False, default=str))
+    else:
+        _print_outcome(outcome)
+    if quiet and outcome.error:
+        typer.secho(f"{outcome.status}: {outcome.error}", err=True, fg=typer.colors.RED)
+    typer.secho(
+        f"investigation {outcome.investigation_id} · follow up with: "
+        f"socbot chat --conversation {record['conversation_id']}",
+        err=True,
+        dim=True,
+    )
+    code = EXIT_CODES.get(outcome.status, EXIT_FAILED)
+    if code:
+        raise typer.Exit(code)
+
+
+async def _investigate(
+    settings: Settings, alert: Alert, progress: TerminalProgress
+) -> tuple[Outcome, dict[str, Any]]:
+    conversation_id = f"cli:{alert.id}"
+    async with open_runtime(settings) as rt:
+        started = time.monotonic()
+        outcome = await rt.engine.run(
+            Request(conversation_id=conversation_id, text=_alert_request(alert), alert=alert),
+            progress,
+        )
+        record = await investigation_record(rt.investigations, outcome, time.monotonic() - started)
+    record["conversation_id"] = conversation_id
+    return outcome, record
+
+
+async def investigation_record(
+    store: InvestigationStore, outcome: Outcome, elapsed_s: float
+) -> dict[str, Any]:
+    """The ``--json`` record: the engine's record plus steps, reflections and step timings.
+
+    Missing pieces (an engine record cut short by a failure) come from the outcome
+    and the stored trace, so the record always has the same keys.
+    """
+    trace = await store.trace(outcome.investigation_id)
+    plan = outcome.plan
+    record: dict[str, Any] = dict(outcome.record)
+    record.setdefault("investigation_id", outcome.investigation_id)
+    record["status"] = outcome.status
+    record["mode"] = outcome.mode
+    record["objective"] = plan.objective if plan else None
+    record["steps"] = [step.model_dump(mode="json") for step in plan.steps] if plan else []
+    if not record.get("reflections"):
+        record["reflections"] = [
+            e["payload"]["reflection"] for e in trace if e["type"] == "reflected"
+        ]
+    record["conclusion"] = (
+        outcome.conclusion.model_dump(mode="json") if outcome.conclusion else None
+    )
+    record["limits_hit"] = outcome.limits_hit
+    record["error"] = outcome.error
+    record["usage"] = record.get("usage") or outcome.usage
+    timings = dict(record.get("timings") or {})
+    timings.setdefault("total_ms", round(elapsed_s * 1000, 1))
+    timings["steps_ms"] = _step_timings(trace)
+    record["timings"] = timings
+    return record
+
+
+def _step_timings(trace: list[dict[str, Any]]) -> dict[str, float]:
+    """Per-step wall-clock milliseconds from the trace's step_started/step_finished."""
+    started: dict[str, datetime] = {}
+    steps: dict[str, float] = {}
+    for event in trace:
+        step_id = event["payload"].get("step_id")
+        if event["at"] is None or not isinstance(step_id, str):
+            continue
+        at = datetime.fromisoformat(event["at"])
+        if event["type"] == "step_started":
+            started[step_id] = at
+        elif event["type"] == "step_finished" and step_id in started:
+            steps[step_id] = round((at - started[step_id]).total_seconds() * 1000, 1)
+    return steps
+
+
+@app.command()
+def chat(
+    conversation: Annotated[
+        str | None,
+        typer.Option("--conversation", "-c", help="Resume this conversation id."),
+    ] = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Talk to socbot in the terminal, with persistent history (Ctrl-D to leave)."""
+    settings = _settings()
+    console = Console(stderr=True)
+    try:
+        with asyncio.Runner() as runner:
+            _chat_loop(runner, settings, console, conversation, verbose)
+    except (ConfigError, AgentError, OSError) as exc:
+        raise fail(_one_line(exc)) from None
+
+
+def _chat_loop(
+    runner: asyncio.Runner,
+    settings: Settings,
+    console: Console,
+    conversation: str | None,
+    verbose: bool,
+) -> None:
+    stack = AsyncExitStack()  # keeps the runtime open across several Runner.run calls
+    rt = runner.run(stack.enter_async_context(open_runtime(settings)))
+    try:
+        conversation_id = conversation or f"cli:{uuid.uuid4().hex[:12]}"
+        if conversation is not None:
+            if not runner.run(rt.conversations.exists(conversation)):
+                raise fail(f"no conversation {conversation!r}; start one with `socbot chat`")
+            count = runner.run(rt.conversations.count(conversation))
+            console.print(f"resuming conversation {conversation_id} ({count} messages)")
+        else:
+            console.print(f"conversation {conversation_id}")
+        console.print(f"[dim]resume later with: socbot chat --conversation {conversation_id}[/]")
+        while True:
+            try:
+                text = console.input("[bold cyan]you>[/] ").strip()
+            except (EOFError, KeyboardInterrupt):
+                console.print()
+                return
+            if text in ("/exit", "/quit"):
+                return
+            if not text:
+                continue
+            with TerminalProgress(console, verbose=verbose) as progress:
+                try:
+                    outcome = runner.run(
+                        rt.engine.run(Request(conversation_id=conversation_id, text=text), progress)
+                    )
+                except KeyboardInterrupt:
+                    console.print("[yellow]cancelled[/]")
+                    continue
+            _print_outcome(outcome)
+    finally:
+        runner.run(stack.aclose())
+
+
+def _print_outcome(outcome: Outcome) -> None:
+    """The answer or conclusion on stdout (failures were shown by the progress sink)."""
+    if outcome.answer is not None:
+        _print_markdown(outcome.answer)
+    elif outcome.conclusion is not None:
+        _print_markdown(to_markdown(outcome.conclusion, outcome.plan, outcome.limits_hit))
+
+
+def _print_markdown(text: str) -> None:
+    if sys.stdout.isatty():
+        Console().print(Markdown(text))
+    else:
+        typer.echo(text)
+
+
+def _settings() -> Settings:
+    try:
+        return load_settings()
+    except (ConfigError, ValueError) as exc:
+        raise fail(_one_line(exc)) from None
+
+
+def _read_alert(path: str) -> Alert:
+    source = "standard input" if path == "-" else path
+    try:
+        raw = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot read {source!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise fail(f"{source!r} is not UTF-8 text; expected an alert in JSON") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise fail(
+            f"{source!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    if not isinstance(data, dict):
+        raise fail(f"{source!r} must hold one JSON object (an alert), not {type(data).__name__}")
+    try:
+        return parse_alert(data)
+    except (AgentError, ValueError) as exc:
+        raise fail(f"{source!r} is not an alert socbot understands: {_one_line(exc)}") from None
+
+
+def _alert_request(alert: Alert) -> str:
+    return f"Investigate this {alert.source} alert: {alert.title}"
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

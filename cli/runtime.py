@@ -1,0 +1,122 @@
+"""The composition root: builds every long-lived object once and closes them all.
+
+::
+
+    async with open_runtime(settings) as rt:
+        outcome = await rt.engine.run(Request(conversation_id, text), sink)
+
+Order matters for errors: the Gemini credentials are checked before anything
+touches the disk, so a missing key fails fast with one actionable sentence.
+Tests pass ``backend=`` (a scripted model) and, if they want, their own ``http``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from typing import cast
+
+import httpx
+
+from agent.engine import Engine
+from agent.gateway import LLMGateway
+from agent.gemini import GeminiBackend
+from agent.history import History
+from agent.llm import ModelBackend
+from config.settings import Settings
+from store.conversations import ConversationStore
+from store.db import Database
+from store.investigations import InvestigationStore
+from tools.base import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+USER_AGENT = "socbot/0.1"
+RegistryBuilder = Callable[[Settings, Database, httpx.AsyncClient], ToolRegistry]
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """Everything a command needs, wired together."""
+
+    settings: Settings
+    db: Database
+    http: httpx.AsyncClient
+    registry: ToolRegistry
+    gateway: LLMGateway
+    history: History
+    conversations: ConversationStore
+    investigations: InvestigationStore
+    engine: Engine
+
+
+@asynccontextmanager
+async def open_runtime(
+    settings: Settings,
+    *,
+    backend: ModelBackend | None = None,
+    http: httpx.AsyncClient | None = None,
+) -> AsyncIterator[Runtime]:
+    """Open the database (creating the schema), the HTTP client, tools, model and engine.
+
+    Raises ``ConfigError`` when Gemini credentials are missing (unless ``backend``
+    is given). Everything opened here is closed on exit, also on error or cancel.
+    """
+    async with AsyncExitStack() as stack:
+        if http is None:
+            http = httpx.AsyncClient(
+                timeout=httpx.Timeout(30.0, connect=10.0), headers={"User-Agent": USER_AGENT}
+            )
+            stack.push_async_callback(http.aclose)
+        if backend is None:
+            gemini = GeminiBackend.from_settings(settings.gemini, httpx_async_client=http)
+            stack.push_async_callback(gemini.aclose)
+            backend = gemini
+
+        db = Database(settings.database_url)
+        stack.push_async_callback(db.close)
+        await db.create()
+
+        registry = _registry_builder()(settings, db, http)
+        gateway = LLMGateway(backend, settings.gemini)
+        history = History(db, settings.limits)
+        investigations = InvestigationStore(db)
+        engine = Engine(
+            settings=settings,
+            gateway=gateway,
+            registry=registry,
+            history=history,
+            investigations=investigations,
+        )
+        log.info("runtime ready: %d tools, database %s", len(registry.names()), _db_name(db))
+        yield Runtime(
+            settings=settings,
+            db=db,
+            http=http,
+            registry=registry,
+            gateway=gateway,
+            history=history,
+            conversations=ConversationStore(db),
+            investigations=investigations,
+            engine=engine,
+        )
+
+
+def _registry_builder() -> RegistryBuilder:
+    """``tools.setup.build_registry``; an empty registry only while that module is absent."""
+    try:
+        module = importlib.import_module("tools.setup")
+    except ModuleNotFoundError as exc:
+        if exc.name != "tools.setup":
+            raise
+        log.warning("tools.setup is missing: running with no tools")
+        return lambda settings, _db, _http: ToolRegistry(settings.limits.tool_result_chars)
+    return cast(RegistryBuilder, module.build_registry)
+
+
+def _db_name(db: Database) -> str:
+    """The database URL without credentials, for logs."""
+    return db.engine.url.render_as_string(hide_password=True)
