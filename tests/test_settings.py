@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import re
 import tomllib
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from config.settings import ConfigError, Settings, load_settings
 
@@ -136,3 +138,28 @@ def test_documented_example_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
 def _key(settings: Settings) -> str:
     assert settings.gemini.api_key is not None
     return settings.gemini.api_key.get_secret_value()
+
+
+def _setting_paths(model: type[BaseModel], prefix: str = "") -> list[str]:
+    paths = []
+    for name, info in model.model_fields.items():
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            paths += _setting_paths(annotation, f"{prefix}{name}.")
+        else:
+            paths.append(prefix + name)
+    return paths
+
+
+@pytest.mark.parametrize("path", _setting_paths(Settings))
+def test_example_documents_every_setting(path: str) -> None:
+    """Each setting appears in the example, set or as a commented-out line, in its section."""
+    *sections, key = path.split(".")
+    text = EXAMPLE.read_text()
+    if sections:
+        header = f"[{'.'.join(sections)}]"
+        assert header in text, f"section {header} missing from {EXAMPLE.name}"
+        text = text.split(header, 1)[1].split("\n[", 1)[0]
+    assert re.search(rf"^#? ?{key} =|\b{key}\b", text, re.MULTILINE), (
+        f"{path} is not documented in {EXAMPLE.name}"
+    )
