@@ -12,12 +12,10 @@ Tests pass ``backend=`` (a scripted model) and, if they want, their own ``http``
 
 from __future__ import annotations
 
-import importlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import cast
 
 import httpx
 
@@ -31,11 +29,11 @@ from store.conversations import ConversationStore
 from store.db import Database
 from store.investigations import InvestigationStore
 from tools.base import ToolRegistry
+from tools.setup import build_registry
 
 log = logging.getLogger(__name__)
 
 USER_AGENT = "socbot/0.1"
-RegistryBuilder = Callable[[Settings, Database, httpx.AsyncClient], ToolRegistry]
 
 
 @dataclass(frozen=True)
@@ -80,7 +78,7 @@ async def open_runtime(
         stack.push_async_callback(db.close)
         await db.create()
 
-        registry = _registry_builder()(settings, db, http)
+        registry = build_registry(settings, db, http)
         gateway = LLMGateway(backend, settings.gemini)
         history = History(db, settings.limits)
         investigations = InvestigationStore(db)
@@ -103,18 +101,6 @@ async def open_runtime(
             investigations=investigations,
             engine=engine,
         )
-
-
-def _registry_builder() -> RegistryBuilder:
-    """``tools.setup.build_registry``; an empty registry only while that module is absent."""
-    try:
-        module = importlib.import_module("tools.setup")
-    except ModuleNotFoundError as exc:
-        if exc.name != "tools.setup":
-            raise
-        log.warning("tools.setup is missing: running with no tools")
-        return lambda settings, _db, _http: ToolRegistry(settings.limits.tool_result_chars)
-    return cast(RegistryBuilder, module.build_registry)
 
 
 def _db_name(db: Database) -> str:

@@ -29,7 +29,7 @@ from cli.runtime import Runtime, open_runtime
 from config.settings import Settings
 from store.db import Database
 from store.investigations import InvestigationStore
-from tests.fakes.model import ScriptedModel, json_response, text_response
+from tests.fakes.model import ScriptedModel, call_response, json_response, text_response
 
 ALERTS = Path(__file__).resolve().parent / "fixtures" / "alerts"
 
@@ -233,7 +233,7 @@ def investigation_model() -> ScriptedModel:
             {
                 "id": "ip",
                 "description": "Assess the source IP",
-                "tools": [],
+                "tools": ["search_past_alerts"],
                 "expected": "reputation",
                 "depends_on": [],
             },
@@ -249,7 +249,10 @@ def investigation_model() -> ScriptedModel:
     return ScriptedModel(
         {
             "planner": [json_response(plan)],
-            "step s1": [text_response("The IP is a Tor exit node.")],
+            "step s1": [
+                call_response(("search_past_alerts", {"text": "Tor"})),
+                text_response("The IP is a Tor exit node."),
+            ],
             "step s2": [text_response("A service account key was created.")],
             "reflector": [
                 json_response({"achieved": False, "insights": ["Tor exit"], "plan_updates": []}),
@@ -278,7 +281,7 @@ def test_investigate_json_end_to_end(
     assert [r["insights"] for r in record["reflections"]] == [["Tor exit"], ["key created"]]
     assert record["conclusion"]["verdict"] == "true_positive"
     usage = record["usage"]
-    assert usage["llm_calls"] == 6
+    assert usage["llm_calls"] == 7
     assert set(usage["stages"]) >= {"planner", "reflector", "concluder"}
     assert usage["total_tokens"] > 0
     assert record["timings"]["total_ms"] > 0
@@ -290,6 +293,16 @@ def test_investigate_json_end_to_end(
     trace = asyncio.run(_trace(db_url, investigation_id))
     assert trace[0] == "started"
     assert {"plan_created", "step_started", "reflected", "concluded"} <= set(trace)
+    assert trace.count("tool_called") == 1
+    # The step saw the real tool's result (searched in the configured database) as data.
+    responses = [
+        part.function_response
+        for content in model.requests_for("step s1")[-1].contents
+        for part in content.parts or []
+        if part.function_response is not None
+    ]
+    assert [r.name for r in responses] == ["search_past_alerts"]
+    assert "output" in (responses[0].response or {})
 
 
 def test_investigate_prints_markdown_conclusion(
