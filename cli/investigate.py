@@ -37,6 +37,24 @@ EXIT_FAILED = 1
 EXIT_CANCELLED = 130
 EXIT_CODES = {"answered": 0, "concluded": 0, "failed": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
 
+# Key order of the --json record, for a reader; other keys the engine adds follow.
+RECORD_ORDER = (
+    "investigation_id",
+    "conversation_id",
+    "kind",
+    "status",
+    "mode",
+    "error",
+    "limits_hit",
+    "objective",
+    "steps",
+    "reflections",
+    "conclusion",
+    "answer",
+    "usage",
+    "timings",
+)
+
 PathArg = Annotated[str, typer.Argument(help="Alert JSON file, or - to read standard input.")]
 JsonOpt = Annotated[
     bool, typer.Option("--json", help="Print the investigation record as JSON to stdout.")
@@ -124,7 +142,8 @@ async def investigation_record(
     timings.setdefault("total_ms", round(elapsed_s * 1000, 1))
     timings["steps_ms"] = _step_timings(trace)
     record["timings"] = timings
-    return record
+    first = [k for k in RECORD_ORDER if k in record]
+    return {key: record[key] for key in [*first, *(k for k in record if k not in first)]}
 
 
 def _step_timings(trace: list[dict[str, Any]]) -> dict[str, float]:
