@@ -18,13 +18,14 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 import httpx
+from sqlalchemy.exc import ArgumentError, OperationalError
 
 from agent.engine import Engine
 from agent.gateway import LLMGateway
 from agent.gemini import GeminiBackend
 from agent.history import History
 from agent.llm import ModelBackend
-from config.settings import Settings
+from config.settings import ConfigError, Settings
 from store.conversations import ConversationStore
 from store.db import Database
 from store.investigations import InvestigationStore
@@ -74,9 +75,9 @@ async def open_runtime(
             stack.push_async_callback(gemini.aclose)
             backend = gemini
 
-        db = Database(settings.database_url)
+        db = _database(settings.database_url)
         stack.push_async_callback(db.close)
-        await db.create()
+        await _create_schema(db)
 
         registry = build_registry(settings, db, http)
         gateway = LLMGateway(backend, settings.gemini)
@@ -101,6 +102,35 @@ async def open_runtime(
             investigations=investigations,
             engine=engine,
         )
+
+
+def _database(url: str) -> Database:
+    """The database, or a ``ConfigError`` saying how to fix ``database_url``."""
+    try:
+        return Database(url)
+    except ModuleNotFoundError as exc:
+        raise ConfigError(
+            f"the database driver {exc.name!r} is not installed "
+            "(for PostgreSQL: uv sync --extra postgres)"
+        ) from exc
+    except ArgumentError as exc:
+        raise ConfigError(
+            f"database_url (SOCBOT_DATABASE_URL) is not a usable SQLAlchemy URL: {exc}"
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot create the folder for the database ({exc.strerror}): check SOCBOT_DATABASE_URL"
+        ) from exc
+
+
+async def _create_schema(db: Database) -> None:
+    try:
+        await db.create()
+    except (OperationalError, OSError) as exc:
+        reason = exc.orig if isinstance(exc, OperationalError) else exc.strerror
+        raise ConfigError(
+            f"cannot open the database {_db_name(db)} ({reason}): check SOCBOT_DATABASE_URL"
+        ) from exc
 
 
 def _db_name(db: Database) -> str:

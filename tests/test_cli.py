@@ -119,6 +119,22 @@ def test_broken_config_file_is_one_line(
     assert_one_line_error(result.output, "SOCBOT_CONFIG")
 
 
+@pytest.mark.parametrize(
+    "url", ["notadb://x", "garbage", "sqlite+aiosqlite:///{tmp}", "sqlite+aiosqlite:///{tmp}/f/db"]
+)
+def test_unusable_database_url_is_one_line(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    monkeypatch.delenv("SOCBOT_CONFIG")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "f").write_text("a file where a folder should be")
+    monkeypatch.setenv("SOCBOT_DATABASE_URL", url.format(tmp=tmp_path))
+    monkeypatch.setenv("GEMINI_API_KEY", "fake-key-for-tests")
+    result = runner.invoke(app, ["investigate", str(ALERTS / "leveret-scc.json")])
+    assert result.exit_code == 2
+    assert_one_line_error(result.output, "SOCBOT_DATABASE_URL")
+
+
 # ---------------------------------------------------------------- progress sink
 
 
