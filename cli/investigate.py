@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
+import tomllib
 import uuid
 from contextlib import AsyncExitStack
 from datetime import datetime
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markdown import Markdown
 
@@ -30,7 +33,7 @@ from agent.errors import AgentError
 from cli.app import app, fail
 from cli.progress import TerminalProgress
 from cli.runtime import open_runtime
-from config.settings import ConfigError, Settings, load_settings
+from config.settings import DEFAULT_CONFIG_PATH, ConfigError, Settings, load_settings
 from store.investigations import InvestigationStore
 
 EXIT_FAILED = 1
@@ -240,8 +243,25 @@ def _print_markdown(text: str) -> None:
 def _settings() -> Settings:
     try:
         return load_settings()
-    except (ConfigError, ValueError) as exc:
+    except ValidationError as exc:
+        raise fail(_invalid_setting(exc)) from None
+    except tomllib.TOMLDecodeError as exc:
+        path = os.environ.get("SOCBOT_CONFIG", str(DEFAULT_CONFIG_PATH))
+        raise fail(f"{path} is not valid TOML: {_one_line(exc)}") from None
+    except ConfigError as exc:
         raise fail(_one_line(exc)) from None
+
+
+def _invalid_setting(exc: ValidationError) -> str:
+    """``invalid setting limits.max_steps: Input should be ...`` (never echoes the value)."""
+    errors = exc.errors(include_input=False, include_url=False)
+    first = errors[0]
+    where = ".".join(str(part) for part in first["loc"]) or "settings"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return (
+        f"invalid setting {where}: {first['msg']}{more} "
+        "(check the config file and SOCBOT_* variables)"
+    )
 
 
 def _read_alert(path: str) -> Alert:

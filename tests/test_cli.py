@@ -120,6 +120,26 @@ def test_broken_config_file_is_one_line(
 
 
 @pytest.mark.parametrize(
+    ("toml", "needle"),
+    [
+        ("[limits]\nmax_steps = 0\n", "invalid setting limits.max_steps: Input should be greater"),
+        ("x = = 1\n", "is not valid TOML"),
+        ('databse_url = "x"\n', "invalid setting databse_url"),
+    ],
+)
+def test_bad_config_is_one_line(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, needle: str
+) -> None:
+    path = tmp_path / "socbot.toml"
+    path.write_text(toml)
+    monkeypatch.setenv("SOCBOT_CONFIG", str(path))
+    for command in (["investigate", str(ALERTS / "leveret-scc.json")], ["chat"]):
+        result = runner.invoke(app, command, input="")
+        assert result.exit_code == 2
+        assert_one_line_error(result.output, needle)
+
+
+@pytest.mark.parametrize(
     "url", ["notadb://x", "garbage", "sqlite+aiosqlite:///{tmp}", "sqlite+aiosqlite:///{tmp}/f/db"]
 )
 def test_unusable_database_url_is_one_line(
