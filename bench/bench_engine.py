@@ -331,7 +331,7 @@ async def _step_growth(tmp: Path, latency_s: float, n: int = 6) -> dict[str, Any
     out: list[dict[str, Any]] = []
     worst = 0.0
     base = first_calls["step s1"].text_chars
-    tool_chars = max((c.text_chars for c in result.calls if c.stage == "step s1"), default=0)
+    s1_calls = [c.prompt_chars for c in result.calls if c.stage == "step s1"]
     for k in range(1, n + 1):
         call = first_calls.get(f"step s{k}")
         if call is None:
@@ -357,7 +357,7 @@ async def _step_growth(tmp: Path, latency_s: float, n: int = 6) -> dict[str, Any
     )
     return {
         "per_step": out,
-        "step_s1_largest_call_chars": tool_chars,
+        "step_s1_request_chars_before_and_after_its_tool_result": s1_calls,
         "worst_other_growth_per_earlier_step_chars": round(worst, 1),
         "met": worst <= 400,
         "criterion": "besides the findings, each earlier step adds <= 400 chars "
