@@ -34,12 +34,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.alerts import Alert
 from bot.alerts_in import AlertIntake
-from bot.coordinator import Coordinator, SlackReporter, ThreadRef
-from bot.listeners import Investigate, Listeners, ack_only, alert_request_text
+from bot.coordinator import Coordinator, SlackReporter
+from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
 from bot.pacer import Pacer
-from bot.render import alert_card
 from bot.server import build_web_app
+from bot.storm import AlertTriage
 from bot.webhook import AlertWebhook
 from config.settings import Settings, SlackSettings
 from store.alerts import AlertStore
@@ -192,37 +192,48 @@ class SocBot:
     bolt: AsyncApp
     webhook: AlertWebhook
     http_mode: bool
+    triage: AlertTriage | None = None
 
     def web_app(self) -> web.Application:
-        """The aiohttp app: ``/slack/events`` in HTTP mode, ``/alerts`` and ``/healthz``."""
+        """The aiohttp app: ``/slack/events`` in HTTP mode, ``/alerts`` and ``/healthz``.
+
+        On start-up, alerts deferred (or interrupted) by an earlier run are resumed.
+        """
         bolt = self.bolt if self.http_mode else None
-        return build_web_app(bolt=bolt, webhook=self.webhook, health=self.health)
+        app = build_web_app(bolt=bolt, webhook=self.webhook, health=self.health)
+        app.on_startup.append(self._resume)
+        return app
+
+    async def _resume(self, _app: web.Application) -> None:
+        if self.triage is not None:
+            await self.triage.resume()
 
     def health(self) -> dict[str, Any]:
-        return {
+        """``/healthz``: investigations running / waiting, and the webhook alerts' states."""
+        out: dict[str, Any] = {
             "mode": "http" if self.http_mode else "socket",
             "running": self.coordinator.running,
             "queued": self.coordinator.queued,
         }
+        if self.triage is not None:
+            out["alerts"] = self.triage.counts()
+            out["alerts_since_start"] = dict(self.triage.totals)
+        return out
 
     async def dispatch_alert(self, alert: Alert) -> None:
-        """Webhook alerts: post the card in the webhook channel, investigate in its thread."""
-        channel = self.slack.webhook_channel
-        if not channel:
-            return
-        card = alert_card(alert)
-        ts = await self.reporter.post_top(channel, card)
-        if ts is None:
-            log.error("alert %s stored but its card could not be posted", alert.id)
-            return
-        await self.alerts.set_slack_message(alert.id, channel, ts)
-        await self.store.remember_thread(channel, ts)
-        await self.listeners.start(ThreadRef(channel, ts), alert_request_text(alert), alert)
+        """Webhook alerts: group, investigate or defer them (``bot.storm``)."""
+        if self.triage is not None:
+            await self.triage.dispatch(alert)
 
     async def close(self) -> None:
-        """Finish handing over accepted alerts, then cancel running investigations."""
+        """Finish handing over accepted alerts, then stop investigations quietly.
+
+        Alerts still waiting are stored as deferred and resumed on the next start.
+        """
         await self.webhook.drain()
         await self.coordinator.shutdown()
+        if self.triage is not None:
+            await self.triage.close()
 
 
 def create_socbot(
@@ -283,5 +294,15 @@ def create_socbot(
         webhook=AlertWebhook(slack, accept, dispatch),
         http_mode=http_mode,
     )
+    if slack.webhook_channel:
+        bot.triage = AlertTriage(
+            slack,
+            channel=slack.webhook_channel,
+            alerts=alerts,
+            coordinator=coordinator,
+            reporter=reporter,
+            investigate=investigate,
+            remember_thread=store.remember_thread,
+        )
     holder.append(bot)
     return bot

@@ -6,15 +6,20 @@ Slack ack is never held up. The coordinator guarantees
 * one run per thread — ``submit`` returns ``False`` while one is running or queued
   there (the caller says "still working");
 * at most ``limit`` runs at once — later work waits in FIFO order and the thread is
-  told its place (``Reporter.queued``);
+  told its place (``Reporter.queued``), unless the caller shows the queue elsewhere
+  (``announce=False``: the alert storm status message); a notice still waiting to be
+  posted when the run starts is dropped;
 * ``stop(thread)`` cancels the thread's run, running or queued, and the thread is
   told (``Reporter.cancelled``);
-* every failure is told in the thread (``Reporter.failed``) — never silence.
+* every failure is told in the thread (``Reporter.failed``) — never silence;
+* ``shutdown()`` cancels running and queued runs quietly: nothing is posted per
+  queued thread (the process is going away, not the analyst's work failing).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -86,6 +91,7 @@ class Coordinator:
         self._waiting: deque[tuple[ThreadRef, asyncio.Future[None]]] = deque()
         self._active = 0
         self._stopping: set[ThreadRef] = set()
+        self._notices: set[asyncio.Task[None]] = set()
         self._closing = False
 
     @property
@@ -96,15 +102,27 @@ class Coordinator:
     def queued(self) -> int:
         return len(self._waiting)
 
+    def task_for(self, thread: ThreadRef) -> asyncio.Task[None] | None:
+        """The thread's run (running or waiting), if any."""
+        return self._tasks.get(thread)
+
     def busy(self, thread: ThreadRef) -> bool:
         """True while the thread has a run in progress or waiting."""
         return thread in self._tasks
 
-    def submit(self, thread: ThreadRef, work: Work) -> bool:
-        """Start ``work`` for ``thread`` in the background; False if the thread is busy."""
+    @property
+    def closing(self) -> bool:
+        """True once ``shutdown()`` has begun (no new work is taken)."""
+        return self._closing
+
+    def submit(self, thread: ThreadRef, work: Work, *, announce: bool = True) -> bool:
+        """Start ``work`` for ``thread`` in the background; False if the thread is busy.
+
+        ``announce=False``: if the run has to wait, post no queue notice in its thread.
+        """
         if self._closing or thread in self._tasks:
             return False
-        task = asyncio.create_task(self._run(thread, work), name=f"investigate {thread}")
+        task = asyncio.create_task(self._run(thread, work, announce), name=f"investigate {thread}")
         self._tasks[thread] = task
         task.add_done_callback(lambda _t: self._tasks.pop(thread, None))
         return True
@@ -127,43 +145,56 @@ class Coordinator:
     async def shutdown(self) -> None:
         """Refuse new work and cancel what runs (the process is going away)."""
         self._closing = True
-        for task in list(self._tasks.values()):
+        for task in [*self._notices, *self._tasks.values()]:
             task.cancel()
         await self.wait_idle()
 
-    async def _run(self, thread: ThreadRef, work: Work) -> None:
+    async def _run(self, thread: ThreadRef, work: Work, announce: bool) -> None:
         try:
-            await self._acquire(thread)
+            await self._acquire(thread, announce)
             try:
                 await work()
             finally:
                 self._release()
         except asyncio.CancelledError:
-            if thread in self._stopping:
+            if thread in self._stopping and not self._closing:
                 await self.reporter.cancelled(thread)
                 return  # a requested stop is a normal end
             raise
         except Exception as error:  # fail open: tell the thread, keep serving others
             log.exception("investigation in %s failed", thread.conversation_id)
-            await self.reporter.failed(thread, error)
+            if not self._closing:
+                await self.reporter.failed(thread, error)
         finally:
             self._stopping.discard(thread)
 
-    async def _acquire(self, thread: ThreadRef) -> None:
+    async def _acquire(self, thread: ThreadRef, announce: bool) -> None:
         if self._active < self.limit and not self._waiting:
             self._active += 1
             return
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append((thread, turn))
+        notice = self._announce(thread, len(self._waiting)) if announce else None
         try:
-            await self.reporter.queued(thread, len(self._waiting))
             await turn  # _release hands its slot over: _active already counts us
         except asyncio.CancelledError:
             if turn.done() and not turn.cancelled():
                 self._release()  # the slot arrived as we were cancelled: pass it on
             else:
-                self._waiting.remove((thread, turn))
+                # another run's _release may already have dropped our cancelled turn
+                with contextlib.suppress(ValueError):
+                    self._waiting.remove((thread, turn))
             raise
+        finally:
+            if notice is not None:
+                notice.cancel()  # still waiting for a posting turn: not worth saying now
+
+    def _announce(self, thread: ThreadRef, position: int) -> asyncio.Task[None]:
+        """Post the queue notice beside the wait, so the wait never waits for the notice."""
+        task = asyncio.create_task(self.reporter.queued(thread, position), name="queued notice")
+        self._notices.add(task)
+        task.add_done_callback(self._notices.discard)
+        return task
 
     def _release(self) -> None:
         while self._waiting:
@@ -195,7 +226,7 @@ class SlackReporter:
             log.info("could not react to %s in %s: %s", ts, channel, error)
 
     async def queued(self, thread: ThreadRef, position: int) -> None:
-        await self.post(thread, queued_message(position))
+        await self._post(thread.channel, thread.thread_ts, queued_message(position), True)
 
     async def failed(self, thread: ThreadRef, error: BaseException) -> None:
         await self.post(thread, error_message(user_safe_reason(error)))
@@ -207,15 +238,24 @@ class SlackReporter:
         """Post ``message`` (render output) in the thread; its ts, or None if Slack refused."""
         return await self._post(thread.channel, thread.thread_ts, message)
 
-    async def post_top(self, channel: str, message: dict[str, Any]) -> str | None:
-        """Post ``message`` at the top level of ``channel`` (alert cards); its ts or None."""
-        return await self._post(channel, None, message)
+    async def post_top(
+        self, channel: str, message: dict[str, Any], *, background: bool = True
+    ) -> str | None:
+        """Post ``message`` at the top level of ``channel`` (alert cards); its ts or None.
+
+        Cards wait behind the messages of running investigations (``background``).
+        """
+        return await self._post(channel, None, message, background)
 
     async def _post(
-        self, channel: str, thread_ts: str | None, message: dict[str, Any]
+        self,
+        channel: str,
+        thread_ts: str | None,
+        message: dict[str, Any],
+        background: bool = False,
     ) -> str | None:
         try:
-            async with self.pacer.slot(channel):
+            async with self.pacer.slot(channel, background=background):
                 response = await self.client.chat_postMessage(
                     channel=channel,
                     thread_ts=thread_ts,

@@ -1,10 +1,16 @@
 """Pace Slack writes: new messages per channel, and edits per workspace.
 
 Slack allows roughly one message per second per channel (bursts are tolerated,
-sustained floods get HTTP 429). ``Pacer.slot(channel)`` hands out start times in
-call order (FIFO): the first caller in a quiet channel goes at once, each next
-one ``1 / rate_per_s`` seconds after the previous. Different channels never wait
-for each other.
+sustained floods get HTTP 429). ``Pacer.slot(channel)`` hands out start times one
+``1 / rate_per_s`` apart per channel: the first caller in a quiet channel goes at
+once, the others wait their turn. Different channels never wait for each other.
+
+Turns are given in two classes, FIFO within each: messages of investigations that
+are running (status message, conclusion, errors, replies to a person) go first;
+``slot(channel, background=True)`` — alert cards and queue notices — waits until no
+such message is waiting in the channel. So a backlog of cards during an alert storm
+never starves the conclusions of the investigations already running. A caller
+cancelled while waiting gives its turn up (nothing is posted).
 
 Edits of an existing message (``chat.update``, Slack tier 3: about 50 a minute per
 workspace) take a different path: ``bot.progress`` coalesces them per message (at
@@ -16,13 +22,25 @@ several investigations running at once stay inside the workspace budget.
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+
+@dataclass
+class _Channel:
+    """One channel's turn keeping: next free start time and who waits, best first."""
+
+    next_at: float
+    waiting: list[tuple[int, int, asyncio.Future[None]]] = field(default_factory=list)
+    pump: asyncio.Task[None] | None = None
 
 
 class Pacer:
-    """Per-channel FIFO spacing of new messages and a shared budget for edits.
+    """Per-channel spacing of new messages (urgent first) and a shared budget for edits.
 
     Share one per Slack workspace (one bot token).
     """
@@ -42,20 +60,45 @@ class Pacer:
             )
         self.interval = 1.0 / rate_per_s
         self._clock = clock
-        self._next: dict[str, float] = {}
+        self._channels: dict[str, _Channel] = {}
+        self._order = itertools.count()
         self._update_rate = updates_per_min / 60.0
         self._burst = float(update_burst)
         self._tokens = float(update_burst)  # may go negative: callers queued behind
         self._refilled = clock()
 
-    def _reserve(self, channel: str) -> float:
-        """Book the next free start time for ``channel``; returns seconds to wait."""
+    def waiting(self, channel: str) -> int:
+        """How many posts wait for a turn in ``channel`` (both classes)."""
+        state = self._channels.get(channel)
+        return 0 if state is None else sum(1 for *_, f in state.waiting if not f.done())
+
+    def _state(self, channel: str) -> _Channel:
         now = self._clock()
-        if len(self._next) > 1000:  # forget channels that have been quiet
-            self._next = {c: t for c, t in self._next.items() if t > now}
-        start = max(now, self._next.get(channel, now))
-        self._next[channel] = start + self.interval
-        return start - now
+        if len(self._channels) > 1000:  # forget channels that have been quiet
+            self._channels = {
+                c: s for c, s in self._channels.items() if s.next_at > now or s.waiting
+            }
+        return self._channels.setdefault(channel, _Channel(next_at=now))
+
+    def _take(self, state: _Channel) -> None:
+        now = self._clock()
+        state.next_at = max(now, state.next_at) + self.interval
+
+    async def _pump(self, state: _Channel) -> None:
+        """Hand out the channel's turns, best waiter first, one per interval."""
+        try:
+            while state.waiting:
+                delay = state.next_at - self._clock()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                while state.waiting:
+                    *_, turn = heapq.heappop(state.waiting)
+                    if not turn.done():  # a cancelled waiter gave its turn up
+                        self._take(state)
+                        turn.set_result(None)
+                        break
+        finally:
+            state.pump = None
 
     def _reserve_update(self) -> float:
         """Take one edit token (FIFO); returns seconds until it is really available."""
@@ -66,11 +109,20 @@ class Pacer:
         return 0.0 if self._tokens >= 0 else -self._tokens / self._update_rate
 
     @asynccontextmanager
-    async def slot(self, channel: str) -> AsyncIterator[None]:
-        """Wait for this caller's turn to post in ``channel`` (FIFO), then post inside."""
-        delay = self._reserve(channel)
-        if delay > 0:
-            await asyncio.sleep(delay)
+    async def slot(self, channel: str, *, background: bool = False) -> AsyncIterator[None]:
+        """Wait for this caller's turn to post in ``channel``, then post inside.
+
+        ``background`` posts (cards, notices) go only when no urgent post is waiting.
+        """
+        state = self._state(channel)
+        if not state.waiting and state.next_at <= self._clock():
+            self._take(state)  # a quiet channel: go at once
+        else:
+            turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            heapq.heappush(state.waiting, (int(background), next(self._order), turn))
+            if state.pump is None:
+                state.pump = asyncio.create_task(self._pump(state), name=f"pacer {channel}")
+            await turn
         yield
 
     @asynccontextmanager

@@ -339,3 +339,65 @@ def queued_message(position: int) -> Message:
 
 def cancelled_message() -> Message:
     return _notice("🛑 Investigation cancelled.")
+
+
+# --- alert storms: group cards and the storm status message ---------------------------
+
+
+def group_card(alert: Alert, *, similar: int, verdict: str | None = None) -> Message:
+    """The card of an alert group: the first alert's card plus "+N similar alerts".
+
+    Edited in place as similar alerts join; ``verdict`` (a label) once concluded.
+    """
+    card = alert_card(alert)
+    if similar <= 0 and verdict is None:
+        return card
+    blocks: list[Block] = list(card["blocks"])
+    lines = []
+    if similar > 0:
+        plural = "s" if similar != 1 else ""
+        lines.append(
+            f"🔗 *{similar} similar alert{plural}* grouped here (same source, title and "
+            "main indicator): one investigation covers them and they get its verdict."
+        )
+    if verdict is not None:
+        lines.append(f"*Verdict:* {_one_line(verdict)} — details in the thread 🧵")
+    blocks[-1:-1] = _sections("\n".join(lines))
+    text = card["text"] + (f" (+{similar} similar)" if similar > 0 else "")
+    return {"text": text, "blocks": blocks}
+
+
+STORM_LINES = (
+    ("investigating", "🔄 Investigating"),
+    ("queued", "🕒 Queued"),
+    ("deferred", "⏸️ Deferred"),
+    ("grouped", "🔗 Grouped"),
+    ("concluded", "✅ Concluded"),
+    ("failed", "⚠️ Failed or stopped"),
+)
+
+
+def storm_message(counts: dict[str, int], *, since: str, over: bool) -> Message:
+    """The one per-channel status message of an alert storm, edited in place.
+
+    ``counts`` holds every alert received since ``since`` (a time, e.g. ``01:02 UTC``)
+    in exactly one of the ``STORM_LINES`` states.
+    """
+    received = sum(counts.get(key, 0) for key, _ in STORM_LINES)
+    head = "✅ Alert storm over" if over else "🌩️ Alert storm"
+    fields = [
+        {"type": "mrkdwn", "text": f"*{label}*\n{counts.get(key, 0)}"} for key, label in STORM_LINES
+    ]
+    note = (
+        "Every alert is stored. Grouped alerts share the card and verdict of the alert "
+        "investigated for them; deferred alerts are investigated as soon as a slot "
+        "frees up, most severe first."
+    )
+    blocks: list[Block] = [
+        _header(head),
+        *_sections(f"*{received}* alerts received since {escape(since)}."),
+        {"type": "section", "fields": fields},
+        _context(note, "updated in place"),
+    ]
+    summary = ", ".join(f"{counts.get(k, 0)} {k}" for k, _ in STORM_LINES if counts.get(k, 0))
+    return {"text": _fallback(f"{head}: {received} alerts ({summary})"), "blocks": blocks}

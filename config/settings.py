@@ -133,6 +133,18 @@ class SlackSettings(BaseModel):
 
 
 class Settings(BaseSettings):
+    max_queued_investigations: int = Field(
+        20,
+        ge=0,
+        description="webhook alerts waiting for a slot beyond the running ones; more are "
+        "deferred (stored, investigated when there is room, most severe first)",
+    )
+    alert_group_window_s: float = Field(
+        900.0,
+        ge=0,
+        description="webhook alerts like one seen this recently (same source, title and "
+        "primary indicator) join its card and verdict instead of a new investigation; 0 = off",
+    )
     model_config = SettingsConfigDict(
         env_prefix="SOCBOT_", env_nested_delimiter="__", extra="forbid", toml_file=None
     )

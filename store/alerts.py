@@ -3,6 +3,11 @@
 Times are stored in UTC (SQLite keeps them naive; they are read back as UTC).
 ``indicator_text`` is `` kind:value kind:value `` (values lower-cased) so that an
 indicator search is one portable ``LIKE`` on any database.
+
+``status`` follows a webhook alert through triage (``bot.storm``): ``queued`` →
+``investigating`` → ``concluded`` / ``failed`` / ``cancelled``; or ``grouped`` under
+the alert that is investigated for it (``group_id``; it gets that verdict), or
+``deferred`` (stored, investigated when there is room; ``by_status`` lists them).
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Text, cast, func, or_, select, update
+from sqlalchemy import Text, case, cast, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from agent.alerts import Alert, Indicator
@@ -37,6 +42,23 @@ class StoredAlert:
     slack_channel: str | None = None
     slack_ts: str | None = None
     investigation: dict[str, Any] = field(default_factory=dict)
+    status: str | None = None
+    group_id: str | None = None
+
+    def to_alert(self) -> Alert:
+        """The alert as the engine takes it."""
+        return Alert(
+            id=self.id,
+            source=self.source,
+            title=self.title,
+            severity=self.severity,
+            event_time=self.event_time,
+            indicators=self.indicators,
+            raw=self.raw,
+        )
+
+
+SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
 
 
 class AlertStore:
@@ -168,6 +190,53 @@ class AlertStore:
             row = (await session.scalars(query.limit(1))).first()
         return None if row is None else _stored(row, None)
 
+    async def set_status(self, alert_id: str, status: str, *, group_id: str | None = None) -> None:
+        """Where the alert is in triage (see the module docstring)."""
+        values: dict[str, Any] = {"status": status}
+        if group_id is not None:
+            values["group_id"] = group_id
+        await self._update(alert_id, **values)
+
+    async def conclude_group(self, leader_id: str) -> None:
+        """Give the alerts grouped under ``leader_id`` its verdict (once it has one)."""
+        async with self.db.session() as session:
+            leader = await session.get(AlertRow, leader_id)
+            if leader is None or leader.verdict is None:
+                return
+            await session.execute(
+                update(AlertRow)
+                .where(AlertRow.group_id == leader_id, AlertRow.status == "grouped")
+                .values(
+                    verdict=leader.verdict,
+                    summary=leader.summary,
+                    investigation_id=leader.investigation_id,
+                )
+            )
+
+    async def by_status(self, status: str, *, limit: int = 100) -> list[StoredAlert]:
+        """Alerts in ``status``, most severe first, then oldest first."""
+        rank = case(SEVERITY_ORDER, value=func.lower(AlertRow.severity), else_=len(SEVERITY_ORDER))
+        query = (
+            select(AlertRow)
+            .where(AlertRow.status == status)
+            .order_by(rank, AlertRow.created_at, AlertRow.id)
+            .limit(limit)
+        )
+        async with self.db.session() as session:
+            rows = list(await session.scalars(query))
+        return [_stored(row, None) for row in rows]
+
+    async def status_counts(self) -> dict[str, int]:
+        """How many stored alerts are in each triage status (NULL not counted)."""
+        query = (
+            select(AlertRow.status, func.count())
+            .where(AlertRow.status.is_not(None))
+            .group_by(AlertRow.status)
+        )
+        async with self.db.session() as session:
+            rows = (await session.execute(query)).all()
+        return {str(status): int(count) for status, count in rows}
+
     async def _update(self, alert_id: str, **values: Any) -> None:
         async with self.db.session() as session:
             await session.execute(update(AlertRow).where(AlertRow.id == alert_id).values(**values))
@@ -204,6 +273,8 @@ def _stored(row: AlertRow, inv: Investigation | None) -> StoredAlert:
         slack_channel=row.slack_channel,
         slack_ts=row.slack_ts,
         investigation=investigation,
+        status=row.status,
+        group_id=row.group_id,
     )
 
 

@@ -96,8 +96,16 @@ class AlertRow(Base):
     summary: Mapped[str | None] = mapped_column(Text, nullable=True)
     slack_channel: Mapped[str | None] = mapped_column(String(32), nullable=True)
     slack_ts: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # webhook triage (bot/storm.py): queued | investigating | concluded | failed |
+    # cancelled | grouped | deferred; NULL for alerts that never went through it
+    status: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    group_id: Mapped[str | None] = mapped_column(String(64), nullable=True)  # leader's id
 
-    __table_args__ = (Index("ix_alerts_created", "created_at"),)
+    __table_args__ = (
+        Index("ix_alerts_created", "created_at"),
+        Index("ix_alerts_status", "status"),
+        Index("ix_alerts_group", "group_id"),
+    )
 
 
 class IntelCache(Base):

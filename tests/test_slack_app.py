@@ -120,7 +120,14 @@ async def test_url_verification_and_healthz(harness: SlackHarness) -> None:
     assert "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" in body
     health = await harness.client.get("/healthz")
     assert health.status == 200
-    assert await health.json() == {"ok": True, "mode": "http", "running": 0, "queued": 0}
+    assert await health.json() == {
+        "ok": True,
+        "mode": "http",
+        "running": 0,
+        "queued": 0,
+        "alerts": {},
+        "alerts_since_start": {},
+    }
 
 
 @pytest.mark.parametrize(

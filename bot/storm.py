@@ -1,0 +1,373 @@
+"""Triage of webhook alerts, so that an alert storm stays readable and nothing is lost.
+
+Every alert POSTed to ``/alerts`` ends in exactly one state (``AlertRow.status``):
+
+* **grouped** — an alert like one seen in the last ``alert_group_window_s`` (same
+  source, title with numbers blurred, and primary indicator: ``group_key``) joins that
+  alert's group: no new card, no investigation; the group's card is edited in place
+  ("+N similar alerts") and the alert gets the group's verdict (``group_id``).
+* **queued → investigating → concluded / failed / cancelled** — the first alert of a
+  group gets a card and an investigation in its thread, while fewer than
+  ``max_concurrent_investigations + max_queued_investigations`` such alerts are
+  admitted (waiting or running).
+* **deferred** — beyond that the alert is only stored; a pump admits deferred alerts,
+  most severe first, as investigations end (and at start-up, after a restart).
+
+When more than a couple of alerts wait, one **storm message** per channel (posted
+once, then edited in place, coalesced) counts the states, and queued alerts get no
+per-thread "queued" notice. At shutdown nothing is posted: waiting alerts and
+interrupted investigations are stored as ``deferred`` and resumed on the next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.alerts import Alert
+from agent.concluder import VERDICT_LABELS
+from bot.coordinator import Coordinator, SlackReporter, ThreadRef
+from bot.listeners import Investigate, alert_request_text
+from bot.pacer import Pacer
+from bot.render import Message, group_card, storm_message
+from config.settings import SlackSettings
+from store.alerts import AlertStore
+
+log = logging.getLogger(__name__)
+
+SLACK_ERRORS = (SlackApiError, aiohttp.ClientError, TimeoutError)
+QUIET_QUEUE = 2  # up to this many waiting alerts get their own "queued" notice
+MAX_GROUPS = 2000
+_DIGITS = re.compile(r"\d+")
+Remember = Callable[[str, str], Awaitable[object]]
+
+
+def group_key(alert: Alert) -> str:
+    """Alerts with equal keys are "the same alert again" (see the module docstring)."""
+    title = " ".join(_DIGITS.sub("#", alert.title.lower()).split())
+    ranked = sorted(alert.indicators, key=lambda i: i.private)  # public ones first
+    indicator = f"{ranked[0].kind}:{ranked[0].value.lower()}" if ranked else ""
+    return f"{alert.source}|{title}|{indicator}"
+
+
+class EditedMessage:
+    """A message edited in place: latest content wins, at most one edit per interval."""
+
+    def __init__(self, client: AsyncWebClient, pacer: Pacer, channel: str, interval: float):
+        self.client = client
+        self.pacer = pacer
+        self.channel = channel
+        self.interval = interval
+        self.ts: str | None = None
+        self._render: Callable[[], Message] | None = None
+        self._worker: asyncio.Task[None] | None = None
+        self._next = 0.0
+
+    def show(self, render: Callable[[], Message]) -> None:
+        """Edit the message to ``render()`` soon (rendered when the edit is sent).
+
+        Before the message is posted this only remembers what to show.
+        """
+        self._render = render
+        if self.ts is not None and (self._worker is None or self._worker.done()):
+            self._worker = asyncio.create_task(self._run(), name="edit in place")
+
+    def posted(self, ts: str) -> None:
+        """The message exists now; apply what was shown meanwhile."""
+        self.ts = ts
+        if self._render is not None:
+            self.show(self._render)
+
+    async def _run(self) -> None:
+        while self._render is not None:
+            delay = self._next - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            async with self.pacer.update_slot():
+                render, self._render = self._render, None
+                if render is None or self.ts is None:
+                    return
+                message = render()
+                try:
+                    await self.client.chat_update(
+                        channel=self.channel,
+                        ts=self.ts,
+                        text=message["text"],
+                        blocks=message["blocks"],
+                    )
+                except SLACK_ERRORS as error:
+                    log.warning("could not edit %s in %s: %s", self.ts, self.channel, error)
+                self._next = time.monotonic() + self.interval
+
+    async def close(self) -> None:
+        """Wait for a pending edit (bounded by the caller)."""
+        if self._worker is not None and not self._worker.done():
+            await asyncio.wait([self._worker], timeout=5)
+
+
+@dataclass
+class Group:
+    """Alerts treated as one: the leader is investigated, members join it."""
+
+    leader: Alert
+    started: float
+    card: EditedMessage
+    members: int = 0
+    verdict: str | None = None  # label, once the leader concluded
+
+    def render(self) -> Message:
+        return group_card(self.leader, similar=self.members, verdict=self.verdict)
+
+
+@dataclass
+class Storm:
+    """Counts since the channel was last idle; every alert sits in exactly one state."""
+
+    since: str = ""
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def move(self, old: str | None, new: str) -> None:
+        if old is not None:
+            self.counts[old] -= 1
+        self.counts[new] += 1
+
+    @property
+    def waiting(self) -> int:
+        return self.counts["queued"] + self.counts["deferred"]
+
+    @property
+    def idle(self) -> bool:
+        return self.waiting + self.counts["investigating"] == 0
+
+
+class AlertTriage:
+    """Groups, admits, defers and resumes the webhook alerts of one channel."""
+
+    def __init__(
+        self,
+        settings: SlackSettings,
+        *,
+        channel: str,
+        alerts: AlertStore,
+        coordinator: Coordinator,
+        reporter: SlackReporter,
+        investigate: Investigate,
+        remember_thread: Remember,
+        update_interval: float = 2.0,
+    ) -> None:
+        self.settings = settings
+        self.channel = channel
+        self.alerts = alerts
+        self.coordinator = coordinator
+        self.reporter = reporter
+        self.investigate = investigate
+        self.remember_thread = remember_thread
+        self.update_interval = update_interval
+        self.capacity = settings.max_concurrent_investigations + settings.max_queued_investigations
+        self.storm = Storm()
+        self.totals: Counter[str] = Counter()  # since start, final states and received
+        self._groups: OrderedDict[str, Group] = OrderedDict()
+        self._admitted = 0  # queued or investigating, ours
+        self._queued: set[str] = set()
+        self._backlog = 0  # deferred alerts in the database (ours and earlier runs')
+        self._board = self._edited()
+        self._board_open = False
+        self._pump: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def _edited(self) -> EditedMessage:
+        return EditedMessage(
+            self.reporter.client, self.reporter.pacer, self.channel, self.update_interval
+        )
+
+    def counts(self) -> dict[str, int]:
+        """The current storm's counts (``/healthz``); all zero between storms."""
+        return {k: v for k, v in self.storm.counts.items() if v}
+
+    async def resume(self) -> None:
+        """At start-up: pick up alerts deferred (or interrupted) by an earlier run."""
+        self._backlog = (await self.alerts.status_counts()).get("deferred", 0)
+        self._kick_pump()
+
+    async def dispatch(self, alert: Alert) -> None:
+        """A stored webhook alert: group it, admit it or defer it."""
+        self.totals["received"] += 1
+        if not self.storm.since:
+            self.storm.since = datetime.now(UTC).strftime("%H:%M UTC")
+        key = group_key(alert)
+        group = self._group(key)
+        if group is not None:
+            await self._join(group, alert)
+            return
+        group = self._groups[key] = Group(alert, time.monotonic(), self._edited())
+        while len(self._groups) > MAX_GROUPS:
+            self._groups.popitem(last=False)
+        if self._backlog or self._admitted >= self.capacity:
+            await self._defer(alert)
+            return
+        await self._admit(alert, None)
+
+    def _group(self, key: str) -> Group | None:
+        window = self.settings.alert_group_window_s
+        now = time.monotonic()
+        while self._groups and next(iter(self._groups.values())).started < now - window:
+            self._groups.popitem(last=False)  # oldest first: insertion order is time order
+        return self._groups.get(key) if window > 0 else None
+
+    async def _join(self, group: Group, alert: Alert) -> None:
+        self._set("grouped", None)
+        self.totals["grouped"] += 1
+        await self.alerts.set_status(alert.id, "grouped", group_id=group.leader.id)
+        if group.verdict is not None:
+            await self.alerts.conclude_group(group.leader.id)
+        group.members += 1
+        group.card.show(group.render)
+
+    async def _defer(self, alert: Alert) -> None:
+        self._backlog += 1
+        self._set("deferred", None)
+        await self.alerts.set_status(alert.id, "deferred")
+        self._kick_pump()
+
+    async def _admit(self, alert: Alert, old: str | None, card_ts: str | None = None) -> None:
+        """Post the card (unless it has one) and hand the investigation to the coordinator."""
+        self._admitted += 1
+        self._queued.add(alert.id)
+        self._set("queued", old)
+        await self.alerts.set_status(alert.id, "queued")
+        group = self._groups.get(group_key(alert))
+        if group is not None and group.leader.id != alert.id:
+            group = None
+        if card_ts is None:
+            card = group.render() if group is not None else group_card(alert, similar=0)
+            card_ts = await self.reporter.post_top(self.channel, card)
+            if card_ts is None:
+                log.error("alert %s stored but its card could not be posted", alert.id)
+                self._queued.discard(alert.id)
+                await self._ended(alert, "queued", "failed")
+                return
+            await self.alerts.set_slack_message(alert.id, self.channel, card_ts)
+            await self.remember_thread(self.channel, card_ts)
+        if group is not None:
+            group.card.posted(card_ts)  # members who joined meanwhile are shown
+        thread = ThreadRef(self.channel, card_ts)
+        announce = self.storm.waiting <= QUIET_QUEUE and not self._board_open
+
+        async def work() -> None:
+            await self._investigate(thread, alert, group)
+
+        if not self.coordinator.submit(thread, work, announce=announce):
+            self._queued.discard(alert.id)  # shutting down: resumed on the next start
+            await self._ended(alert, "queued", "deferred")
+            return
+        task = self.coordinator.task_for(thread)
+        if task is not None:
+            task.add_done_callback(lambda _t: self._run_ended(alert))
+
+    def _run_ended(self, alert: Alert) -> None:
+        """A run stopped before it started (``stop`` in its thread) is accounted for here."""
+        if alert.id in self._queued and not self.coordinator.closing:
+            self._queued.discard(alert.id)
+            self._spawn(self._ended(alert, "queued", "cancelled"))
+
+    async def _investigate(self, thread: ThreadRef, alert: Alert, group: Group | None) -> None:
+        self._queued.discard(alert.id)
+        self._set("investigating", "queued")
+        await self.alerts.set_status(alert.id, "investigating")
+        status = "failed"
+        try:
+            await self.investigate(thread, alert_request_text(alert), alert)
+            stored = await self.alerts.get(alert.id)
+            if stored is not None and stored.verdict:
+                status = "concluded"
+                await self.alerts.conclude_group(alert.id)
+                if group is not None:
+                    group.verdict = VERDICT_LABELS.get(stored.verdict, stored.verdict)
+                    group.card.show(group.render)
+        except asyncio.CancelledError:
+            status = "deferred" if self.coordinator.closing else "cancelled"
+            raise
+        finally:
+            await self._ended(alert, "investigating", status)
+
+    async def _ended(self, alert: Alert, old: str, status: str) -> None:
+        self._admitted -= 1
+        self._set("failed" if status == "cancelled" else status, old)
+        if status == "deferred":
+            self._backlog += 1
+        else:
+            self.totals[status] += 1
+        await self.alerts.set_status(alert.id, status)
+        self._kick_pump()
+
+    def _kick_pump(self) -> None:
+        if self.coordinator.closing or (self._pump is not None and not self._pump.done()):
+            return
+        if self._backlog and self._admitted < self.capacity:
+            self._pump = asyncio.create_task(self._run_pump(), name="deferred alerts")
+
+    async def _run_pump(self) -> None:
+        """Admit deferred alerts, most severe first, while there is room."""
+        while self._backlog and self._admitted < self.capacity and not self.coordinator.closing:
+            rows = await self.alerts.by_status("deferred", limit=self.capacity - self._admitted)
+            if not rows:
+                self._backlog = 0
+                break
+            for row in rows:
+                self._backlog -= 1
+                old = "deferred" if self.storm.counts["deferred"] > 0 else None
+                card = row.slack_ts if row.slack_channel == self.channel else None
+                await self._admit(row.to_alert(), old, card)
+
+    def _set(self, new: str, old: str | None) -> None:
+        """Move one alert between states and show it on the storm message."""
+        self.storm.move(old, new)
+        if not self._board_open and self.storm.waiting > QUIET_QUEUE:
+            self._board_open = True
+            self._spawn(self._open_board())
+        elif self._board_open:
+            self._board.show(self._render_board)
+        if self.storm.idle:  # the storm is over: last edit, the next one gets a new message
+            if self._board_open:
+                self._board.show(self._render_board_over(dict(self.storm.counts)))
+                self._board = self._edited()
+            self._board_open = False
+            self.storm = Storm()
+
+    async def _open_board(self) -> None:
+        board = self._board
+        ts = await self.reporter.post_top(self.channel, self._render_board(), background=False)
+        if ts is not None:
+            board.posted(ts)  # counts changed while it was posted: edited right away
+
+    def _render_board(self) -> Message:
+        return storm_message(dict(self.storm.counts), since=self.storm.since, over=False)
+
+    def _render_board_over(self, counts: dict[str, int]) -> Callable[[], Message]:
+        since = self.storm.since
+        return lambda: storm_message(counts, since=since, over=True)
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        """After the coordinator stopped: store waiting alerts as deferred, post nothing."""
+        if self._pump is not None:
+            self._pump.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        for alert_id in list(self._queued):
+            await self.alerts.set_status(alert_id, "deferred")
+        self._queued.clear()
