@@ -128,11 +128,6 @@ class SlackSettings(BaseModel):
     allowed_channels: list[str] = Field(default_factory=list, description="empty = any")
     allowed_users: list[str] = Field(default_factory=list, description="empty = any")
     max_concurrent_investigations: int = 3
-    http_port: int = 3000
-    max_alert_bytes: int = 256 * 1024
-
-
-class Settings(BaseSettings):
     max_queued_investigations: int = Field(
         20,
         ge=0,
@@ -145,6 +140,11 @@ class Settings(BaseSettings):
         description="webhook alerts like one seen this recently (same source, title and "
         "primary indicator) join its card and verdict instead of a new investigation; 0 = off",
     )
+    http_port: int = 3000
+    max_alert_bytes: int = 256 * 1024
+
+
+class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SOCBOT_", env_nested_delimiter="__", extra="forbid", toml_file=None
     )
