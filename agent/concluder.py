@@ -4,18 +4,31 @@ It sees only this task: the objective, the request and alert (as data), the step
 with status and findings, the reflections' insights and the limits that were hit.
 When even the conclusion call fails, ``fallback_conclusion`` builds an
 ``inconclusive`` one from the findings in code, so a run always ends with one.
+
+``Speculation`` is a conclusion call started early, while the run's last
+reflection is still running (see ``agent.waves``); the run uses it or throws it
+away once the reflection is in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Literal
 
 from google.genai import types
 from pydantic import BaseModel, Field
 
+from agent.events import Event, LLMCalled, Sink
 from agent.gateway import CallContext, LLMGateway
 from agent.planner import Plan
+from agent.usage import Usage
+
+log = logging.getLogger(__name__)
+
+STAGE = "concluder"
+SPECULATIVE_STAGE = "concluder_speculative"
 
 Verdict = Literal["true_positive", "false_positive", "benign", "inconclusive"]
 Severity = Literal["info", "low", "medium", "high", "critical"]
@@ -59,11 +72,99 @@ async def conclude(gateway: LLMGateway, ctx: CallContext, *, system: str, user: 
     """One conclusion call on this task's results only."""
     return await gateway.generate_structured(
         ctx,
-        stage="concluder",
+        stage=STAGE,
         system=system,
         contents=[types.Content(role="user", parts=[types.Part(text=user)])],
         schema=Conclusion,
     )
+
+
+class Speculation:
+    """A conclusion call started while the run's last reflection still runs.
+
+    ``start`` runs ``write`` on its own task with its own ``CallContext``: the same
+    deadline, the token budget that was left when it started, a private ``Usage``,
+    and the run's sink with its ``LLMCalled`` events labelled ``concluder_speculative``
+    (they are emitted live, before anyone knows whether the call will be used).
+    Exactly one of three things happens to it:
+
+    - ``take``: the run uses it; its usage is counted under ``concluder``.
+    - ``discard``: the reflection changed the plan; the call is left to finish so its
+      tokens are counted (under ``concluder_speculative``) but its result is ignored.
+    - ``close`` before a decision (the run was cancelled or crashed): cancelled, and
+      whatever it spent is counted under ``concluder_speculative``.
+
+    ``close`` must be called when the run ends: it cancels a call still in flight.
+    """
+
+    def __init__(self, task: asyncio.Task[Conclusion], usage: Usage, into: Usage) -> None:
+        self.task = task
+        self.usage = usage
+        self.into = into
+        self.state: Literal["running", "used", "discarded"] = "running"
+        self.reason = ""
+        self._accounted = False
+
+    @classmethod
+    def start(
+        cls,
+        ctx: CallContext,
+        write: Callable[[CallContext], Coroutine[Any, Any, Conclusion]],
+    ) -> Speculation:
+        """Start ``write(own_ctx)`` now, on a task of its own."""
+        own = CallContext(
+            ctx.investigation_id,
+            _Labelled(ctx.sink, SPECULATIVE_STAGE),
+            max(ctx.token_budget - ctx.usage.total_tokens, 0),
+            ctx.deadline,
+            Usage(),
+        )
+        return cls(asyncio.create_task(write(own)), own.usage, ctx.usage)
+
+    async def take(self) -> Conclusion:
+        """The speculative conclusion (or the call's error): the run uses it."""
+        self.state = "used"
+        try:
+            return await self.task
+        finally:
+            self._account()
+
+    def discard(self, reason: str) -> None:
+        """Do not use the result; count its tokens when the call finishes."""
+        self.state, self.reason = "discarded", reason
+        self.task.add_done_callback(lambda _: self._account())
+
+    async def close(self) -> None:
+        """Cancel the call if it still runs, and count what it spent."""
+        if self.state == "running":
+            self.state, self.reason = "discarded", "the run ended before it was decided"
+        if not self.task.done():
+            self.task.cancel()
+            await asyncio.wait([self.task])
+        self._account()
+
+    def _account(self) -> None:
+        if self._accounted or not self.task.done():
+            return
+        self._accounted = True
+        if not self.task.cancelled() and (exc := self.task.exception()) is not None:
+            if self.state != "used":
+                log.info("a discarded speculative conclusion failed: %s", exc)
+        stage = STAGE if self.state == "used" else SPECULATIVE_STAGE
+        self.into.absorb(self.usage, stage=stage)
+
+
+class _Labelled:
+    """Passes events on, with ``LLMCalled.stage`` replaced by ``stage``."""
+
+    def __init__(self, sink: Sink, stage: str) -> None:
+        self.sink = sink
+        self.stage = stage
+
+    async def emit(self, event: Event) -> None:
+        if isinstance(event, LLMCalled):
+            event = event.model_copy(update={"stage": self.stage})
+        await self.sink.emit(event)
 
 
 def fallback_conclusion(

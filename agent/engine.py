@@ -29,7 +29,7 @@ from google.genai import types
 
 from agent.alerts import Alert
 from agent.classifier import classify
-from agent.concluder import Conclusion, conclude, fallback_conclusion, to_markdown
+from agent.concluder import Conclusion, Speculation, conclude, fallback_conclusion, to_markdown
 from agent.errors import AgentError
 from agent.events import (
     Answered,
@@ -42,10 +42,11 @@ from agent.events import (
     Started,
 )
 from agent.executor import ToolRunner, tool_loop
-from agent.gateway import CallContext, LLMGateway, Usage
+from agent.gateway import CallContext, LLMGateway
 from agent.history import History
 from agent.planner import Plan, make_plan
-from agent.prompts import Fence, Prompts, alert_text, history_text
+from agent.prompts import Fence, Prompts, Rendered, alert_text, history_text
+from agent.usage import Usage
 from agent.waves import WaveRunner
 from config.settings import Settings
 from store.investigations import InvestigationStore
@@ -219,8 +220,11 @@ class Engine:
         run.record["timings"]["plan_ms"] = _ms(started)
         await run.sink.emit(PlanCreated(investigation_id=run.id, plan=plan.model_dump()))
         waves = WaveRunner(self, run)
-        insights = await waves.run_all()
-        conclusion = await self._conclude(run, plan, insights)
+        try:
+            insights = await waves.run_all()
+            conclusion = await self._conclude(run, plan, insights, waves.speculation)
+        finally:
+            await waves.close_speculations()
         summary = f"Objective: {plan.objective}\n\n{to_markdown(conclusion, None, run.limits_hit)}"
         await self.history.append(
             run.request.conversation_id, _history_user_text(run.request), summary, run.id
@@ -234,23 +238,17 @@ class Engine:
         )
         return self._outcome(run, "concluded", conclusion=conclusion)
 
-    async def _conclude(self, run: Run, plan: Plan, insights: list[str]) -> Conclusion:
+    async def _conclude(
+        self, run: Run, plan: Plan, insights: list[str], speculation: Speculation | None
+    ) -> Conclusion:
+        """The conclusion: the speculative one when the waves left one to use, else a call now."""
         started = time.monotonic()
-        prompt = self.prompts.render(
-            "concluder",
-            source=_source(run.request),
-            objective=plan.objective,
-            steps=plan.steps,
-            insights=insights,
-            limits_hit=run.limits_hit,
-            disabled_tools=self.registry.disabled,
-            **run.variables,
-        )
         try:
-            async with asyncio.timeout(max(run.final.deadline - time.monotonic(), 0.001)):
-                conclusion = await conclude(
-                    self.gateway, run.final, system=prompt.system, user=prompt.user
-                )
+            if speculation is not None:
+                conclusion = await speculation.take()
+            else:
+                prompt = self._conclusion_prompt(run, plan, insights)
+                conclusion = await self._write_conclusion(prompt, run.final)
         except (AgentError, TimeoutError) as exc:
             log.warning("conclusion failed, concluding from the findings: %s", exc)
             reason = str(exc) if isinstance(exc, AgentError) else "the deadline passed"
@@ -261,6 +259,27 @@ class Engine:
             )
         run.record["timings"]["conclude_ms"] = _ms(started)
         return conclusion
+
+    def speculate(self, run: Run, plan: Plan, insights: list[str]) -> Speculation:
+        """Start writing the conclusion now, from the plan and insights as they are."""
+        prompt = self._conclusion_prompt(run, plan, insights)  # rendered before anything changes
+        return Speculation.start(run.final, lambda ctx: self._write_conclusion(prompt, ctx))
+
+    def _conclusion_prompt(self, run: Run, plan: Plan, insights: list[str]) -> Rendered:
+        return self.prompts.render(
+            "concluder",
+            source=_source(run.request),
+            objective=plan.objective,
+            steps=plan.steps,
+            insights=insights,
+            limits_hit=run.limits_hit,
+            disabled_tools=self.registry.disabled,
+            **run.variables,
+        )
+
+    async def _write_conclusion(self, prompt: Rendered, ctx: CallContext) -> Conclusion:
+        async with asyncio.timeout(max(ctx.deadline - time.monotonic(), 0.001)):
+            return await conclude(self.gateway, ctx, system=prompt.system, user=prompt.user)
 
     async def _start(self, request: Request, sink: Sink) -> Run:
         investigation_id = uuid.uuid4().hex

@@ -2,9 +2,9 @@
 
 ``LLMGateway`` turns an engine request (stage, system instruction, contents, tools)
 into one ``GenerateContentConfig``, enforces the investigation's token budget and
-deadline before every call, records usage per stage, emits ``LLMCalled`` and
-turns odd finish reasons into the engine's errors. Structured calls parse the
-model's JSON into a pydantic model with one repair attempt.
+deadline before every call, records usage per stage (``agent.usage``), emits
+``LLMCalled`` and turns odd finish reasons into the engine's errors. Structured
+calls parse the model's JSON into a pydantic model with one repair attempt.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from google.genai import types
@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from agent.errors import BudgetExceeded, DeadlineExceeded, LLMOutputInvalid, LLMRefused
 from agent.events import LLMCalled, Sink
 from agent.llm import ModelBackend
+from agent.usage import Usage
 from config.settings import GeminiSettings
 
 log = logging.getLogger(__name__)
@@ -36,79 +37,6 @@ REFUSAL_REASONS = frozenset(
 # Worth sending the same request once more: the model garbled its own output.
 RETRY_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
 _REPAIR_ERROR_CHARS = 1500
-
-
-@dataclass
-class StageUsage:
-    """What one stage (planner, step s1, ...) spent."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    output_tokens: int = 0
-    thinking_tokens: int = 0
-    cached_tokens: int = 0
-    latency_ms: float = 0.0
-
-    @property
-    def total_tokens(self) -> int:
-        """Billed tokens: prompt, visible output and thinking."""
-        return self.prompt_tokens + self.output_tokens + self.thinking_tokens
-
-    def merge(self, other: StageUsage) -> None:
-        for name, value in asdict(other).items():
-            setattr(self, name, getattr(self, name) + value)
-
-    def as_dict(self) -> dict[str, int | float]:
-        return {**asdict(self), "latency_ms": round(self.latency_ms, 1)}
-
-
-@dataclass
-class Usage:
-    """Token and latency accounting for one investigation, per stage."""
-
-    stages: dict[str, StageUsage] = field(default_factory=dict)
-
-    def add(
-        self,
-        stage: str,
-        *,
-        prompt_tokens: int = 0,
-        output_tokens: int = 0,
-        thinking_tokens: int = 0,
-        cached_tokens: int = 0,
-        latency_ms: float = 0.0,
-    ) -> None:
-        """Record one model call under ``stage``."""
-        call = StageUsage(
-            1, prompt_tokens, output_tokens, thinking_tokens, cached_tokens, latency_ms
-        )
-        self.stages.setdefault(stage, StageUsage()).merge(call)
-
-    def total(self) -> StageUsage:
-        """All stages summed."""
-        total = StageUsage()
-        for s in self.stages.values():
-            total.merge(s)
-        return total
-
-    @property
-    def calls(self) -> int:
-        return self.total().calls
-
-    @property
-    def total_tokens(self) -> int:
-        """Prompt + output + thinking tokens over every stage (what the budget counts)."""
-        return self.total().total_tokens
-
-    def as_dict(self) -> dict[str, object]:
-        """JSON-ready summary: ``llm_calls``, ``total_tokens``, sums, and ``stages``."""
-        total = self.total().as_dict()
-        return {
-            "llm_calls": total.pop("calls"),
-            "total_tokens": self.total_tokens,
-            **total,
-            "stages": {name: s.as_dict() for name, s in self.stages.items()},
-        }
 
 
 @dataclass

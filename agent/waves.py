@@ -9,6 +9,20 @@ on ``achieved``, on the wave limit, and on the work deadline or token budget
 (which stop short of the share kept for the conclusion); steps that cannot run
 any more are cancelled with the reason, and the limit is recorded in
 ``run.limits_hit``.
+
+Speculative conclusion (``limits.speculative_conclusion``): when a wave leaves no
+step pending, the reflection can only mark the objective achieved, add insights or
+add steps, so the conclusion is started at the same time as the reflection
+(``Engine.speculate``) and saves one model call's latency. It is discarded when the
+reflection adds a step (the loop goes on as without speculation) or a step it
+wanted to add hit ``max_steps`` (the conclusion should name that limit). Otherwise
+the run uses it although its prompt lacks that last reflection's insights: the
+reflector sees a subset of what the concluder sees (objective and step findings;
+no alert, no request), so its insights add no fact the concluder lacked, only a
+second reading of the same findings. They stay in the record (``reflections``,
+and ``speculative_conclusions[].insights_not_seen``). A budget or deadline stop
+during that reflection skips nothing, so the conclusion is kept then too. The
+reflector is not run after the last possible wave, so nothing is speculated there.
 """
 
 from __future__ import annotations
@@ -18,6 +32,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Literal
 
+from agent.concluder import Speculation
 from agent.errors import AgentError, BudgetExceeded, DeadlineExceeded
 from agent.events import PlanUpdated, Reflected, StepFinished, StepStarted
 from agent.executor import StepResult, run_step
@@ -44,6 +59,28 @@ class WaveRunner:
         self.plan: Plan = run.plan
         self.limits = engine.limits
         self.insights: list[str] = []
+        self.speculations: list[tuple[Speculation, int, int]] = []  # (it, wave, insights seen)
+
+    @property
+    def speculation(self) -> Speculation | None:
+        """The speculative conclusion the run should use, if the last one still stands."""
+        last = self.speculations[-1][0] if self.speculations else None
+        return last if last is not None and last.state == "running" else None
+
+    async def close_speculations(self) -> None:
+        """Cancel speculative calls still in flight; record what became of each."""
+        for spec, wave, seen in self.speculations:
+            await spec.close()
+            self.run.record.setdefault("speculative_conclusions", []).append(
+                {
+                    "after_wave": wave,
+                    "outcome": spec.state,
+                    "reason": spec.reason,
+                    "insights_not_seen": self.insights[seen:] if spec.state == "used" else [],
+                    "llm_calls": spec.usage.calls,
+                    "total_tokens": spec.usage.total_tokens,
+                }
+            )
 
     async def run_all(self) -> list[str]:
         """Run waves until the plan is done or a limit stops it; returns the insights."""
@@ -179,6 +216,9 @@ class WaveRunner:
                 "tool_catalogue": self.engine.registry.catalogue_text(),
             },
         )
+        if self.limits.speculative_conclusion and not self.plan.pending():
+            spec = self.engine.speculate(self.run, self.plan, self.insights)
+            self.speculations.append((spec, wave, len(self.insights)))
         try:
             reflection = await reflect(
                 self.engine.gateway, self.run.work, system=prompt.system, user=prompt.user
@@ -209,6 +249,8 @@ class WaveRunner:
         )
         if applied.step_cap_hit:
             self._limit(f"max_steps: the plan is at its limit of {self.limits.max_steps} steps")
+        if (live := self.speculation) is not None and (applied.changes or applied.step_cap_hit):
+            live.discard("the reflection added steps" if applied.changes else "max_steps was hit")
         if applied.changes:
             await self._plan_updated(applied.changes, applied.cancelled)
         if reflection.achieved:

@@ -80,6 +80,11 @@ class Limits(BaseModel):
     history_chars: int = Field(
         24_000, ge=2000, description="conversation history sent to the model"
     )
+    speculative_conclusion: bool = Field(
+        True,
+        description="write the conclusion while the last reflection runs (nothing pending); "
+        "discarded if the reflection adds steps",
+    )
 
 
 class TableSpec(BaseModel):

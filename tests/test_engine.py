@@ -609,11 +609,17 @@ async def test_step_limit_rejects_added_steps(db: Database) -> None:
             "depends_on": [],
         },
     }
-    script = simple_planned_script(reflector=[reflection(updates=[add])])
+    script = simple_planned_script(
+        reflector=[reflection(updates=[add])], concluder=[conclusion(), conclusion()]
+    )
     h = harness(db, script, max_steps=1)
     outcome = await h.run()
     assert outcome.plan is not None and len(outcome.plan.steps) == 1
     assert any(x.startswith("max_steps") for x in outcome.limits_hit)
+    # the conclusion written during the reflection did not know the limit: written again
+    speculative, final = h.model.requests_for("concluder")
+    assert "max_steps" not in user_text(speculative) and "max_steps" in user_text(final)
+    assert outcome.record["speculative_conclusions"][0]["outcome"] == "discarded"
 
 
 async def test_wave_limit_concludes_with_what_is_there(db: Database) -> None:

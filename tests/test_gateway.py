@@ -17,7 +17,8 @@ from agent.errors import (
     LLMUnavailable,
 )
 from agent.events import Event, LLMCalled
-from agent.gateway import CallContext, LLMGateway, Usage, least_thinking
+from agent.gateway import CallContext, LLMGateway, least_thinking
+from agent.usage import Usage
 from config.settings import GeminiSettings
 from tests.fakes.model import (
     FAKE_THOUGHT_SIGNATURE,

@@ -1,0 +1,91 @@
+"""Token and latency accounting for one investigation, per stage.
+
+The gateway adds one entry per model call (``Usage.add``); the token budget is
+checked against ``Usage.total_tokens``; ``Usage.as_dict`` is what the outcome,
+the investigation record and ``--json`` show. ``absorb`` folds the usage of a
+call made on the side (the speculative conclusion) into the run's usage under
+one stage name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class StageUsage:
+    """What one stage (planner, step s1, ...) spent."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    thinking_tokens: int = 0
+    cached_tokens: int = 0
+    latency_ms: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        """Billed tokens: prompt, visible output and thinking."""
+        return self.prompt_tokens + self.output_tokens + self.thinking_tokens
+
+    def merge(self, other: StageUsage) -> None:
+        """Add ``other``'s counts to this one."""
+        for name, value in asdict(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
+    def as_dict(self) -> dict[str, int | float]:
+        return {**asdict(self), "latency_ms": round(self.latency_ms, 1)}
+
+
+@dataclass
+class Usage:
+    """Token and latency accounting for one investigation, per stage."""
+
+    stages: dict[str, StageUsage] = field(default_factory=dict)
+
+    def add(
+        self,
+        stage: str,
+        *,
+        prompt_tokens: int = 0,
+        output_tokens: int = 0,
+        thinking_tokens: int = 0,
+        cached_tokens: int = 0,
+        latency_ms: float = 0.0,
+    ) -> None:
+        """Record one model call under ``stage``."""
+        call = StageUsage(
+            1, prompt_tokens, output_tokens, thinking_tokens, cached_tokens, latency_ms
+        )
+        self.stages.setdefault(stage, StageUsage()).merge(call)
+
+    def absorb(self, other: Usage, *, stage: str) -> None:
+        """Add everything ``other`` recorded (whatever its stages) under ``stage``."""
+        if other.calls:
+            self.stages.setdefault(stage, StageUsage()).merge(other.total())
+
+    def total(self) -> StageUsage:
+        """All stages summed."""
+        total = StageUsage()
+        for s in self.stages.values():
+            total.merge(s)
+        return total
+
+    @property
+    def calls(self) -> int:
+        return self.total().calls
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt + output + thinking tokens over every stage (what the budget counts)."""
+        return self.total().total_tokens
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready summary: ``llm_calls``, ``total_tokens``, sums, and ``stages``."""
+        total = self.total().as_dict()
+        return {
+            "llm_calls": total.pop("calls"),
+            "total_tokens": self.total_tokens,
+            **total,
+            "stages": {name: s.as_dict() for name, s in self.stages.items()},
+        }
