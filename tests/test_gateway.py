@@ -417,6 +417,19 @@ def test_usage_as_dict_totals() -> None:
     }
 
 
+def test_usage_absorb_counts_another_usage_under_one_stage() -> None:
+    usage, side = Usage(), Usage()
+    usage.add("concluder", prompt_tokens=100, output_tokens=10)
+    side.add("concluder", prompt_tokens=90, output_tokens=9, thinking_tokens=1)
+    side.add("concluder", prompt_tokens=95, output_tokens=5, latency_ms=3.0)
+    usage.absorb(side, stage="concluder_speculative")
+    usage.absorb(Usage(), stage="nothing")  # an empty usage adds no stage
+    assert set(usage.stages) == {"concluder", "concluder_speculative"}
+    spec = usage.stages["concluder_speculative"]
+    assert (spec.calls, spec.total_tokens, spec.latency_ms) == (2, 200, 3.0)
+    assert usage.total_tokens == 310 and usage.calls == 3
+
+
 # ---------------------------------------------------------------- the fake itself
 
 
