@@ -12,13 +12,15 @@ Tests pass ``backend=`` (a scripted model) and, if they want, their own ``http``
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from agent.engine import Engine
 from agent.gateway import LLMGateway
@@ -107,7 +109,7 @@ async def open_runtime(
 def _database(url: str) -> Database:
     """The database, or a ``ConfigError`` saying how to fix ``database_url``."""
     try:
-        return Database(url)
+        database = Database(url)
     except ModuleNotFoundError as exc:
         raise ConfigError(
             f"the database driver {exc.name!r} is not installed "
@@ -121,13 +123,20 @@ def _database(url: str) -> Database:
         raise ConfigError(
             f"cannot create the folder for the database ({exc.strerror}): check SOCBOT_DATABASE_URL"
         ) from exc
+    path = database.engine.url.database
+    if database.is_sqlite and path and Path(path).is_dir():
+        raise ConfigError(f"the SQLite database {path!r} is a folder: check SOCBOT_DATABASE_URL")
+    return database
 
 
 async def _create_schema(db: Database) -> None:
     try:
         await db.create()
-    except (OperationalError, OSError) as exc:
-        reason = exc.orig if isinstance(exc, OperationalError) else exc.strerror
+    except (DBAPIError, OSError) as exc:
+        # aiosqlite's worker thread finishes a failed connect after the error is raised;
+        # give it a moment so that it does not find the event loop already closed.
+        await asyncio.sleep(0.05)
+        reason = exc.orig if isinstance(exc, DBAPIError) else exc.strerror
         raise ConfigError(
             f"cannot open the database {_db_name(db)} ({reason}): check SOCBOT_DATABASE_URL"
         ) from exc

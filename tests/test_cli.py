@@ -140,14 +140,21 @@ def test_bad_config_is_one_line(
 
 
 @pytest.mark.parametrize(
-    "url", ["notadb://x", "garbage", "sqlite+aiosqlite:///{tmp}", "sqlite+aiosqlite:///{tmp}/f/db"]
+    "url",
+    [
+        "notadb://x",
+        "garbage",
+        "sqlite+aiosqlite:///{tmp}",
+        "sqlite+aiosqlite:///{tmp}/f/db",
+        "sqlite+aiosqlite:///{tmp}/f",
+    ],
 )
 def test_unusable_database_url_is_one_line(
     runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str
 ) -> None:
     monkeypatch.delenv("SOCBOT_CONFIG")
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "f").write_text("a file where a folder should be")
+    (tmp_path / "f").write_text("a text file, not a database, where a folder should be" * 100)
     monkeypatch.setenv("SOCBOT_DATABASE_URL", url.format(tmp=tmp_path))
     monkeypatch.setenv("GEMINI_API_KEY", "fake-key-for-tests")
     result = runner.invoke(app, ["investigate", str(ALERTS / "leveret-scc.json")])
