@@ -180,8 +180,7 @@ class AlertTriage:
         self._admitted = 0  # queued or investigating, ours
         self._queued: set[str] = set()
         self._backlog = 0  # deferred alerts in the database (ours and earlier runs')
-        self._board = self._edited()
-        self._board_open = False
+        self._board: EditedMessage | None = None  # the storm message, while a storm lasts
         self._pump: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -261,7 +260,7 @@ class AlertTriage:
         if group is not None:
             group.card.posted(card_ts)  # members who joined meanwhile are shown
         thread = ThreadRef(self.channel, card_ts)
-        announce = self.storm.waiting <= QUIET_QUEUE and not self._board_open
+        announce = self.storm.waiting <= QUIET_QUEUE and self._board is None
 
         async def work() -> None:
             await self._investigate(thread, alert, group)
@@ -293,7 +292,8 @@ class AlertTriage:
                 await self.alerts.conclude_group(alert.id)
                 if group is not None:
                     group.verdict = VERDICT_LABELS.get(stored.verdict, stored.verdict)
-                    group.card.show(group.render)
+                    if group.members:  # a lone alert's verdict is in its thread: save edits
+                        group.card.show(group.render)
         except asyncio.CancelledError:
             status = "deferred" if self.coordinator.closing else "cancelled"
             raise
@@ -332,20 +332,18 @@ class AlertTriage:
     def _set(self, new: str, old: str | None) -> None:
         """Move one alert between states and show it on the storm message."""
         self.storm.move(old, new)
-        if not self._board_open and self.storm.waiting > QUIET_QUEUE:
-            self._board_open = True
-            self._spawn(self._open_board())
-        elif self._board_open:
+        if self._board is None and self.storm.waiting > QUIET_QUEUE:
+            self._board = self._edited()
+            self._spawn(self._open_board(self._board))
+        elif self._board is not None:
             self._board.show(self._render_board)
         if self.storm.idle:  # the storm is over: last edit, the next one gets a new message
-            if self._board_open:
+            if self._board is not None:
                 self._board.show(self._render_board_over(dict(self.storm.counts)))
-                self._board = self._edited()
-            self._board_open = False
+                self._board = None
             self.storm = Storm()
 
-    async def _open_board(self) -> None:
-        board = self._board
+    async def _open_board(self, board: EditedMessage) -> None:
         ts = await self.reporter.post_top(self.channel, self._render_board(), background=False)
         if ts is not None:
             board.posted(ts)  # counts changed while it was posted: edited right away

@@ -1,0 +1,373 @@
+"""Alert storms: grouping, a bounded queue, deferral, one storm message, quiet shutdown.
+
+The real webhook, app, coordinator, pacer and SQLite; the Web API is ``FakeSlackAPI``;
+the investigation is a tiny stand-in that stores a verdict and posts a conclusion in
+its thread through the shared pacer, as ``EngineInvestigator`` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.alerts import Alert, Indicator
+from bot.coordinator import Coordinator, ThreadRef
+from bot.pacer import Pacer
+from bot.progress import post_in_thread
+from bot.storm import group_key
+from store.alerts import AlertStore
+from tests.fakes.slack_api import Call, FakeSlackAPI
+from tests.slack_support import (
+    WEBHOOK_CHANNEL,
+    WEBHOOK_TOKEN,
+    SlackHarness,
+    eventually,
+    make_settings,
+)
+
+AUTH = {"Authorization": f"Bearer {WEBHOOK_TOKEN}"}
+RATE = 100.0  # new messages per second per channel in these tests
+
+
+class ConcludingInvestigate:
+    """Stores a benign verdict and posts a one-line conclusion in the thread (paced)."""
+
+    def __init__(self, delay: float = 0.01) -> None:
+        self.delay = delay
+        self.h: SlackHarness | None = None
+        self.deferred_when_concluded: list[int] = []
+        self.gate: asyncio.Event | None = None
+
+    async def __call__(self, thread: ThreadRef, text: str, alert: Alert | None) -> None:
+        assert self.h is not None and alert is not None
+        if self.gate is not None:
+            await self.gate.wait()
+        await asyncio.sleep(self.delay)
+        store = AlertStore(self.h.db)
+        await store.set_verdict(
+            alert.id, verdict="benign", summary="expected", investigation_id="i"
+        )
+        triage = self.h.app.triage
+        assert triage is not None
+        self.deferred_when_concluded.append(triage.storm.counts["deferred"])
+        message = {"text": f"verdict for {alert.title}: benign"}
+        await post_in_thread(
+            self.h.web_client,
+            self.h.pacer,
+            channel=thread.channel,
+            thread_ts=thread.thread_ts,
+            message=message,
+        )
+
+
+def payload(title: str, ip: str, severity: str = "high") -> dict[str, Any]:
+    return {"title": title, "severity": severity, "source_ip": ip}
+
+
+def storm_payloads() -> list[dict[str, Any]]:
+    """100 alerts: 60 repeats of three detections (one per IP), 40 distinct ones."""
+    repeats = [
+        payload(f"SSH brute force attempt {n}", f"8.8.{k}.{k}")
+        for n, k in zip(range(60), itertools.cycle(range(3)), strict=False)
+    ]
+    distinct = [payload(f"Odd login for user{n}", f"9.9.{n}.1", "medium") for n in range(40)]
+    mixed = [p for pair in itertools.zip_longest(repeats, distinct) for p in pair if p]
+    return mixed
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeSlackAPI]:
+    async with FakeSlackAPI() as api:
+        yield api
+
+
+def harness(
+    fake: FakeSlackAPI, tmp_path: Path, investigate: ConcludingInvestigate, **slack: Any
+) -> SlackHarness:
+    values: dict[str, Any] = {
+        "max_concurrent_investigations": 2,
+        "max_queued_investigations": 3,
+        **slack,
+    }
+    settings = make_settings(tmp_path, fake.base_url, **values)
+    h = SlackHarness(
+        fake, settings, investigate, pacer=Pacer(rate_per_s=RATE, updates_per_min=6000)
+    )
+    investigate.h = h
+    return h
+
+
+async def post_all(h: SlackHarness, bodies: list[dict[str, Any]]) -> list[str]:
+    async def one(body: dict[str, Any]) -> str:
+        response = await h.client.post("/alerts", data=json.dumps(body), headers=AUTH)
+        assert response.status == 202
+        return str((await response.json())["alert_id"])
+
+    return list(await asyncio.gather(*(one(b) for b in bodies)))
+
+
+def top_level(fake: FakeSlackAPI) -> list[Call]:
+    return [
+        c
+        for c in fake.calls_to("chat.postMessage")
+        if c.args["channel"] == WEBHOOK_CHANNEL and not c.args.get("thread_ts")
+    ]
+
+
+def final_text(fake: FakeSlackAPI, ts: str) -> str:
+    """The last text shown for message ``ts`` (posted, then maybe edited)."""
+    message = next(m for m in fake.messages if m.ts == ts)
+    return json.dumps(message.extra.get("blocks"), ensure_ascii=False)
+
+
+async def test_storm_every_alert_accounted_for_grouped_paced_and_concluded(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    investigate = ConcludingInvestigate()
+    async with harness(fake, tmp_path, investigate) as h:
+        triage = h.app.triage
+        assert triage is not None
+        triage.update_interval = 0.05  # edits in place at most every 50 ms
+        investigate.gate = asyncio.Event()  # hold the first investigations: mid-storm view
+        ids = await post_all(h, storm_payloads())
+        await h.app.webhook.drain()
+        await eventually(lambda: triage.storm.counts["investigating"] == 2)
+
+        # mid-storm: every accepted alert is in exactly one state, none lost
+        expected = {"investigating": 2, "queued": 3, "grouped": 57, "deferred": 38}
+        assert await AlertStore(h.db).status_counts() == expected
+        assert len(ids) == 100 == sum(expected.values())
+        health = await (await h.client.get("/healthz")).json()
+        assert health["alerts"] == expected
+        investigate.gate.set()
+
+        await eventually(lambda: triage.totals["concluded"] == 43, within_s=10)
+        await eventually(lambda: triage.storm.idle and not triage.counts(), within_s=2)
+        await asyncio.sleep(0.1)  # last edits of the cards and the storm message
+        store = AlertStore(h.db)
+        assert await store.status_counts() == {"concluded": 43, "grouped": 57}
+        grouped = await store.by_status("grouped", limit=100)
+        assert {a.verdict for a in grouped} == {"benign"}  # the group's verdict
+        assert all(a.group_id in ids for a in grouped)
+
+    # conclusions were posted while alerts were still deferred (not starved by the backlog)
+    assert max(investigate.deferred_when_concluded) > 0
+
+    tops = top_level(fake)
+    boards = [m for m in fake.messages if "Alert storm" in m.text and not m.thread_ts]
+    assert len(boards) == 1, "one storm message, edited in place"
+    shown = final_text(fake, boards[0].ts)
+    assert "Alert storm over" in shown and "*100* alerts received" in shown
+    assert "Concluded*\\n43" in shown and "Grouped*\\n57" in shown
+    assert fake.calls_to("chat.update"), "edited, not re-posted"
+
+    # 43 cards (3 groups + 40 distinct) + the storm message; groups edited with their count
+    assert len(tops) == 43 + 1
+    group_cards = [m for m in fake.messages if "SSH brute force" in m.text and not m.thread_ts]
+    assert len(group_cards) == 3
+    for card in group_cards:
+        assert "19 similar alerts" in final_text(fake, card.ts)
+        assert "*Verdict:* Benign" in final_text(fake, card.ts)
+
+    # pace: new messages in the channel never faster than the pacer's rate
+    times = sorted(c.at for c in fake.calls_to("chat.postMessage"))
+    spans = [b - a for a, b in zip(times, times[10:], strict=False)]  # 10 intervals each
+    assert min(spans) >= 10 / RATE - 0.01
+    queued_notices = [c for c in fake.calls_to("chat.postMessage") if "Queued" in c.args["text"]]
+    assert len(queued_notices) <= 2  # the storm message shows the queue instead
+
+
+async def test_shutdown_with_a_queue_posts_nothing_and_defers_the_waiting_alerts(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    investigate = ConcludingInvestigate()
+    investigate.gate = asyncio.Event()  # never opened: the first run holds the only slot
+    h = harness(fake, tmp_path, investigate, max_concurrent_investigations=1)
+    async with h:
+        bodies = [payload(f"Odd login for user{n}", f"9.9.{n}.1") for n in range(6)]
+        ids = await post_all(h, bodies)
+        await h.app.webhook.drain()
+        await eventually(lambda: h.app.coordinator.running == 1 and h.app.coordinator.queued == 3)
+        posts_before = len(fake.calls_to("chat.postMessage"))
+        started = time.monotonic()
+        await h.app.close()  # what `socbot serve` does on SIGTERM
+        took = time.monotonic() - started
+        assert took < 1.0
+        await asyncio.sleep(0.05)
+        assert len(fake.calls_to("chat.postMessage")) == posts_before  # quiet
+        assert not [m for m in fake.messages if "internal error" in m.text]
+        store = AlertStore(h.db)
+        assert await store.status_counts() == {"deferred": 6}  # all resumed on next start
+        resumed = await store.by_status("deferred")
+        assert {a.id for a in resumed} == set(ids)
+        assert sum(1 for a in resumed if a.slack_ts) == 4  # these keep their card
+
+
+async def test_deferred_alerts_of_an_earlier_run_are_investigated_at_start(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    from agent.alerts import parse_alert
+    from store.db import Database
+
+    db = Database(make_settings(tmp_path, fake.base_url).database_url)
+    await db.create()
+    store = AlertStore(db)
+    low = parse_alert(payload("Odd login for user1", "9.9.1.1", "low"), "generic")
+    critical = parse_alert(payload("Odd login for user2", "9.9.2.1", "critical"), "generic")
+    for alert in (low, critical):
+        await store.save(alert)
+        await store.set_status(alert.id, "deferred")
+    investigate = ConcludingInvestigate()
+    h = harness(fake, tmp_path, investigate, max_concurrent_investigations=1)
+    h.db, h.owns_db = db, False
+    try:
+        async with h:
+            await eventually(lambda: len(fake.messages) >= 4)  # 2 cards, 2 conclusions
+            await h.settle()
+            await eventually(lambda: h.app.triage is not None and h.app.triage.storm.idle)
+            assert await store.status_counts() == {"concluded": 2}
+        cards = top_level(fake)
+        assert "user2" in cards[0].args["text"]  # most severe first
+    finally:
+        await db.close()
+
+
+class NoticeRecorder:
+    """A ``Reporter`` recording what it was asked to say."""
+
+    def __init__(self) -> None:
+        self.said: list[tuple[str, ThreadRef]] = []
+
+    async def say(self, thread: ThreadRef, text: str) -> None:
+        self.said.append(("say", thread))
+
+    async def busy(self, thread: ThreadRef) -> None:
+        self.said.append(("busy", thread))
+
+    async def seen(self, channel: str, ts: str) -> None:
+        return None
+
+    async def queued(self, thread: ThreadRef, position: int) -> None:
+        self.said.append(("queued", thread))
+
+    async def failed(self, thread: ThreadRef, error: BaseException) -> None:
+        self.said.append(("failed", thread))
+
+    async def cancelled(self, thread: ThreadRef) -> None:
+        self.said.append(("cancelled", thread))
+
+
+def threads(n: int) -> list[ThreadRef]:
+    return [ThreadRef("C1", f"{n}.000{i}") for i in range(n)]
+
+
+async def test_shutdown_cancels_queued_runs_quietly_without_errors() -> None:
+    reporter = NoticeRecorder()
+    coordinator = Coordinator(1, reporter)
+    gate = asyncio.Event()
+    ran: list[ThreadRef] = []
+
+    def work(thread: ThreadRef) -> Any:
+        async def run() -> None:
+            ran.append(thread)
+            await gate.wait()
+
+        return run
+
+    a, b, c = threads(3)
+    for thread in (a, b, c):
+        assert coordinator.submit(thread, work(thread), announce=False)
+    await eventually(lambda: ran == [a] and coordinator.queued == 2)
+    # the running run's release pops the queued runs' already-cancelled turns first
+    await asyncio.wait_for(coordinator.shutdown(), 1)
+    assert reporter.said == []  # no "internal error", no "cancelled" per queued thread
+    assert coordinator.running == 0 and coordinator.queued == 0
+
+
+async def test_stop_racing_a_release_cancels_cleanly_and_the_next_run_starts() -> None:
+    reporter = NoticeRecorder()
+    coordinator = Coordinator(1, reporter)
+    gate = asyncio.Event()
+    ran: list[ThreadRef] = []
+
+    def work(thread: ThreadRef) -> Any:
+        async def run() -> None:
+            ran.append(thread)
+            if thread == a:
+                await gate.wait()
+
+        return run
+
+    a, b, c = threads(3)
+    for thread in (a, b, c):
+        coordinator.submit(thread, work(thread), announce=False)
+    await eventually(lambda: coordinator.queued == 2)
+    gate.set()  # a finishes and releases in the same turn of the loop as b's stop
+    assert await coordinator.stop(b)
+    await coordinator.wait_idle()
+    assert ran == [a, c]
+    assert reporter.said == [("cancelled", b)]  # a requested stop is told, nothing failed
+    assert coordinator.running == 0 and coordinator.queued == 0
+
+
+async def test_pacer_gives_urgent_posts_their_turn_before_cards_and_notices() -> None:
+    pacer = Pacer(rate_per_s=50)
+    order: list[str] = []
+
+    async def post(name: str, background: bool) -> None:
+        async with pacer.slot("C1", background=background):
+            order.append(name)
+
+    async with pacer.slot("C1"):
+        order.append("first")
+    cards = [asyncio.create_task(post(f"card{n}", True)) for n in range(3)]
+    await asyncio.sleep(0)
+    conclusion = asyncio.create_task(post("conclusion", False))
+    dropped = asyncio.create_task(post("dropped", True))
+    await asyncio.sleep(0)
+    dropped.cancel()  # a notice no longer needed gives its turn up
+    await asyncio.gather(*cards, conclusion, return_exceptions=True)
+    assert order == ["first", "conclusion", "card0", "card1", "card2"]
+    assert pacer.waiting("C1") == 0
+
+
+GROUP_CASES = [
+    (
+        "same alert, other count",
+        ("Brute force x 12", "1.2.3.4"),
+        ("Brute force x 99", "1.2.3.4"),
+        True,
+    ),
+    ("other primary indicator", ("Brute force", "1.2.3.4"), ("Brute force", "5.6.7.8"), False),
+    ("other title", ("Brute force", "1.2.3.4"), ("Port scan", "1.2.3.4"), False),
+    ("case and spaces", ("Brute  Force", "1.2.3.4"), ("brute force", "1.2.3.4"), True),
+]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"), [c[1:] for c in GROUP_CASES], ids=[c[0] for c in GROUP_CASES]
+)
+def test_group_key(first: tuple[str, str], second: tuple[str, str], same: bool) -> None:
+    def alert(title: str, ip: str) -> Alert:
+        indicators = [Indicator(kind="ipv4", value=ip)]
+        return Alert(id="x", source="generic", title=title, indicators=indicators, raw={})
+
+    assert (group_key(alert(*first)) == group_key(alert(*second))) is same
+
+
+async def test_without_a_webhook_channel_there_is_no_triage(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    async with harness(fake, tmp_path, ConcludingInvestigate(), webhook_channel=None) as h:
+        assert h.app.triage is None
+        health = await (await h.client.get("/healthz")).json()
+        assert "alerts" not in health
+        response = await h.client.post("/alerts", data="{}", headers=AUTH)
+        assert response.status == 503  # the webhook is off without a channel
