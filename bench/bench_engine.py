@@ -36,7 +36,6 @@ from bench.common import (
     remote,
     run_async,
     runtime,
-    sqlite_synchronous_normal,
     write_json,
 )
 from bench.fake_gemini import Responder, tokens
@@ -90,11 +89,8 @@ async def overhead(tmp: Path, runs: int, latency_s: float) -> dict[str, Any]:
     script = scripts.three_steps()
     results, trace_s = await _series(script, tmp, runs, latency_s=latency_s)
     diag, _ = await _series(script, tmp, runs, latency_s=latency_s, trace_off=True)
-    with sqlite_synchronous_normal():
-        normal, normal_trace_s = await _series(script, tmp, runs, latency_s=latency_s)
     ratios = [r.wall_s / r.critical_s for r in results]
     diag_ratios = [r.wall_s / r.critical_s for r in diag]
-    normal_ratios = [r.wall_s / r.critical_s for r in normal]
     mid = _median_run(results)
     out = {
         "target": "wall <= 1.05 x critical path (3-step plan, 300 ms per model call)",
@@ -107,8 +103,6 @@ async def overhead(tmp: Path, runs: int, latency_s: float) -> dict[str, Any]:
         "met": median(ratios) <= 1.05,
         "median_trace_write_s": round(median(trace_s), 4),
         "diagnostic_trace_recorder_off_median_ratio": round(median(diag_ratios), 4),
-        "diagnostic_sqlite_synchronous_normal_median_ratio": round(median(normal_ratios), 4),
-        "diagnostic_sqlite_synchronous_normal_trace_write_s": round(median(normal_trace_s), 4),
         "median_run": mid.summary(),
         "median_run_gaps_ms": mid.gaps(),
     }
@@ -122,10 +116,6 @@ async def overhead(tmp: Path, runs: int, latency_s: float) -> dict[str, Any]:
             [
                 "ratio with trace recorder off (diag)",
                 out["diagnostic_trace_recorder_off_median_ratio"],
-            ],
-            [
-                "ratio with SQLite synchronous=NORMAL (diag)",
-                out["diagnostic_sqlite_synchronous_normal_median_ratio"],
             ],
             ["target ≤ 1.05 met", out["met"]],
         ],

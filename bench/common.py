@@ -24,12 +24,11 @@ from collections.abc import (
     Awaitable,
     Callable,
     Iterable,
-    Iterator,
     Mapping,
     Sequence,
 )
 from concurrent.futures import Future
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -390,37 +389,22 @@ async def clear_intel_cache(rt: Runtime) -> None:
 
 
 class TraceTimer:
-    """Measures (or, for a diagnostic variant, skips) the trace recorder's SQLite writes."""
+    """Measures (or, for a diagnostic variant, skips) the trace recorder's SQLite writes.
+
+    The recorder writes in the background, so this time overlaps the run: it is
+    reported to show what the engine no longer waits for.
+    """
 
     def __init__(self, rt: Runtime, *, disabled: bool = False) -> None:
         self.spent: list[float] = []
-        inner = rt.investigations.append_event
+        inner = rt.investigations.append_events
 
-        async def append_event(investigation_id: str, type_: str, payload: dict[str, Any]) -> None:
+        async def append_events(events: list[tuple[str, str, dict[str, Any]]]) -> None:
             start = time.monotonic()
             try:
                 if not disabled:
-                    await inner(investigation_id, type_, payload)
+                    await inner(events)
             finally:
                 self.spent.append(time.monotonic() - start)
 
-        rt.investigations.append_event = append_event  # type: ignore[method-assign]
-
-
-@contextmanager
-def sqlite_synchronous_normal() -> Iterator[None]:
-    """Diagnostic only: every new SQLite connection uses ``PRAGMA synchronous=NORMAL``
-    (WAL stays on), to show what per-commit fsyncs cost the engine."""
-    from sqlalchemy import event
-    from sqlalchemy.engine import Engine
-
-    def pragma(dbapi_conn: Any, _record: object) -> None:
-        cursor = dbapi_conn.cursor()
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.close()
-
-    event.listen(Engine, "connect", pragma)
-    try:
-        yield
-    finally:
-        event.remove(Engine, "connect", pragma)
+        rt.investigations.append_events = append_events  # type: ignore[method-assign]

@@ -2,8 +2,10 @@
 
 The engine calls ``create`` when a run starts and ``finish`` when it ends; in
 between, ``recorder(investigation_id)`` is a progress sink that writes every event
-to ``trace_events`` as it happens, so the trace survives a crash or a kill. Tool
-results inside events are already truncated previews.
+to ``trace_events`` as it happens, so the trace survives a crash or a kill. Writes
+run in a background task in batches, so the engine never waits for the disk;
+``finish`` flushes them first. Tool results inside events are already truncated
+previews.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class InvestigationStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._recorders: dict[str, TraceRecorder] = {}
 
     async def create(
         self, investigation_id: str, conversation_id: str, kind: str, input_text: str
@@ -56,6 +59,9 @@ class InvestigationStore:
         error: str | None,
     ) -> None:
         """Store the final summary of a run; a no-op (logged) for an unknown id."""
+        recorder = self._recorders.pop(investigation_id, None)
+        if recorder is not None:
+            await recorder.flush()
         async with self.db.session() as session:
             result = await session.execute(
                 update(Investigation)
@@ -79,12 +85,13 @@ class InvestigationStore:
         async with self.db.session() as session:
             return await session.get(Investigation, investigation_id)
 
-    async def append_event(
-        self, investigation_id: str, type_: str, payload: dict[str, Any]
-    ) -> None:
-        """Append one trace event in its own transaction."""
+    async def append_events(self, events: list[tuple[str, str, dict[str, Any]]]) -> None:
+        """Append ``(investigation_id, type, payload)`` trace events in one transaction."""
         async with self.db.session() as session:
-            session.add(TraceEvent(investigation_id=investigation_id, type=type_, payload=payload))
+            session.add_all(
+                TraceEvent(investigation_id=inv, type=type_, payload=payload)
+                for inv, type_, payload in events
+            )
 
     async def trace(self, investigation_id: str) -> list[dict[str, Any]]:
         """Every trace event, in the order written: ``{seq, type, at, payload}``."""
@@ -106,27 +113,43 @@ class InvestigationStore:
 
     def recorder(self, investigation_id: str) -> TraceRecorder:
         """A progress sink that appends every event of this run to the trace."""
-        return TraceRecorder(self, investigation_id)
+        recorder = TraceRecorder(self, investigation_id)
+        self._recorders[investigation_id] = recorder
+        return recorder
 
 
 class TraceRecorder:
-    """Sink writing each event to ``trace_events`` immediately, one at a time, in order.
+    """Sink writing events to ``trace_events`` in order, without making the engine wait.
 
-    Events of another investigation id (there should be none) are recorded under
-    their own id, so nothing is silently attributed to the wrong run.
+    ``emit`` queues the event; one writer task per run drains the queue, a batch per
+    transaction, for as long as events keep coming. ``flush`` waits until everything
+    queued is written. Events of another investigation id (there should be none) are
+    recorded under their own id, so nothing is silently attributed to the wrong run.
     """
 
     def __init__(self, store: InvestigationStore, investigation_id: str) -> None:
         self.store = store
         self.investigation_id = investigation_id
-        self._lock = asyncio.Lock()
+        self._pending: list[tuple[str, str, dict[str, Any]]] = []
+        self._writer: asyncio.Task[None] | None = None
 
     async def emit(self, event: Event) -> None:
         payload = event.model_dump(mode="json", exclude={"type", "investigation_id"})
-        async with self._lock:
-            await self.store.append_event(
-                event.investigation_id or self.investigation_id, event.type, payload
-            )
+        self._pending.append((event.investigation_id or self.investigation_id, event.type, payload))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._drain())
+
+    async def flush(self) -> None:
+        while self._writer is not None and not self._writer.done():
+            await asyncio.shield(self._writer)
+
+    async def _drain(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, []
+            try:
+                await self.store.append_events(batch)
+            except Exception:  # fail open: a lost trace batch must not end the run
+                log.exception("could not write %d trace events", len(batch))
 
 
 def _iso(value: datetime | None) -> str | None:

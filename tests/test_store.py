@@ -95,6 +95,7 @@ async def test_concurrent_events_all_recorded_in_emit_order(db: Database) -> Non
             for i in range(20)
         )
     )
+    await recorder.flush()  # writes happen in the background; emit never waits for the disk
     trace = await store.trace("inv3")
     assert [e["payload"]["step_id"] for e in trace] == [f"s{i}" for i in range(20)]
     assert await store.trace("other") == []
