@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 import time
-import tomllib
 import uuid
 from contextlib import AsyncExitStack
 from datetime import datetime
@@ -22,7 +20,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markdown import Markdown
 
@@ -30,10 +27,10 @@ from agent.alerts import Alert, parse_alert
 from agent.concluder import to_markdown
 from agent.engine import Outcome, Request
 from agent.errors import AgentError
-from cli.app import app, fail
+from cli.app import app, fail, load_settings_or_exit, one_line
 from cli.progress import TerminalProgress
 from cli.runtime import open_runtime
-from config.settings import DEFAULT_CONFIG_PATH, ConfigError, Settings, load_settings
+from config.settings import ConfigError, Settings
 from store.investigations import InvestigationStore
 
 EXIT_FAILED = 1
@@ -71,7 +68,7 @@ def investigate(
     path: PathArg, as_json: JsonOpt = False, verbose: VerboseOpt = False, quiet: QuietOpt = False
 ) -> None:
     """Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."""
-    settings = _settings()
+    settings = load_settings_or_exit()
     alert = _read_alert(path)
     progress = TerminalProgress(Console(stderr=True, quiet=quiet), verbose=verbose)
     try:
@@ -81,7 +78,7 @@ def investigate(
         typer.secho("cancelled", err=True, fg=typer.colors.YELLOW)
         raise typer.Exit(EXIT_CANCELLED) from None
     except (ConfigError, AgentError, OSError) as exc:
-        raise fail(_one_line(exc)) from None
+        raise fail(one_line(exc)) from None
 
     if as_json:
         typer.echo(json.dumps(record, indent=2, ensure_ascii=False, default=str))
@@ -174,13 +171,13 @@ def chat(
     verbose: VerboseOpt = False,
 ) -> None:
     """Talk to socbot in the terminal, with persistent history (Ctrl-D to leave)."""
-    settings = _settings()
+    settings = load_settings_or_exit()
     console = Console(stderr=True)
     try:
         with asyncio.Runner() as runner:
             _chat_loop(runner, settings, console, conversation, verbose)
     except (ConfigError, AgentError, OSError) as exc:
-        raise fail(_one_line(exc)) from None
+        raise fail(one_line(exc)) from None
 
 
 def _chat_loop(
@@ -240,30 +237,6 @@ def _print_markdown(text: str) -> None:
         typer.echo(text)
 
 
-def _settings() -> Settings:
-    try:
-        return load_settings()
-    except ValidationError as exc:
-        raise fail(_invalid_setting(exc)) from None
-    except tomllib.TOMLDecodeError as exc:
-        path = os.environ.get("SOCBOT_CONFIG", str(DEFAULT_CONFIG_PATH))
-        raise fail(f"{path} is not valid TOML: {_one_line(exc)}") from None
-    except ConfigError as exc:
-        raise fail(_one_line(exc)) from None
-
-
-def _invalid_setting(exc: ValidationError) -> str:
-    """``invalid setting limits.max_steps: Input should be ...`` (never echoes the value)."""
-    errors = exc.errors(include_input=False, include_url=False)
-    first = errors[0]
-    where = ".".join(str(part) for part in first["loc"]) or "settings"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return (
-        f"invalid setting {where}: {first['msg']}{more} "
-        "(check the config file and SOCBOT_* variables)"
-    )
-
-
 def _read_alert(path: str) -> Alert:
     source = "standard input" if path == "-" else path
     try:
@@ -283,13 +256,8 @@ def _read_alert(path: str) -> Alert:
     try:
         return parse_alert(data)
     except (AgentError, ValueError) as exc:
-        raise fail(f"{source!r} is not an alert socbot understands: {_one_line(exc)}") from None
+        raise fail(f"{source!r} is not an alert socbot understands: {one_line(exc)}") from None
 
 
 def _alert_request(alert: Alert) -> str:
     return f"Investigate this {alert.source} alert: {alert.title}"
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]

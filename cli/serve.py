@@ -31,9 +31,9 @@ from bot.coordinator import EngineInvestigator
 from bot.pacer import Pacer
 from bot.server import start_site
 from bot.socket_mode import run_socket_mode
-from cli.app import app, fail
+from cli.app import app, fail, load_settings_or_exit
 from cli.runtime import Runtime, open_runtime
-from config.settings import ConfigError, Settings, SlackSettings, load_settings
+from config.settings import ConfigError, Settings, SlackSettings
 from store.alerts import AlertStore
 
 log = logging.getLogger(__name__)
@@ -161,8 +161,8 @@ def serve(mode: ModeOpt = Mode.socket, port: PortOpt = None, host: HostOpt = Non
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    settings = load_settings_or_exit()
     try:
-        settings = load_settings()
         check_tokens(settings.slack, mode)
     except (ConfigError, ServeError) as exc:
         raise fail(str(exc)) from None

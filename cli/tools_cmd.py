@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from cli.app import app, fail
-from config.settings import ConfigError, Settings, load_settings
+from cli.app import app, fail, load_settings_or_exit
+from config.settings import ConfigError, Settings
 from store.db import Database
 from tools import intel
 from tools.setup import build_registry
@@ -30,8 +30,8 @@ class ToolRow:
 @tools_app.command("list")
 def list_tools() -> None:
     """Show enabled tools with their description, and disabled ones with the reason."""
+    settings = load_settings_or_exit()
     try:
-        settings = load_settings()
         rows = asyncio.run(tool_rows(settings))
     except ConfigError as exc:
         raise fail(str(exc)) from None

@@ -116,11 +116,21 @@ def test_missing_config_file_is_a_config_error(monkeypatch: pytest.MonkeyPatch) 
         load_settings()
 
 
-def test_unknown_keys_are_rejected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("toml", "key"),
+    [
+        ('databse_url = "sqlite+aiosqlite:///x.db"\n', "databse_url"),
+        ("[limits]\nmax_stepz = 3\n", "max_stepz"),
+        ('[[logs.tables]]\nname = "p.d.t"\ndescription = "d"\ntime_colum = "ts"\n', "time_colum"),
+    ],
+)
+def test_unknown_keys_are_rejected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, key: str
+) -> None:
     path = tmp_path / "typo.toml"
-    path.write_text('databse_url = "sqlite+aiosqlite:///x.db"\n')
+    path.write_text(toml)
     monkeypatch.setenv("SOCBOT_CONFIG", str(path))
-    with pytest.raises(ValueError, match="databse_url"):
+    with pytest.raises(ValueError, match=key):
         load_settings()
 
 

@@ -56,3 +56,17 @@ def test_bad_config_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.Monke
     assert result.exit_code == 2
     assert "error: SOCBOT_CONFIG points to" in result.output
     assert "Traceback" not in result.output
+
+
+def test_invalid_setting_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "typo.toml"
+    path.write_text("[limits]\nmax_stepz = 3\n")
+    monkeypatch.setenv("SOCBOT_CONFIG", str(path))
+    result = CliRunner().invoke(app, ["tools", "list"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "error: invalid setting limits.max_stepz: Extra inputs are not permitted "
+        "(check the config file and SOCBOT_* variables)"
+    ]
