@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -42,7 +42,13 @@ WELL_KNOWN_ENV: dict[str, tuple[str, ...]] = {
 }
 
 
-class GeminiSettings(BaseModel):
+class Section(BaseModel):
+    """A settings section: an unknown key (a typo) is an error, never silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class GeminiSettings(Section):
     api_key: SecretStr | None = None
     use_vertexai: bool = False
     project: str | None = None
@@ -60,7 +66,7 @@ class GeminiSettings(BaseModel):
     temperature: float = 0.2
 
 
-class Limits(BaseModel):
+class Limits(Section):
     max_steps: int = Field(8, ge=1, description="steps per plan, including added ones")
     max_waves: int = Field(4, ge=1)
     max_tool_calls_per_step: int = Field(6, ge=1)
@@ -87,7 +93,7 @@ class Limits(BaseModel):
     )
 
 
-class TableSpec(BaseModel):
+class TableSpec(Section):
     """One log table in the catalogue."""
 
     name: str = Field(description="fully qualified BigQuery name, project.dataset.table")
@@ -97,7 +103,7 @@ class TableSpec(BaseModel):
     path: str | None = Field(None, description="local Parquet/CSV/JSON file(s) for DuckDB")
 
 
-class LogSettings(BaseModel):
+class LogSettings(Section):
     backend: Literal["duckdb", "bigquery"] = "duckdb"
     tables: list[TableSpec] = Field(default_factory=list)
     runbooks_dir: str | None = "examples/runbooks"
@@ -109,7 +115,7 @@ class LogSettings(BaseModel):
     max_bytes_per_investigation: int = 50 * 1024**3
 
 
-class IntelSettings(BaseModel):
+class IntelSettings(Section):
     otx_api_key: SecretStr | None = None
     virustotal_api_key: SecretStr | None = None
     abuseipdb_api_key: SecretStr | None = None
@@ -122,7 +128,7 @@ class IntelSettings(BaseModel):
     max_retry_after_s: float = 10.0
 
 
-class SlackSettings(BaseModel):
+class SlackSettings(Section):
     bot_token: SecretStr | None = None
     app_token: SecretStr | None = None
     signing_secret: SecretStr | None = None
