@@ -31,6 +31,7 @@ from cli.app import app, fail, load_settings_or_exit, one_line
 from cli.progress import TerminalProgress
 from cli.runtime import open_runtime
 from config.settings import ConfigError, Settings
+from store.alerts import AlertStore
 from store.investigations import InvestigationStore
 
 EXIT_FAILED = 1
@@ -108,8 +109,18 @@ async def _investigate(
             progress,
         )
         record = await investigation_record(rt.investigations, outcome, time.monotonic() - started)
+        await _remember_alert(AlertStore(rt.db), alert, outcome)
     record["conversation_id"] = conversation_id
     return outcome, record
+
+
+async def _remember_alert(alerts: AlertStore, alert: Alert, outcome: Outcome) -> None:
+    """Store the alert after its run (so the run never finds itself) for later searches."""
+    await alerts.save(alert, investigation_id=outcome.investigation_id)
+    if outcome.conclusion is not None:
+        await alerts.set_verdict(
+            alert.id, verdict=outcome.conclusion.verdict, summary=outcome.conclusion.summary
+        )
 
 
 async def investigation_record(

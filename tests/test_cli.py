@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from sqlalchemy import select
 from typer.testing import CliRunner
 
 import cli.investigate
@@ -29,6 +30,7 @@ from cli.runtime import Runtime, open_runtime
 from config.settings import Settings
 from store.db import Database
 from store.investigations import InvestigationStore
+from store.models import AlertRow
 from tests.fakes.model import ScriptedModel, call_response, json_response, text_response
 
 ALERTS = Path(__file__).resolve().parent / "fixtures" / "alerts"
@@ -347,6 +349,12 @@ def test_investigate_json_end_to_end(
     assert [r.name for r in responses] == ["search_past_alerts"]
     assert "output" in (responses[0].response or {})
 
+    # The alert is kept for later searches, with the verdict it got.
+    alerts = asyncio.run(_alerts(db_url))
+    assert [(a.source, a.verdict, a.investigation_id) for a in alerts] == [
+        ("scc", "true_positive", investigation_id)
+    ]
+
 
 def test_investigate_prints_markdown_conclusion(
     runner: CliRunner, monkeypatch: pytest.MonkeyPatch, db_url: str
@@ -408,6 +416,15 @@ def _conversation_id(stderr: str) -> str:
         if line.startswith("conversation "):
             return line.split()[1]
     raise AssertionError(f"no conversation id printed: {stderr!r}")
+
+
+async def _alerts(url: str) -> list[AlertRow]:
+    db = Database(url)
+    try:
+        async with db.session() as session:
+            return list(await session.scalars(select(AlertRow)))
+    finally:
+        await db.close()
 
 
 async def _trace(url: str, investigation_id: str) -> list[str]:
