@@ -162,6 +162,8 @@ def serve(mode: ModeOpt = Mode.socket, port: PortOpt = None, host: HostOpt = Non
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     settings = load_settings_or_exit()
+    if not settings.debug_payloads:  # request lines carry the indicators looked up
+        logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         check_tokens(settings.slack, mode)
     except (ConfigError, ServeError) as exc:
