@@ -5,6 +5,9 @@ row plus an append-only trace (every progress event goes to the trace recorder a
 to the caller's sink). Hard limits always hold: steps, waves, tool calls per step,
 a wall-clock deadline and a token budget; a slice of the deadline and budget is
 kept for the conclusion, so a run that hits a limit still concludes and says so.
+With ``limits.speculative_conclusion`` the conclusion is started beside the last
+reflection when no step is pending, and used unless that reflection adds a step
+(``agent.waves`` explains the rule; ``agent.concluder.Speculation`` the mechanics).
 
 Dependency policy: a step whose dependency failed or was cancelled still runs
 after it (its prompt names the missing dependency) unless the reflector cancels

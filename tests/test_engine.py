@@ -612,7 +612,7 @@ async def test_step_limit_rejects_added_steps(db: Database) -> None:
     script = simple_planned_script(
         reflector=[reflection(updates=[add])], concluder=[conclusion(), conclusion()]
     )
-    h = harness(db, script, max_steps=1)
+    h = harness(db, script, delay={"reflector": 0.02}, max_steps=1)
     outcome = await h.run()
     assert outcome.plan is not None and len(outcome.plan.steps) == 1
     assert any(x.startswith("max_steps") for x in outcome.limits_hit)
