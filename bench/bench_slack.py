@@ -481,7 +481,8 @@ def _row(*cells: object) -> list[object]:
 async def _account(
     db_path: Path, results: list[tuple[float, int, float, str]], calls: list[Call]
 ) -> dict[str, Any]:
-    """Classify every accepted alert from the database and the Slack fake's record."""
+    """Classify every accepted alert by its triage state (``AlertRow.status``, bot/storm.py)
+    and check in the Slack fake's record that something visible says so."""
     accepted = []
     for _latency, status, _sent, text in results:
         if status == 202:
@@ -490,51 +491,71 @@ async def _account(
     try:
         async with db.session() as session:
             rows = {r.id: r for r in await session.scalars(select(AlertRow))}
-            runs = {r.id: r for r in await session.scalars(select(Investigation))}
     finally:
         await db.close()
-    by_thread = {r.conversation_id: r for r in runs.values()}
     notes: dict[str, list[str]] = defaultdict(list)
+    storm_message = False
     for c in calls:
-        if c.method == "chat.postMessage" and c.args.get("thread_ts"):
+        if c.method != "chat.postMessage":
+            continue
+        if c.args.get("thread_ts"):
             notes[str(c.args["thread_ts"])].append(str(c.args.get("text") or ""))
+        elif "Alert storm" in str(c.args.get("text") or ""):
+            storm_message = True
     counts: Counter[str] = Counter()
     for alert_id in accepted:
-        counts[_classify(rows.get(alert_id), by_thread, notes)] += 1
+        counts[_classify(rows.get(alert_id), rows, notes, storm_message)] += 1
+    grouped_with_verdict = sum(
+        1 for a in accepted if (r := rows.get(a)) and r.status == "grouped" and r.verdict
+    )
     return {
         "accepted": len(accepted),
         **{k: counts[k] for k in CATEGORIES},
+        "grouped_with_verdict": grouped_with_verdict,
+        "storm_message_posted": storm_message,
         "unaccounted": sum(counts[k] for k in UNACCOUNTED),
         "definitions": CATEGORIES,
     }
 
 
 CATEGORIES = {
-    "concluded": "verdict stored and posted",
-    "investigating": "its investigation is running",
-    "queued_with_note": "card posted; a note in its thread says it waits",
-    "queued_note_pending": "card posted; waiting, but nothing visible says so yet",
-    "card_pending": "stored; its card is still waiting for a slot to be posted",
+    "concluded": "its own investigation stored a verdict (and posted it)",
+    "investigating": "its investigation is running (status message in its thread)",
+    "queued": "card posted or being posted, waiting for a slot; the storm message (or a "
+    "notice in its thread) says so",
+    "grouped": "attached to an earlier alert like it: that card shows the count, it gets "
+    "that verdict",
+    "deferred": "stored as deferred (investigated when there is room, most severe first); "
+    "counted in the storm message",
+    "failed": "ended without a verdict (failed, stopped, card refused); told in the thread",
+    "not_visible": "waiting, but neither the storm message nor a note shows it",
+    "untriaged": "stored, but no triage state (yet)",
     "lost": "answered 202 but not stored",
 }
-UNACCOUNTED = ("queued_note_pending", "card_pending", "lost")
+UNACCOUNTED = ("not_visible", "untriaged", "lost")
 
 
 def _classify(
-    row: AlertRow | None, by_thread: dict[str, Investigation], notes: dict[str, list[str]]
+    row: AlertRow | None,
+    rows: dict[str, AlertRow],
+    notes: dict[str, list[str]],
+    storm_message: bool,
 ) -> str:
     if row is None:
         return "lost"
-    if row.verdict:
-        return "concluded"
-    if not row.slack_ts or not row.slack_channel:
-        return "card_pending"
-    run = by_thread.get(f"slack:{row.slack_channel}:{row.slack_ts}")
-    if run is not None:
-        return "concluded" if run.status != "running" else "investigating"
-    if notes.get(row.slack_ts):
-        return "queued_with_note"
-    return "queued_note_pending"
+    status = row.status
+    if status in ("concluded", "investigating"):
+        return status
+    if status in ("failed", "cancelled"):
+        return "failed"
+    if status == "grouped":
+        leader = rows.get(row.group_id or "")
+        shown = storm_message or (leader is not None and leader.slack_ts is not None)
+        return "grouped" if shown else "not_visible"
+    if status in ("queued", "deferred"):
+        shown = storm_message or bool(row.slack_ts and notes.get(row.slack_ts))
+        return status if shown else "not_visible"
+    return "untriaged"
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:

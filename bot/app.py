@@ -231,6 +231,8 @@ class SocBot:
         Alerts still waiting are stored as deferred and resumed on the next start.
         """
         await self.webhook.drain()
+        if self.triage is not None:
+            self.triage.stop()
         await self.coordinator.shutdown()
         if self.triage is not None:
             await self.triage.close()

@@ -63,11 +63,19 @@ def group_key(alert: Alert) -> str:
 class EditedMessage:
     """A message edited in place: latest content wins, at most one edit per interval."""
 
-    def __init__(self, client: AsyncWebClient, pacer: Pacer, channel: str, interval: float):
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        pacer: Pacer,
+        channel: str,
+        interval: float,
+        tasks: set[asyncio.Task[None]],
+    ) -> None:
         self.client = client
         self.pacer = pacer
         self.channel = channel
         self.interval = interval
+        self._tasks = tasks  # the owner's, to cancel at shutdown
         self.ts: str | None = None
         self._render: Callable[[], Message] | None = None
         self._worker: asyncio.Task[None] | None = None
@@ -81,6 +89,8 @@ class EditedMessage:
         self._render = render
         if self.ts is not None and (self._worker is None or self._worker.done()):
             self._worker = asyncio.create_task(self._run(), name="edit in place")
+            self._tasks.add(self._worker)
+            self._worker.add_done_callback(self._tasks.discard)
 
     def posted(self, ts: str) -> None:
         """The message exists now; apply what was shown meanwhile."""
@@ -108,11 +118,6 @@ class EditedMessage:
                 except SLACK_ERRORS as error:
                     log.warning("could not edit %s in %s: %s", self.ts, self.channel, error)
                 self._next = time.monotonic() + self.interval
-
-    async def close(self) -> None:
-        """Wait for a pending edit (bounded by the caller)."""
-        if self._worker is not None and not self._worker.done():
-            await asyncio.wait([self._worker], timeout=5)
 
 
 @dataclass
@@ -182,11 +187,17 @@ class AlertTriage:
         self._backlog = 0  # deferred alerts in the database (ours and earlier runs')
         self._board: EditedMessage | None = None  # the storm message, while a storm lasts
         self._pump: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()  # card posts, run hand-overs
+        self._edits: set[asyncio.Task[None]] = set()  # edits in place
+        self._closing = False
 
     def _edited(self) -> EditedMessage:
         return EditedMessage(
-            self.reporter.client, self.reporter.pacer, self.channel, self.update_interval
+            self.reporter.client,
+            self.reporter.pacer,
+            self.channel,
+            self.update_interval,
+            self._edits,
         )
 
     def counts(self) -> dict[str, int]:
@@ -239,11 +250,15 @@ class AlertTriage:
         self._kick_pump()
 
     async def _admit(self, alert: Alert, old: str | None, card_ts: str | None = None) -> None:
-        """Post the card (unless it has one) and hand the investigation to the coordinator."""
+        """Count the alert as queued; its card and run start in the background."""
         self._admitted += 1
         self._queued.add(alert.id)
         self._set("queued", old)
         await self.alerts.set_status(alert.id, "queued")
+        self._spawn(self._launch(alert, card_ts))
+
+    async def _launch(self, alert: Alert, card_ts: str | None) -> None:
+        """Post the card (unless it has one) and hand the investigation to the coordinator."""
         group = self._groups.get(group_key(alert))
         if group is not None and group.leader.id != alert.id:
             group = None
@@ -311,14 +326,14 @@ class AlertTriage:
         self._kick_pump()
 
     def _kick_pump(self) -> None:
-        if self.coordinator.closing or (self._pump is not None and not self._pump.done()):
+        if self._closing or (self._pump is not None and not self._pump.done()):
             return
         if self._backlog and self._admitted < self.capacity:
             self._pump = asyncio.create_task(self._run_pump(), name="deferred alerts")
 
     async def _run_pump(self) -> None:
         """Admit deferred alerts, most severe first, while there is room."""
-        while self._backlog and self._admitted < self.capacity and not self.coordinator.closing:
+        while self._backlog and self._admitted < self.capacity and not self._closing:
             rows = await self.alerts.by_status("deferred", limit=self.capacity - self._admitted)
             if not rows:
                 self._backlog = 0
@@ -360,12 +375,24 @@ class AlertTriage:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    async def drain(self) -> None:
+        """Wait until admitted alerts have their card and run (tests)."""
+        while self._tasks or (self._pump is not None and not self._pump.done()):
+            await asyncio.wait([*self._tasks, *([self._pump] if self._pump else [])])
+
+    def stop(self) -> None:
+        """Shutdown begins: admit nothing more, post no more cards."""
+        self._closing = True
+        for task in [*([self._pump] if self._pump else []), *self._tasks]:
+            task.cancel()
+
     async def close(self) -> None:
         """After the coordinator stopped: store waiting alerts as deferred, post nothing."""
-        if self._pump is not None:
-            self._pump.cancel()
-        for task in list(self._tasks):
+        self.stop()
+        tasks = [*([self._pump] if self._pump else []), *self._tasks, *self._edits]
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         for alert_id in list(self._queued):
             await self.alerts.set_status(alert_id, "deferred")
         self._queued.clear()
