@@ -260,7 +260,7 @@ class Engine:
             conclusion = fallback_conclusion(
                 plan, insights, reason, alert.severity if alert else None
             )
-        run.record["timings"]["conclude_ms"] = _ms(started)
+        run.record["timings"]["conclude_ms"] = _ms(started)  # speculative: the wait left
         return conclusion
 
     def speculate(self, run: Run, plan: Plan, insights: list[str]) -> Speculation:
