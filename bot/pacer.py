@@ -17,6 +17,9 @@ workspace) take a different path: ``bot.progress`` coalesces them per message (a
 most one a second, latest state wins) and every sink shares this pacer's
 ``update_slot()``, a FIFO token bucket of ``updates_per_min`` with a small burst, so
 several investigations running at once stay inside the workspace budget.
+``update_slot(background=True)`` (alert group cards, the storm message) takes a token
+only while at least one more is left for the live status of running investigations,
+so many edited cards never delay those.
 """
 
 from __future__ import annotations
@@ -100,11 +103,14 @@ class Pacer:
         finally:
             state.pump = None
 
-    def _reserve_update(self) -> float:
-        """Take one edit token (FIFO); returns seconds until it is really available."""
+    def _refill(self) -> None:
         now = self._clock()
         elapsed, self._refilled = now - self._refilled, now
         self._tokens = min(self._burst, self._tokens + elapsed * self._update_rate)
+
+    def _reserve_update(self) -> float:
+        """Take one edit token (FIFO); returns seconds until it is really available."""
+        self._refill()
         self._tokens -= 1.0
         return 0.0 if self._tokens >= 0 else -self._tokens / self._update_rate
 
@@ -126,9 +132,20 @@ class Pacer:
         yield
 
     @asynccontextmanager
-    async def update_slot(self) -> AsyncIterator[None]:
-        """Wait for a share of the workspace's ``chat.update`` budget, then edit inside."""
-        delay = self._reserve_update()
-        if delay > 0:
-            await asyncio.sleep(delay)
+    async def update_slot(self, *, background: bool = False) -> AsyncIterator[None]:
+        """Wait for a share of the workspace's ``chat.update`` budget, then edit inside.
+
+        ``background`` edits wait while fewer than two tokens are left (one stays spare).
+        """
+        if background:
+            while True:
+                self._refill()
+                if self._tokens >= 2.0:
+                    self._tokens -= 1.0
+                    break
+                await asyncio.sleep((2.0 - self._tokens) / self._update_rate)
+        else:
+            delay = self._reserve_update()
+            if delay > 0:
+                await asyncio.sleep(delay)
         yield

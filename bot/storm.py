@@ -103,7 +103,7 @@ class EditedMessage:
             delay = self._next - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            async with self.pacer.update_slot():
+            async with self.pacer.update_slot(background=True):
                 render, self._render = self._render, None
                 if render is None or self.ts is None:
                     return

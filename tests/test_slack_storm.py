@@ -371,3 +371,49 @@ async def test_without_a_webhook_channel_there_is_no_triage(
         assert "alerts" not in health
         response = await h.client.post("/alerts", data="{}", headers=AUTH)
         assert response.status == 503  # the webhook is off without a channel
+
+
+async def test_background_edits_leave_the_update_budget_to_live_status_edits() -> None:
+    pacer = Pacer(updates_per_min=1200, update_burst=2)  # 20 edits/s after a burst of 2
+    done: list[str] = []
+
+    async def edit(name: str, background: bool) -> None:
+        async with pacer.update_slot(background=background):
+            done.append(name)
+
+    cards = [asyncio.create_task(edit(f"card{n}", True)) for n in range(3)]
+    await asyncio.sleep(0)  # card0 took a token while two were left
+    status = [asyncio.create_task(edit(f"status{n}", False)) for n in range(2)]
+    await asyncio.gather(*cards, *status)
+    assert done[:3] == ["card0", "status0", "status1"]
+    assert sorted(done[3:]) == ["card1", "card2"]
+
+
+async def test_stop_in_a_queued_alert_thread_is_accounted_as_cancelled(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    from tests.slack_support import load
+
+    investigate = ConcludingInvestigate()
+    investigate.gate = asyncio.Event()
+    async with harness(fake, tmp_path, investigate, max_concurrent_investigations=1) as h:
+        first, second = await post_all(
+            h, [payload(f"Odd login {w}", f"9.9.{n}.1") for n, w in enumerate("ab")]
+        )
+        triage = h.app.triage
+        assert triage is not None
+        await eventually(lambda: h.app.coordinator.queued == 1)
+        stored = await AlertStore(h.db).get(second)
+        assert stored is not None and stored.slack_ts
+        stop = load("message_thread_reply.json")
+        stop["event"].update(channel=WEBHOOK_CHANNEL, thread_ts=stored.slack_ts, text="stop")
+        assert (await h.event(stop))[0] == 200
+        await eventually(lambda: triage.storm.counts["failed"] == 1)
+        investigate.gate.set()
+        await h.settle()
+        await eventually(lambda: triage.totals["concluded"] == 1)
+        store = AlertStore(h.db)
+        assert await store.status_counts() == {"concluded": 1, "cancelled": 1}
+        assert (await store.get(first)) is not None
+        texts = [m.text for m in fake.messages if m.thread_ts == stored.slack_ts]
+        assert any("cancelled" in t for t in texts)  # the analyst is told
