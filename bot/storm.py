@@ -30,22 +30,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import aiohttp
-from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
-
 from agent.alerts import Alert
 from agent.concluder import VERDICT_LABELS
 from bot.coordinator import Coordinator, SlackReporter, ThreadRef
+from bot.edited import EditedMessage
 from bot.listeners import Investigate, alert_request_text
-from bot.pacer import Pacer
 from bot.render import Message, group_card, storm_message
 from config.settings import SlackSettings
 from store.alerts import AlertStore
 
 log = logging.getLogger(__name__)
 
-SLACK_ERRORS = (SlackApiError, aiohttp.ClientError, TimeoutError)
 QUIET_QUEUE = 2  # up to this many waiting alerts get their own "queued" notice
 MAX_GROUPS = 2000
 _DIGITS = re.compile(r"\d+")
@@ -58,66 +53,6 @@ def group_key(alert: Alert) -> str:
     ranked = sorted(alert.indicators, key=lambda i: i.private)  # public ones first
     indicator = f"{ranked[0].kind}:{ranked[0].value.lower()}" if ranked else ""
     return f"{alert.source}|{title}|{indicator}"
-
-
-class EditedMessage:
-    """A message edited in place: latest content wins, at most one edit per interval."""
-
-    def __init__(
-        self,
-        client: AsyncWebClient,
-        pacer: Pacer,
-        channel: str,
-        interval: float,
-        tasks: set[asyncio.Task[None]],
-    ) -> None:
-        self.client = client
-        self.pacer = pacer
-        self.channel = channel
-        self.interval = interval
-        self._tasks = tasks  # the owner's, to cancel at shutdown
-        self.ts: str | None = None
-        self._render: Callable[[], Message] | None = None
-        self._worker: asyncio.Task[None] | None = None
-        self._next = 0.0
-
-    def show(self, render: Callable[[], Message]) -> None:
-        """Edit the message to ``render()`` soon (rendered when the edit is sent).
-
-        Before the message is posted this only remembers what to show.
-        """
-        self._render = render
-        if self.ts is not None and (self._worker is None or self._worker.done()):
-            self._worker = asyncio.create_task(self._run(), name="edit in place")
-            self._tasks.add(self._worker)
-            self._worker.add_done_callback(self._tasks.discard)
-
-    def posted(self, ts: str) -> None:
-        """The message exists now; apply what was shown meanwhile."""
-        self.ts = ts
-        if self._render is not None:
-            self.show(self._render)
-
-    async def _run(self) -> None:
-        while self._render is not None:
-            delay = self._next - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            async with self.pacer.update_slot(background=True):
-                render, self._render = self._render, None
-                if render is None or self.ts is None:
-                    return
-                message = render()
-                try:
-                    await self.client.chat_update(
-                        channel=self.channel,
-                        ts=self.ts,
-                        text=message["text"],
-                        blocks=message["blocks"],
-                    )
-                except SLACK_ERRORS as error:
-                    log.warning("could not edit %s in %s: %s", self.ts, self.channel, error)
-                self._next = time.monotonic() + self.interval
 
 
 @dataclass
