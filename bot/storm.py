@@ -141,6 +141,7 @@ class AlertTriage:
 
     async def resume(self) -> None:
         """At start-up: pick up alerts deferred (or interrupted) by an earlier run."""
+        await self.alerts.requeue_interrupted()  # one socbot per database
         self._backlog = (await self.alerts.status_counts()).get("deferred", 0)
         self._kick_pump()
 

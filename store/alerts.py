@@ -226,6 +226,15 @@ class AlertStore:
             rows = list(await session.scalars(query))
         return [_stored(row, None) for row in rows]
 
+    async def requeue_interrupted(self) -> None:
+        """At start-up: alerts a crashed run left queued or investigating become deferred."""
+        async with self.db.session() as session:
+            await session.execute(
+                update(AlertRow)
+                .where(AlertRow.status.in_(("queued", "investigating")))
+                .values(status="deferred")
+            )
+
     async def status_counts(self) -> dict[str, int]:
         """How many stored alerts are in each triage status (NULL not counted)."""
         query = (

@@ -221,18 +221,19 @@ async def test_deferred_alerts_of_an_earlier_run_are_investigated_at_start(
     store = AlertStore(db)
     low = parse_alert(payload("Odd login for user1", "9.9.1.1", "low"), "generic")
     critical = parse_alert(payload("Odd login for user2", "9.9.2.1", "critical"), "generic")
-    for alert in (low, critical):
+    crashed = parse_alert(payload("Odd login for user3", "9.9.3.1", "low"), "generic")
+    for alert, status in ((low, "deferred"), (critical, "deferred"), (crashed, "investigating")):
         await store.save(alert)
-        await store.set_status(alert.id, "deferred")
+        await store.set_status(alert.id, status)  # the last one: a run that crashed
     investigate = ConcludingInvestigate()
     h = harness(fake, tmp_path, investigate, max_concurrent_investigations=1)
     h.db, h.owns_db = db, False
     try:
         async with h:
-            await eventually(lambda: len(fake.messages) >= 4)  # 2 cards, 2 conclusions
+            await eventually(lambda: len(fake.messages) >= 6)  # 3 cards, 3 conclusions
             await h.settle()
             await eventually(lambda: h.app.triage is not None and h.app.triage.storm.idle)
-            assert await store.status_counts() == {"concluded": 2}
+            assert await store.status_counts() == {"concluded": 3}
         cards = top_level(fake)
         assert "user2" in cards[0].args["text"]  # most severe first
     finally:
