@@ -60,6 +60,11 @@ class Rendered:
     user: str
 
 
+def user_turn(text: str) -> list[types.Content]:
+    """``text`` as the one user turn of a model call's contents."""
+    return [types.Content(role="user", parts=[types.Part(text=text)])]
+
+
 class Prompts:
     """Loads stage templates with ``StrictUndefined`` and per-source overrides."""
 

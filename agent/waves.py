@@ -39,9 +39,10 @@ from agent.executor import StepResult, run_step
 from agent.planner import Plan, Step
 from agent.prompts import alert_summary
 from agent.reflector import apply_updates, reflect
+from agent.run import Run, ms_since
 
 if TYPE_CHECKING:
-    from agent.engine import Engine, Run
+    from agent.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,7 @@ class WaveRunner:
             {
                 "wave": wave,
                 "steps": [s.id for s in steps],
-                "duration_ms": round((time.monotonic() - started) * 1000, 1),
+                "duration_ms": ms_since(started),
             }
         )
         return list(results)
@@ -158,7 +159,7 @@ class WaveRunner:
             states = {s.id: s for s in self.plan.steps}
             prompt = self.engine.prompts.render(
                 "step",
-                source=alert.source if alert else None,
+                source=self.run.request.source,
                 **{
                     **self.run.variables,
                     "alert": alert_summary(alert) if alert else None,
@@ -199,7 +200,7 @@ class WaveRunner:
         steps = self.plan.steps
         prompt = self.engine.prompts.render(
             "reflector",
-            source=self.run.request.alert.source if self.run.request.alert else None,
+            source=self.run.request.source,
             **{
                 **self.run.variables,
                 "objective": self.plan.objective,

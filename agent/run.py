@@ -1,0 +1,254 @@
+"""One investigation run: the request, its state while it runs, and how it ended.
+
+``open_run`` creates the investigation row, the trace recorder and the two call
+contexts (``work`` stops short of the share of deadline and token budget kept for
+the conclusion; ``final`` may use all of it). ``outcome`` builds the full record
+(``Outcome.record``, what ``--json`` prints and the investigation row stores);
+``close_run`` stores it; ``record_ended`` is the best-effort version for a run
+that ends by cancellation or a bug.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from agent.alerts import Alert
+from agent.concluder import Conclusion
+from agent.events import Failed, FanOut, Sink, Started
+from agent.executor import ToolRunner
+from agent.gateway import CallContext
+from agent.planner import Plan
+from agent.prompts import Fence, alert_text
+from agent.usage import Usage
+from config.settings import Settings
+from store.investigations import InvestigationStore
+from tools.base import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+ERROR_CHARS = 300
+
+Mode = Literal["direct", "planned"]
+Status = Literal["answered", "concluded", "failed", "cancelled"]
+
+
+@dataclass
+class Request:
+    """What to work on: an analyst's message, and the alert when there is one."""
+
+    conversation_id: str
+    text: str
+    alert: Alert | None = None
+
+    @property
+    def kind(self) -> Literal["alert", "question"]:
+        """``alert`` when there is an alert to investigate, else ``question``."""
+        return "alert" if self.alert else "question"
+
+    @property
+    def source(self) -> str | None:
+        """The alert's source (it selects per-source prompts), if there is an alert."""
+        return self.alert.source if self.alert else None
+
+
+@dataclass
+class Outcome:
+    """How a run ended. ``record`` is the full investigation record (``--json``)."""
+
+    investigation_id: str
+    mode: Mode
+    status: Status
+    answer: str | None = None
+    conclusion: Conclusion | None = None
+    plan: Plan | None = None
+    limits_hit: list[str] = field(default_factory=list)
+    error: str | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    """The state of one investigation while it runs."""
+
+    id: str
+    request: Request
+    sink: Sink
+    work: CallContext  # steps, planning, reflection: stops short of the reserve
+    final: CallContext  # the conclusion / direct answer: the whole budget
+    runner: ToolRunner
+    started: float
+    variables: dict[str, Any]
+    mode: Mode = "planned"
+    plan: Plan | None = None
+    limits_hit: list[str] = field(default_factory=list)
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+async def open_run(
+    request: Request,
+    sink: Sink,
+    *,
+    investigations: InvestigationStore,
+    registry: ToolRegistry,
+    settings: Settings,
+) -> Run:
+    """Record the investigation as running and build its state; emits ``Started``."""
+    limits = settings.limits
+    investigation_id = uuid.uuid4().hex
+    await investigations.create(
+        investigation_id, request.conversation_id, request.kind, history_user_text(request)
+    )
+    fan = FanOut(investigations.recorder(investigation_id), sink)
+    now = time.monotonic()
+    deadline = now + limits.deadline_s
+    grace = min(limits.conclude_grace_s, limits.deadline_s * 0.2)
+    reserve = min(limits.conclude_reserve_tokens, limits.token_budget // 5)
+    usage = Usage()
+    fence = Fence()
+    run = Run(
+        id=investigation_id,
+        request=request,
+        sink=fan,
+        work=CallContext(
+            investigation_id, fan, limits.token_budget - reserve, deadline - grace, usage
+        ),
+        final=CallContext(investigation_id, fan, limits.token_budget, deadline, usage),
+        runner=ToolRunner(registry, investigation_id=investigation_id, sink=fan, fence=fence),
+        started=now,
+        variables={
+            "data": fence,
+            "request": request.text,
+            "alert": alert_text(request.alert) if request.alert else None,
+            "environment": settings.environment,
+            "tables": settings.logs.tables,
+            "now": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
+        },
+        record={"timings": {}, "reflections": [], "waves": [], "plan_versions": []},
+    )
+    await fan.emit(
+        Started(
+            investigation_id=investigation_id,
+            kind=request.kind,
+            conversation_id=request.conversation_id,
+        )
+    )
+    return run
+
+
+def outcome(
+    run: Run,
+    status: Status,
+    *,
+    answer: str | None = None,
+    conclusion: Conclusion | None = None,
+    error: str | None = None,
+) -> Outcome:
+    """The run's ``Outcome``, with its full record filled in."""
+    usage = run.work.usage.as_dict()
+    run.record["timings"]["total_ms"] = ms_since(run.started)
+    run.record.update(
+        investigation_id=run.id,
+        conversation_id=run.request.conversation_id,
+        kind=run.request.kind,
+        request=run.request.text,
+        alert=_alert_ref(run.request.alert),
+        mode=run.mode,
+        status=status,
+        objective=run.plan.objective if run.plan else None,
+        plan=run.plan.model_dump() if run.plan else None,
+        conclusion=conclusion.model_dump() if conclusion else None,
+        answer=answer,
+        limits_hit=list(run.limits_hit),
+        error=error,
+        usage=usage,
+    )
+    return Outcome(
+        investigation_id=run.id,
+        mode=run.mode,
+        status=status,
+        answer=answer,
+        conclusion=conclusion,
+        plan=run.plan,
+        limits_hit=list(run.limits_hit),
+        error=error,
+        usage=usage,
+        record=run.record,
+    )
+
+
+async def failed(run: Run, message: str) -> Outcome:
+    """End the run as ``failed`` with one user-safe sentence; emits ``Failed``."""
+    error = _sentence(message)
+    await run.sink.emit(Failed(investigation_id=run.id, reason=error))
+    return outcome(run, "failed", error=error)
+
+
+async def close_run(investigations: InvestigationStore, result: Outcome) -> None:
+    """Store the run's final summary and record."""
+    await investigations.finish(
+        result.investigation_id,
+        status=result.status,
+        mode=result.mode,
+        objective=result.plan.objective if result.plan else None,
+        verdict=result.conclusion.verdict if result.conclusion else None,
+        record=result.record,
+        usage=result.usage,
+        error=result.error,
+    )
+
+
+async def record_ended(
+    investigations: InvestigationStore,
+    run: Run,
+    status: Literal["failed", "cancelled"],
+    reason: str,
+) -> None:
+    """Best-effort bookkeeping when a run ends by cancellation or a bug."""
+    result = outcome(run, status, error=reason)
+    try:
+        await run.sink.emit(Failed(investigation_id=run.id, reason=reason))
+        await close_run(investigations, result)
+    except Exception:  # fail open: bookkeeping must not mask the original exception
+        log.exception("could not record investigation %s as %s", run.id, status)
+
+
+def ms_since(started: float) -> float:
+    """Milliseconds since the ``time.monotonic()`` value ``started``, to 0.1 ms."""
+    return round((time.monotonic() - started) * 1000, 1)
+
+
+def history_user_text(request: Request) -> str:
+    """The user's turn as the conversation remembers it (alerts by title and indicators)."""
+    alert = request.alert
+    if alert is None:
+        return request.text
+    indicators = ", ".join(f"{i.kind} {i.value}" for i in alert.indicators[:20])
+    line = f"[alert from {alert.source}: {alert.title}" + (
+        f"; {indicators}]" if indicators else "]"
+    )
+    return f"{request.text}\n{line}" if request.text else line
+
+
+def _sentence(message: str) -> str:
+    """One short user-safe sentence from an error message."""
+    text = " ".join(message.split()) or "The investigation failed."
+    if len(text) > ERROR_CHARS:
+        text = text[: ERROR_CHARS - 1] + "…"
+    return text
+
+
+def _alert_ref(alert: Alert | None) -> dict[str, Any] | None:
+    if alert is None:
+        return None
+    return {
+        "id": alert.id,
+        "source": alert.source,
+        "title": alert.title,
+        "severity": alert.severity,
+    }
