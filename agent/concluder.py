@@ -17,12 +17,12 @@ import logging
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Literal
 
-from google.genai import types
 from pydantic import BaseModel, Field
 
 from agent.events import Event, LLMCalled, Sink
 from agent.gateway import CallContext, LLMGateway
 from agent.planner import Plan
+from agent.prompts import user_turn
 from agent.usage import Usage
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ async def conclude(gateway: LLMGateway, ctx: CallContext, *, system: str, user: 
         ctx,
         stage=STAGE,
         system=system,
-        contents=[types.Content(role="user", parts=[types.Part(text=user)])],
+        contents=user_turn(user),
         schema=Conclusion,
     )
 

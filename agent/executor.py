@@ -19,7 +19,7 @@ from google.genai import types
 from agent.errors import AgentError, BudgetExceeded, DeadlineExceeded
 from agent.events import Sink, ToolCalled
 from agent.gateway import CallContext, LLMGateway
-from agent.prompts import Fence
+from agent.prompts import Fence, user_turn
 from tools.base import Budget, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
@@ -157,7 +157,7 @@ async def tool_loop(
         contents.append(types.Content(role="user", parts=parts))
     forced = used >= max_calls and bool(declarations)
     if forced:
-        contents.append(types.Content(role="user", parts=[types.Part(text=FORCED_SUMMARY_REQUEST)]))
+        contents.extend(user_turn(FORCED_SUMMARY_REQUEST))
     turn = await gateway.generate(
         ctx,
         stage=stage,
@@ -189,7 +189,7 @@ async def run_step(
             runner,
             stage=f"step {step_id}",
             system=system,
-            contents=[types.Content(role="user", parts=[types.Part(text=user)])],
+            contents=user_turn(user),
             tools=tools,
             max_calls=max_calls,
             step_id=step_id,

@@ -16,11 +16,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
-from google.genai import types
 from pydantic import BaseModel, Field
 
 from agent.gateway import CallContext, LLMGateway
 from agent.planner import Plan, Step, find_cycle, step_problems
+from agent.prompts import user_turn
 
 log = logging.getLogger(__name__)
 
@@ -173,6 +173,6 @@ async def reflect(gateway: LLMGateway, ctx: CallContext, *, system: str, user: s
         ctx,
         stage="reflector",
         system=system,
-        contents=[types.Content(role="user", parts=[types.Part(text=user)])],
+        contents=user_turn(user),
         schema=Reflection,
     )
