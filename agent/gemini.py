@@ -15,8 +15,6 @@ import json
 import logging
 import random
 import re
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -26,6 +24,7 @@ from google.genai import errors, types
 
 from agent.errors import LLMUnavailable
 from config.settings import ConfigError, GeminiSettings
+from tools.retry_after import retry_after
 
 log = logging.getLogger(__name__)
 
@@ -185,20 +184,8 @@ def server_delay(exc: errors.APIError) -> float | None:
     if isinstance(response, httpx.Response):
         header = response.headers.get("retry-after")
         if header:
-            delays.append(_retry_after(header))
+            delays.append(retry_after(header) or 0.0)  # an unreadable header asks for no wait
     return max(delays) if delays else None
-
-
-def _retry_after(value: str) -> float:
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 def _rejection(exc: errors.APIError, model: str) -> str:

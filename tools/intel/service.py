@@ -18,13 +18,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, ClassVar
 
 import httpx
 from pydantic import SecretStr
 
 from tools.intel.indicators import Target, TargetKind
+from tools.retry_after import retry_after
 
 log = logging.getLogger(__name__)
 
@@ -111,24 +111,6 @@ class IntelService(ABC):
             raise ServiceError(f"{self.name} timed out after {self.policy.timeout_s:g}s") from None
         except httpx.HTTPError as exc:
             raise ServiceError(f"{self.name} is unreachable ({type(exc).__name__})") from None
-
-
-def retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (seconds or HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 def malformed(service: str, what: str) -> ServiceError:
