@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tools.intel.indicators import Target
-from tools.intel.service import IntelService, NotFound, as_dict, as_int, as_str, malformed
+from tools.intel.service import IntelService, as_dict, as_int, as_str, malformed
 
 CHECK_URL = "https://api.abuseipdb.com/api/v2/check"
 MAX_AGE_DAYS = 90
@@ -18,14 +18,11 @@ class AbuseIPDB(IntelService):
     kinds = frozenset({"ip"})
 
     async def lookup(self, target: Target) -> dict[str, Any]:
-        try:
-            body = await self.get_json(
-                CHECK_URL,
-                headers={"Key": self.key(), "Accept": "application/json"},
-                params={"ipAddress": target.value, "maxAgeInDays": str(MAX_AGE_DAYS)},
-            )
-        except NotFound:
-            return {"found": False, "flagged": False}
+        body = await self.get_json(
+            CHECK_URL,
+            headers={"Key": self.key(), "Accept": "application/json"},
+            params={"ipAddress": target.value, "maxAgeInDays": str(MAX_AGE_DAYS)},
+        )
         data = as_dict(as_dict(body).get("data"))
         if "abuseConfidenceScore" not in data:
             raise malformed(self.name, "no data.abuseConfidenceScore")

@@ -24,7 +24,7 @@ from tools.intel.indicators import (
     validate_ip,
     validate_url,
 )
-from tools.intel.service import IntelService, ServiceError
+from tools.intel.service import IntelService, NotFound, ServiceError
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,8 @@ async def _ask(cache: IntelCache, service: IntelService, target: Target) -> dict
         return {**cached, "cached": True}
     try:
         answer = await service.lookup(target)
+    except NotFound:
+        answer = {"found": False, "flagged": False}
     except ServiceError as exc:
         return {"error": str(exc)}
     await cache.put(service.name, target, answer)

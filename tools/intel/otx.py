@@ -13,7 +13,6 @@ from urllib.parse import quote
 from tools.intel.indicators import Target
 from tools.intel.service import (
     IntelService,
-    NotFound,
     as_dict,
     as_int,
     as_list,
@@ -34,10 +33,7 @@ class OTX(IntelService):
     async def lookup(self, target: Target) -> dict[str, Any]:
         section, value = _section(target)
         url = f"{BASE_URL}/{section}/{quote(value, safe=':/')}/general"
-        try:
-            body = await self.get_json(url, headers={"X-OTX-API-KEY": self.key()})
-        except NotFound:
-            return {"found": False, "flagged": False}
+        body = await self.get_json(url, headers={"X-OTX-API-KEY": self.key()})
         if not isinstance(body, dict) or not isinstance(body.get("pulse_info"), dict):
             raise malformed(self.name, "no pulse_info")
         return reduce_general(section, value, body)

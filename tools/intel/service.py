@@ -63,7 +63,8 @@ class IntelService(ABC):
 
     @abstractmethod
     async def lookup(self, target: Target) -> dict[str, Any]:
-        """The reduced result; ``{"found": False, ...}`` when the service has nothing."""
+        """The reduced result; raises ``NotFound`` (from ``get_json``) when the service has
+        nothing on the indicator, which the caller reports as ``{"found": False, ...}``."""
 
     def key(self) -> str:
         return self._api_key.get_secret_value()

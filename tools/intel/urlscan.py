@@ -11,7 +11,6 @@ from typing import Any
 from tools.intel.indicators import Target
 from tools.intel.service import (
     IntelService,
-    NotFound,
     as_dict,
     as_int,
     as_list,
@@ -34,14 +33,11 @@ class URLScan(IntelService):
         return target.kind != "hash" or target.subtype == "sha256"
 
     async def lookup(self, target: Target) -> dict[str, Any]:
-        try:
-            body = await self.get_json(
-                SEARCH_URL,
-                headers={"API-Key": self.key()},
-                params={"q": search_query(target), "size": str(PAGE_SIZE)},
-            )
-        except NotFound:
-            return {"found": False, "flagged": False}
+        body = await self.get_json(
+            SEARCH_URL,
+            headers={"API-Key": self.key()},
+            params={"q": search_query(target), "size": str(PAGE_SIZE)},
+        )
         if not isinstance(body, dict) or not isinstance(body.get("results"), list):
             raise malformed(self.name, "no results list")
         return reduce_search(target, body)

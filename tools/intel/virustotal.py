@@ -9,7 +9,6 @@ from typing import Any
 from tools.intel.indicators import Target
 from tools.intel.service import (
     IntelService,
-    NotFound,
     as_dict,
     as_int,
     as_str,
@@ -32,10 +31,7 @@ class VirusTotal(IntelService):
 
     async def lookup(self, target: Target) -> dict[str, Any]:
         url = f"{BASE_URL}/{_PATHS[target.kind]}/{_object_id(target)}"
-        try:
-            body = await self.get_json(url, headers={"x-apikey": self.key()})
-        except NotFound:
-            return {"found": False, "flagged": False}
+        body = await self.get_json(url, headers={"x-apikey": self.key()})
         attrs = as_dict(as_dict(as_dict(body).get("data")).get("attributes"))
         if not attrs:
             raise malformed(self.name, "no data.attributes")
