@@ -171,8 +171,9 @@ async def parallel(tmp: Path, runs: int, latency_s: float) -> dict[str, Any]:
         "met_whole_investigation": whole <= 0.5,
         "met_step_phase": waves <= 0.5,
         "llm_calls_each": len(par[0].calls),
-        "note": "planner, reflector and concluder (3 x latency) run once either way; "
-        "the whole-run ratio can reach 0.5 only when the steps take >= 3x that",
+        "note": "planner and reflector (2 x latency; the conclusion is speculated beside the "
+        "reflection) run once either way; the whole-run ratio can reach 0.5 only when one "
+        "step takes at least that long",
     }
     print_table(
         "Target 2 — parallel steps (medians)",
