@@ -4,7 +4,8 @@
 into one ``GenerateContentConfig``, enforces the investigation's token budget and
 deadline before every call, records usage per stage (``agent.usage``), emits
 ``LLMCalled`` and turns odd finish reasons into the engine's errors. Structured
-calls parse the model's JSON into a pydantic model with one repair attempt.
+calls parse the model's JSON into a pydantic model with one repair attempt. What a
+reply means (text, calls, refusals, JSON) is read in ``agent.replies``.
 """
 
 from __future__ import annotations
@@ -16,11 +17,19 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from google.genai import types
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from agent.errors import BudgetExceeded, DeadlineExceeded, LLMOutputInvalid, LLMRefused
+from agent.errors import BudgetExceeded, DeadlineExceeded, LLMOutputInvalid
 from agent.events import LLMCalled, Sink
 from agent.llm import ModelBackend
+from agent.prompts import user_turn
+from agent.replies import (
+    ModelTurn,
+    parse_structured,
+    raise_if_refused,
+    repair_request,
+    turn_from_response,
+)
 from agent.usage import Usage
 from config.settings import GeminiSettings
 
@@ -29,14 +38,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 ToolMode = Literal["AUTO", "ANY", "NONE"]
 
-# Finish reasons that mean "will not answer this": policy stops, not format problems.
-REFUSAL_REASONS = frozenset(
-    "SAFETY PROHIBITED_CONTENT BLOCKLIST SPII RECITATION LANGUAGE IMAGE_SAFETY "
-    "IMAGE_PROHIBITED_CONTENT IMAGE_RECITATION MODEL_ARMOR".split()
-)
 # Worth sending the same request once more: the model garbled its own output.
 RETRY_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
-_REPAIR_ERROR_CHARS = 1500
 
 
 @dataclass
@@ -48,38 +51,6 @@ class CallContext:
     token_budget: int
     deadline: float  # a time.monotonic() value
     usage: Usage = field(default_factory=Usage)
-
-
-@dataclass
-class ModelTurn:
-    """One model reply. Append ``content`` to the contents as-is (thought signatures)."""
-
-    content: types.Content
-    function_calls: list[types.FunctionCall]
-    text: str
-    finish_reason: str | None
-    model: str = ""
-
-
-def turn_from_response(response: types.GenerateContentResponse, model: str) -> ModelTurn:
-    """The first candidate as a ``ModelTurn`` (thought parts are not part of ``text``)."""
-    candidate = response.candidates[0] if response.candidates else None
-    content = candidate.content if candidate and candidate.content else None
-    if content is None:
-        content = types.Content(role="model", parts=[])
-    elif content.role is None:
-        content = content.model_copy(update={"role": "model"})
-    parts = content.parts or []
-    text = "".join(p.text for p in parts if p.text is not None and not p.thought)
-    calls = [p.function_call for p in parts if p.function_call is not None]
-    reason = candidate.finish_reason if candidate else None
-    return ModelTurn(
-        content=content,
-        function_calls=calls,
-        text=text,
-        finish_reason=reason.value if reason is not None else None,
-        model=model,
-    )
 
 
 class LLMGateway:
@@ -153,22 +124,17 @@ class LLMGateway:
         model = self._model(light)
         turn = await self._call(ctx, stage, model, contents, config)
         try:
-            return _parse(schema, turn)
+            return parse_structured(schema, turn)
         except ValueError as exc:
             problem = str(exc)
         log.warning("stage %s: invalid structured output, asking for a repair", stage)
         repair: list[types.Content] = list(contents)
         if turn.content.parts:
             repair.append(turn.content)
-        repair.append(
-            types.Content(
-                role="user",
-                parts=[types.Part(text=_repair_request(problem))],
-            )
-        )
+        repair.extend(user_turn(repair_request(problem)))
         turn = await self._call(ctx, stage, model, repair, config)
         try:
-            return _parse(schema, turn)
+            return parse_structured(schema, turn)
         except ValueError as exc:
             log.warning("stage %s: repair failed: %s", stage, str(exc)[:200])
             raise LLMOutputInvalid(
@@ -226,7 +192,7 @@ class LLMGateway:
         latency_ms = (time.monotonic() - started) * 1000
         turn = turn_from_response(response, model)
         await self._record(ctx, stage, model, response, turn, latency_ms)
-        _raise_if_refused(response, turn, stage)
+        raise_if_refused(response, turn, stage)
         return turn
 
     async def _record(
@@ -278,50 +244,3 @@ def least_thinking(model: str) -> types.ThinkingConfig:
     if name.startswith("gemini-2.5-pro"):
         return types.ThinkingConfig(thinking_budget=128)
     return types.ThinkingConfig(thinking_budget=0)
-
-
-def _raise_if_refused(response: types.GenerateContentResponse, turn: ModelTurn, stage: str) -> None:
-    if not response.candidates:
-        feedback = response.prompt_feedback
-        reason = feedback.block_reason.value if feedback and feedback.block_reason else None
-        if reason:
-            raise LLMRefused(f"Gemini blocked the request in stage {stage!r} ({reason}).")
-        raise LLMRefused(f"Gemini returned no answer in stage {stage!r}.")
-    if turn.finish_reason in REFUSAL_REASONS:
-        raise LLMRefused(
-            f"Gemini stopped answering in stage {stage!r} for policy reasons "
-            f"({turn.finish_reason})."
-        )
-
-
-def _parse(schema: type[T], turn: ModelTurn) -> T:
-    """Validate the turn's text against ``schema``; ValueError says what is wrong."""
-    text = _strip_fence(turn.text)
-    if not text:
-        if turn.finish_reason == "MAX_TOKENS":
-            raise ValueError("the reply was cut off by the output token limit before any JSON")
-        raise ValueError("the reply was empty")
-    try:
-        return schema.model_validate_json(text)
-    except ValidationError as exc:
-        detail = exc.json(include_url=False, include_input=False)
-        if turn.finish_reason == "MAX_TOKENS":
-            detail = "the reply was cut off by the output token limit; keep it shorter. " + detail
-        raise ValueError(detail[:_REPAIR_ERROR_CHARS]) from exc
-
-
-def _strip_fence(text: str) -> str:
-    text = text.strip()
-    if text.startswith("```") and text.endswith("```"):
-        text = text[3:-3]
-        if text.startswith("json"):
-            text = text[4:]
-    return text.strip()
-
-
-def _repair_request(problem: str) -> str:
-    return (
-        "Your previous reply could not be used: it is not valid JSON for the required "
-        f"schema.\nValidation error:\n{problem}\n"
-        "Reply again with only the corrected JSON object, no prose and no code fence."
-    )
