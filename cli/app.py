@@ -26,6 +26,7 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def one_line(exc: BaseException) -> str:
+    """The first line of the exception's message (its type name when it has none)."""
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0]
 

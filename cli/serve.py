@@ -31,7 +31,7 @@ from bot.coordinator import EngineInvestigator
 from bot.pacer import Pacer
 from bot.server import start_site
 from bot.socket_mode import run_socket_mode
-from cli.app import app, fail, load_settings_or_exit
+from cli.app import app, fail, load_settings_or_exit, one_line
 from cli.runtime import Runtime, open_runtime
 from config.settings import ConfigError, Settings, SlackSettings
 from store.alerts import AlertStore
@@ -167,12 +167,12 @@ def serve(mode: ModeOpt = Mode.socket, port: PortOpt = None, host: HostOpt = Non
     try:
         check_tokens(settings.slack, mode)
     except (ConfigError, ServeError) as exc:
-        raise fail(str(exc)) from None
+        raise fail(one_line(exc)) from None
     bind = host or ("0.0.0.0" if mode is Mode.http else "127.0.0.1")
     try:
         asyncio.run(_main(settings, mode, bind, port or settings.slack.http_port))
     except (ConfigError, ServeError, AgentError, OSError, ValueError) as exc:
-        raise fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+        raise fail(one_line(exc)) from None
 
 
 async def _main(settings: Settings, mode: Mode, host: str, port: int) -> None:

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from cli.app import app, fail, load_settings_or_exit
+from cli.app import app, fail, load_settings_or_exit, one_line
 from config.settings import ConfigError, Settings
 from store.db import Database
 from tools import intel
@@ -34,7 +34,7 @@ def list_tools() -> None:
     try:
         rows = asyncio.run(tool_rows(settings))
     except ConfigError as exc:
-        raise fail(str(exc)) from None
+        raise fail(one_line(exc)) from None
     console = Console(soft_wrap=False)
     console.print(_tools_table(rows))
     console.print(_services_table(settings))
