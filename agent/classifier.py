@@ -6,10 +6,10 @@ earlier conclusion needs no plan). Alerts never reach it: they are always planne
 
 from __future__ import annotations
 
-from google.genai import types
 from pydantic import BaseModel, Field
 
 from agent.gateway import CallContext, LLMGateway
+from agent.prompts import user_turn
 
 
 class Classification(BaseModel):
@@ -20,14 +20,14 @@ class Classification(BaseModel):
 
 
 async def classify(
-    gateway: LLMGateway, ctx: CallContext, *, system: str, contents: list[types.Content]
+    gateway: LLMGateway, ctx: CallContext, *, system: str, user: str
 ) -> Classification:
     """One light, non-thinking call deciding between direct and planned mode."""
     return await gateway.generate_structured(
         ctx,
         stage="classifier",
         system=system,
-        contents=contents,
+        contents=user_turn(user),
         schema=Classification,
         light=True,
         thinking=False,

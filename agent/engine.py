@@ -34,7 +34,7 @@ from agent.events import Concluded, ModeChosen, PlanCreated, Sink
 from agent.gateway import CallContext, LLMGateway
 from agent.history import History
 from agent.planner import Plan, make_plan
-from agent.prompts import Prompts, Rendered, history_text, user_turn
+from agent.prompts import Prompts, Rendered, history_text
 from agent.run import (
     Mode,
     Outcome,
@@ -120,9 +120,7 @@ class Engine:
             return "planned", "alerts are always investigated with a plan"
         prompt = self.prompts.render("classifier", **run.variables)
         try:
-            verdict = await classify(
-                self.gateway, run.work, system=prompt.system, contents=user_turn(prompt.user)
-            )
+            verdict = await classify(self.gateway, run.work, system=prompt.system, user=prompt.user)
         except AgentError as exc:  # fail open: answer directly
             log.warning("classifier failed, answering directly: %s", exc)
             return "direct", "the classifier failed; answering directly"
@@ -165,7 +163,7 @@ class Engine:
             self.gateway,
             run.work,
             system=prompt.system,
-            contents=user_turn(prompt.user),
+            user=prompt.user,
             tool_names=self.registry.names(),
             max_steps=self.limits.max_steps,
         )

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from agent.errors import PlanInvalid
 from agent.gateway import CallContext, LLMGateway
+from agent.prompts import user_turn
 
 log = logging.getLogger(__name__)
 
@@ -194,11 +195,12 @@ async def make_plan(
     ctx: CallContext,
     *,
     system: str,
-    contents: list[types.Content],
+    user: str,
     tool_names: Collection[str],
     max_steps: int,
 ) -> Plan:
     """Ask for a plan, validate it, and repair once with the error quoted."""
+    contents = user_turn(user)
     draft = await gateway.generate_structured(
         ctx, stage="planner", system=system, contents=contents, schema=PlanDraft
     )
@@ -209,15 +211,9 @@ async def make_plan(
         repair = [
             *contents,
             types.Content(role="model", parts=[types.Part(text=draft.model_dump_json())]),
-            types.Content(
-                role="user",
-                parts=[
-                    types.Part(
-                        text=f"{exc} Write the whole plan again, fixed. Use only the tools "
-                        f"listed in the instructions, at most {max_steps} steps, and "
-                        "depends_on only for earlier steps."
-                    )
-                ],
+            *user_turn(
+                f"{exc} Write the whole plan again, fixed. Use only the tools listed in the "
+                f"instructions, at most {max_steps} steps, and depends_on only for earlier steps."
             ),
         ]
     draft = await gateway.generate_structured(
