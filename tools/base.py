@@ -13,7 +13,6 @@ returned as an error result so that one broken tool never ends an investigation.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import logging
@@ -149,8 +148,6 @@ class ToolRegistry:
                 data = {"error": f"invalid arguments: {_brief(exc)}"}
             except ToolError as exc:
                 data = {"error": str(exc)}
-            except asyncio.CancelledError:
-                raise
             except Exception as exc:  # fail open: a broken tool must not end the run
                 log.exception("tool %r crashed", name)
                 data = {"error": f"tool failed unexpectedly ({type(exc).__name__})"}
