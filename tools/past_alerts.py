@@ -19,6 +19,7 @@ from store.alerts import AlertStore, StoredAlert
 from store.db import Database
 from store.investigations import InvestigationStore
 from tools.base import RunContext, Tool, ToolError, ToolRegistry
+from tools.intel.indicators import refang
 
 _RELATIVE = re.compile(r"^\s*(\d{1,5})\s*([mhdw])\s*$", re.I)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -59,7 +60,7 @@ async def search_past_alerts(
     if start and end and start > end:
         raise ToolError("'since' is after 'until'")
     found = await ctx.deps.alerts.search(
-        indicator=_refang(indicator) if indicator else None,
+        indicator=refang(indicator) if indicator else None,
         text=text,
         since=start,
         until=end,
@@ -136,12 +137,6 @@ def _when(value: str | None, now: datetime) -> datetime | None:
             f"cannot read time {value!r}: use ISO 8601 (2025-11-08T05:00:00Z) or '7d'/'12h'"
         ) from None
     return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
-
-
-def _refang(value: str) -> str:
-    for defanged in ("[.]", "(.)", "[dot]"):
-        value = value.replace(defanged, ".")
-    return re.sub(r"^hxxp", "http", value.strip(), flags=re.I)
 
 
 def _iso(value: datetime | None) -> str | None:
