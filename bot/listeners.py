@@ -154,12 +154,18 @@ class Listeners:
         app.action(re.compile(r"^feedback_(correct|incorrect)$"))(self.on_feedback)
         app.action(re.compile(r".*"))(ack_only)
 
-    async def on_message(self, ack: Ack, event: dict[str, Any], context: dict[str, Any]) -> None:
+    async def on_message(
+        self, ack: Ack, body: dict[str, Any], event: dict[str, Any], context: dict[str, Any]
+    ) -> None:
         """``app_mention`` and ``message`` events (every subtype)."""
         await ack()
         channel = str(event.get("channel") or "")
         ts = str(event.get("ts") or "")
         if not channel or not ts:
+            return
+        event_id = body.get("event_id")
+        if isinstance(event_id, str) and not await self.deduper.claim_event(event_id):
+            log.info("event %s was delivered before a restart; dropped", event_id)
             return
         root = str(event.get("thread_ts") or ts)
         try:

@@ -4,7 +4,10 @@ Dedupe has two keys, both persisted in ``seen_events`` so that they hold across
 restarts:
 
 * ``event:<event_id>`` — Slack retries a delivery (``X-Slack-Retry-Num``) with the
-  same ``event_id``; the global middleware drops every copy after the first.
+  same ``event_id``; the global middleware drops every copy after the first. It
+  checks only this process's memory (``Deduper.claim_recent``), so the ack never
+  waits for the database; the message listener makes the persistent claim after
+  acking (``Deduper.claim_event``), which catches a retry delivered after a restart.
 * ``msg:<channel>:<ts>`` — a mention arrives twice, as ``app_mention`` and as
   ``message``, with different event ids. Listeners claim this key only once they
   know the message is one they act on (``Deduper.claim_message``), so an ignored
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -37,17 +41,30 @@ log = logging.getLogger(__name__)
 Next = Callable[[], Awaitable[Any]]
 PRUNE_EVERY_S = 3600.0
 GROUP_CACHE_S = 300.0
+RECENT_EVENTS = 10_000  # event ids remembered in memory (Slack retries within minutes)
 NOT_ALLOWED = "Sorry, I'm not enabled for you in this channel. Ask your Slack admin."
 
 
 class Deduper:
     """Persistent claims on deliveries (see the module docstring)."""
 
-    def __init__(self, store: SlackStore) -> None:
+    def __init__(self, store: SlackStore, *, recent: int = RECENT_EVENTS) -> None:
         self.store = store
+        self.recent = recent
+        self._recent: OrderedDict[str, None] = OrderedDict()
         self._last_prune = 0.0
 
+    def claim_recent(self, event_id: str) -> bool:
+        """True for the first delivery of ``event_id`` in this process (no I/O)."""
+        if event_id in self._recent:
+            return False
+        self._recent[event_id] = None
+        if len(self._recent) > self.recent:
+            self._recent.popitem(last=False)
+        return True
+
     async def claim_event(self, event_id: str) -> bool:
+        """True for the first delivery of ``event_id`` ever (until pruned): persistent."""
         await self._maybe_prune()
         return await self.store.claim(f"event:{event_id}")
 
@@ -56,10 +73,13 @@ class Deduper:
         return await self.store.claim(f"msg:{channel}:{ts}")
 
     async def middleware(self, body: dict[str, Any], next: Next) -> BoltResponse | None:
-        """Bolt global middleware: drop repeated deliveries of one ``event_id``."""
+        """Bolt global middleware: drop repeated deliveries of one ``event_id``.
+
+        Memory only: it runs before the ack, which must not wait for the database.
+        """
         event_id = body.get("event_id")
         if body.get("type") == "event_callback" and isinstance(event_id, str):
-            if not await self.claim_event(event_id):
+            if not self.claim_recent(event_id):
                 log.info("duplicate delivery of event %s dropped", event_id)
                 return BoltResponse(status=200, body="")
         await next()

@@ -1,0 +1,72 @@
+"""The ack path and the event loop: nothing slow or one-off on the way to HTTP 200.
+
+Target 5 of the benchmarks (``bench/bench_slack.py``): the ack must not wait for the
+database, and the first investigations after start-up must not pay one-off costs
+(template compilation, schema generation) on the shared event loop.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.middleware import Deduper
+from store.db import Database
+from store.slack import SlackStore
+from tests.fakes.slack_api import FakeSlackAPI
+from tests.slack_support import RecordingInvestigate, SlackHarness, load, make_settings
+
+
+@pytest.fixture
+def investigate() -> RecordingInvestigate:
+    return RecordingInvestigate()
+
+
+@pytest.fixture
+async def harness(investigate: RecordingInvestigate, tmp_path: Path) -> AsyncIterator[SlackHarness]:
+    async with (
+        FakeSlackAPI() as fake,
+        SlackHarness(fake, make_settings(tmp_path, fake.base_url), investigate) as h,
+    ):
+        yield h
+
+
+async def test_the_ack_does_not_wait_for_a_busy_database(
+    harness: SlackHarness, investigate: RecordingInvestigate, tmp_path: Path
+) -> None:
+    # Another writer holds SQLite's write lock: no claim can be committed meanwhile.
+    blocker = sqlite3.connect(tmp_path / "socbot.db", isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")
+        retry = load("app_mention_retry.json")
+        started = time.monotonic()
+        assert (await harness.event(load("app_mention.json")))[0] == 200
+        assert (await harness.event(retry["body"], retry["headers"]))[0] == 200
+        assert time.monotonic() - started < 1.0  # busy_timeout is 5 s
+        assert investigate.calls == []  # the listener is still waiting for its claim
+        blocker.execute("COMMIT")
+    finally:
+        blocker.close()
+    await harness.settle()
+    assert len(investigate.calls) == 1  # the retry was dropped from memory
+
+
+async def test_recent_event_ids_are_remembered_in_memory_and_bounded(tmp_path: Path) -> None:
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 's.db'}")
+    await db.create()
+    deduper = Deduper(SlackStore(db), recent=2)
+    assert [deduper.claim_recent(e) for e in ("Ev1", "Ev1", "Ev2", "Ev3")] == [
+        True,
+        False,
+        True,
+        True,
+    ]
+    assert deduper.claim_recent("Ev1")  # forgotten: the oldest of more than two
+    assert not deduper.claim_recent("Ev3")
+    assert await deduper.claim_event("Ev1")  # memory is not the persistent claim
+    assert not await deduper.claim_event("Ev1")
+    await db.close()
