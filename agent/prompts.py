@@ -9,6 +9,9 @@ keep the other (``{% extends "planner.j2" %}``).
 A per-alert-source folder overrides the default: ``prompts/guardduty/planner.j2``
 is used for GuardDuty alerts, ``prompts/planner.j2`` otherwise.
 
+Every template is compiled once, when ``Prompts`` is built (at start-up): compiling
+on first render would run on the event loop that Slack acks share.
+
 Untrusted text (alerts, tool output, earlier findings) goes through a ``Fence``:
 it is wrapped in delimiters carrying a random per-request token, and the prompt
 says that anything inside them is data, never instructions.
@@ -24,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from google.genai import types
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
 from agent.alerts import Alert
 
@@ -77,19 +80,24 @@ class Prompts:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
+            auto_reload=False,  # compiled once below; no stat per render
         )
+        self.templates: dict[str, Template] = {
+            name: self.env.get_template(name) for name in self.env.list_templates(["j2"])
+        }
 
     def template_name(self, stage: str, source: str | None = None) -> str:
         """The file used for ``stage``: the source's override if it exists."""
         if source and _SOURCE_RE.match(source.lower()):
             candidate = f"{source.lower()}/{stage}.j2"
-            if (self.root / candidate).is_file():
+            if candidate in self.templates:
                 return candidate
         return f"{stage}.j2"
 
     def render(self, stage: str, *, source: str | None = None, **variables: Any) -> Rendered:
         """Render ``stage`` (``planner``, ``step``...) into system + user text."""
-        template = self.env.get_template(self.template_name(stage, source))
+        name = self.template_name(stage, source)
+        template = self.templates.get(name) or self.env.get_template(name)
         part_break = f"\n@@socbot-part-{secrets.token_hex(8)}@@\n"
         text = template.render(part_break=part_break, **variables)
         system, sep, user = text.partition(part_break)

@@ -7,6 +7,7 @@ database, and the first investigations after start-up must not pay one-off costs
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import time
 from collections.abc import AsyncIterator
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.prompts import PROMPTS_DIR, Fence, Prompts
 from bot.middleware import Deduper
 from store.db import Database
 from store.slack import SlackStore
@@ -70,3 +72,19 @@ async def test_recent_event_ids_are_remembered_in_memory_and_bounded(tmp_path: P
     assert await deduper.claim_event("Ev1")  # memory is not the persistent claim
     assert not await deduper.claim_event("Ev1")
     await db.close()
+
+
+def test_prompt_templates_are_compiled_when_prompts_is_built(tmp_path: Path) -> None:
+    root = tmp_path / "prompts"
+    shutil.copytree(PROMPTS_DIR, root)
+    (root / "guardduty").mkdir()
+    (root / "guardduty" / "planner.j2").write_text('{% extends "planner.j2" %}')
+    prompts = Prompts(root)
+    assert {"_stage.j2", "classifier.j2", "step.j2", "guardduty/planner.j2"} <= set(
+        prompts.templates
+    )
+    shutil.rmtree(root)  # rendering reads and compiles nothing any more
+    rendered = prompts.render("classifier", data=Fence(), request="hi", history="")
+    assert rendered.system.splitlines()[0] == "socbot stage: classifier"
+    assert prompts.template_name("planner", "guardduty") == "guardduty/planner.j2"
+    assert prompts.template_name("planner", "scc") == "planner.j2"
