@@ -190,7 +190,7 @@ class LLMGateway:
                 ) from exc
             raise
         latency_ms = (time.monotonic() - started) * 1000
-        turn = turn_from_response(response, model)
+        turn = turn_from_response(response)
         await self._record(ctx, stage, model, response, turn, latency_ms)
         raise_if_refused(response, turn, stage)
         return turn

@@ -28,10 +28,9 @@ class ModelTurn:
     function_calls: list[types.FunctionCall]
     text: str
     finish_reason: str | None
-    model: str = ""
 
 
-def turn_from_response(response: types.GenerateContentResponse, model: str) -> ModelTurn:
+def turn_from_response(response: types.GenerateContentResponse) -> ModelTurn:
     """The first candidate as a ``ModelTurn`` (thought parts are not part of ``text``)."""
     candidate = response.candidates[0] if response.candidates else None
     content = candidate.content if candidate and candidate.content else None
@@ -48,7 +47,6 @@ def turn_from_response(response: types.GenerateContentResponse, model: str) -> M
         function_calls=calls,
         text=text,
         finish_reason=reason.value if reason is not None else None,
-        model=model,
     )
 
 
