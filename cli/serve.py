@@ -58,7 +58,6 @@ class Identity:
     team_id: str
     user: str
     user_id: str
-    bot_id: str
 
 
 def check_tokens(slack: SlackSettings, mode: Mode) -> None:
@@ -102,7 +101,6 @@ async def identify(client: AsyncWebClient) -> Identity:
         team_id=str(response.get("team_id", "")),
         user=str(response.get("user", "")),
         user_id=str(response.get("user_id", "")),
-        bot_id=str(response.get("bot_id", "")),
     )
 
 
