@@ -6,15 +6,20 @@ deadline before every call, records usage per stage (``agent.usage``), emits
 ``LLMCalled`` and turns odd finish reasons into the engine's errors. Structured
 calls parse the model's JSON into a pydantic model with one repair attempt. What a
 reply means (text, calls, refusals, JSON) is read in ``agent.replies``.
+
+Nothing one-off runs on the event loop per call: each output schema's JSON schema is
+generated once per process, and the google-genai request and response types (pydantic
+models built lazily on first use, ~50 ms in all) are built when the gateway is.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from google.genai import types
 from pydantic import BaseModel
@@ -38,6 +43,34 @@ log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 ToolMode = Literal["AUTO", "ANY", "NONE"]
 
+# google-genai types every call builds or parses (plus the private request model).
+GENAI_TYPES = (
+    "GenerateContentConfig AutomaticFunctionCallingConfig ThinkingConfig Tool ToolConfig "
+    "FunctionCallingConfig FunctionDeclaration Content UserContent Part FunctionCall "
+    "FunctionResponse GenerateContentResponse Candidate GenerateContentResponseUsageMetadata "
+    "GenerateContentResponsePromptFeedback ModalityTokenCount HttpResponse "
+    "_GenerateContentParameters"
+).split()
+_schemas: dict[type[BaseModel], str] = {}
+
+
+def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """``schema.model_json_schema()``, generated once per class; a fresh copy per call."""
+    text = _schemas.get(schema)
+    if text is None:
+        text = _schemas[schema] = json.dumps(schema.model_json_schema())
+    value: dict[str, Any] = json.loads(text)
+    return value
+
+
+def build_genai_types() -> None:
+    """Build google-genai's lazily built pydantic models now, not on the first call."""
+    for name in GENAI_TYPES:
+        model = getattr(types, name, None)
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            model.model_rebuild()
+
+
 # Worth sending the same request once more: the model garbled its own output.
 RETRY_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
 
@@ -59,6 +92,7 @@ class LLMGateway:
     def __init__(self, backend: ModelBackend, settings: GeminiSettings) -> None:
         self.backend = backend
         self.settings = settings
+        build_genai_types()
 
     async def generate(
         self,
@@ -120,7 +154,7 @@ class LLMGateway:
         """The model's JSON answer parsed into ``schema``; one repair call on bad output."""
         config = self._config(system, light=light, thinking=thinking)
         config.response_mime_type = "application/json"
-        config.response_json_schema = schema.model_json_schema()
+        config.response_json_schema = json_schema(schema)
         model = self._model(light)
         turn = await self._call(ctx, stage, model, contents, config)
         try:

@@ -12,13 +12,20 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
+from google.genai import types
+from pydantic import BaseModel
 
-from agent.prompts import PROMPTS_DIR, Fence, Prompts
+from agent.events import FanOut
+from agent.gateway import GENAI_TYPES, CallContext, LLMGateway
+from agent.prompts import PROMPTS_DIR, Fence, Prompts, user_turn
 from bot.middleware import Deduper
+from config.settings import GeminiSettings
 from store.db import Database
 from store.slack import SlackStore
+from tests.fakes.model import ScriptedModel, json_response
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import RecordingInvestigate, SlackHarness, load, make_settings
 
@@ -88,3 +95,42 @@ def test_prompt_templates_are_compiled_when_prompts_is_built(tmp_path: Path) -> 
     assert rendered.system.splitlines()[0] == "socbot stage: classifier"
     assert prompts.template_name("planner", "guardduty") == "guardduty/planner.j2"
     assert prompts.template_name("planner", "scc") == "planner.j2"
+
+
+class Counted(BaseModel):
+    """An output schema that counts how often its JSON schema is generated."""
+
+    verdict: str
+    generated: ClassVar[int] = 0
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        Counted.generated += 1
+        return super().model_json_schema(*args, **kwargs)
+
+
+async def test_structured_output_schema_is_generated_once_per_class() -> None:
+    model = ScriptedModel({"planner": [json_response({"verdict": "a"})] * 3})
+    gateway = LLMGateway(model, GeminiSettings())
+    ctx = CallContext("inv-1", FanOut(), 100_000, time.monotonic() + 30)
+    before = Counted.generated
+    for _ in range(3):
+        answer = await gateway.generate_structured(
+            ctx,
+            stage="planner",
+            system="socbot stage: planner",
+            contents=user_turn("go"),
+            schema=Counted,
+        )
+        assert answer.verdict == "a"
+    assert Counted.generated - before <= 1  # 0 when an earlier test generated it
+    schemas = [r.config.response_json_schema for r in model.requests]
+    assert schemas[0] == schemas[2] == Counted.model_json_schema()
+    assert schemas[0] is not schemas[1]  # each call gets its own copy to keep
+
+
+def test_the_gateway_builds_the_genai_types_it_uses() -> None:
+    LLMGateway(ScriptedModel({}), GeminiSettings())
+    for name in GENAI_TYPES:  # a renamed type in google-genai would silently stay lazy
+        model = getattr(types, name)
+        assert issubclass(model, BaseModel) and model.__pydantic_complete__, name
