@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -32,6 +33,7 @@ class Database:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 
     async def create(self) -> None:
+        """Create the tables that do not exist yet (additive; never migrates)."""
         async with self.engine.begin() as conn:
             await conn.run_sync(Base.metadata.create_all)
 
@@ -42,11 +44,12 @@ class Database:
             yield session
 
     async def close(self) -> None:
+        """Dispose of the engine and its pooled connections."""
         await self.engine.dispose()
 
 
-def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:
-    cursor = dbapi_conn.cursor()  # type: ignore[attr-defined]
+def _sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: object) -> None:
+    cursor = dbapi_conn.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a crash of socbot
     cursor.execute("PRAGMA foreign_keys=ON")
