@@ -28,6 +28,7 @@ from store.slack import SlackStore
 from tests.fakes.model import ScriptedModel, json_response
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import RecordingInvestigate, SlackHarness, load, make_settings
+from tools.base import RunContext, Tool, ToolRegistry
 
 
 @pytest.fixture
@@ -134,3 +135,34 @@ def test_the_gateway_builds_the_genai_types_it_uses() -> None:
     for name in GENAI_TYPES:  # a renamed type in google-genai would silently stay lazy
         model = getattr(types, name)
         assert issubclass(model, BaseModel) and model.__pydantic_complete__, name
+
+
+async def lookup_ip(ctx: RunContext[None], ip: str, days: int = 30) -> dict[str, Any]:
+    """Reputation of an IP address."""
+    return {"ip": ip, "days": days}
+
+
+def test_tool_declarations_are_generated_at_registration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    registry = ToolRegistry()
+    registry.add(Tool(lookup_ip))
+    params = registry.tools["lookup_ip"].params
+    generated: list[type[BaseModel]] = []
+    original = params.model_json_schema
+
+    def counting(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        generated.append(params)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(params, "model_json_schema", counting)
+    [first] = registry.declarations(["lookup_ip"])
+    [second] = registry.declarations(["lookup_ip"])
+    assert generated == []  # generated when the tool was built, not per step turn
+    assert first.parameters_json_schema == second.parameters_json_schema
+    assert first.parameters_json_schema is not second.parameters_json_schema
+    schema = first.parameters_json_schema
+    assert isinstance(schema, dict)
+    assert schema["required"] == ["ip"]
+    assert set(schema["properties"]) == {"ip", "days"}
+    assert "title" not in schema

@@ -79,11 +79,15 @@ class Tool:
             raise TypeError(f"tool {self.name!r} needs a docstring: it is the model's description")
         self.description = doc.split("\n\n")[0].replace("\n", " ")
         self.params = _params_model(fn, self.name)
+        # Generated once (at registration): every step turn sends the declarations.
+        self._schema = json.dumps(_clean_schema(self.params.model_json_schema()))
 
     def declaration(self) -> types.FunctionDeclaration:
-        schema = _clean_schema(self.params.model_json_schema())
+        """The model's view of this tool (a fresh object per call; the schema is cached)."""
         return types.FunctionDeclaration(
-            name=self.name, description=self.description, parameters_json_schema=schema
+            name=self.name,
+            description=self.description,
+            parameters_json_schema=json.loads(self._schema),
         )
 
     def signature_text(self) -> str:
