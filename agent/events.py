@@ -16,6 +16,8 @@ log = logging.getLogger(__name__)
 
 
 class Event(BaseModel):
+    """One progress event of one investigation; ``type`` names the subclass."""
+
     type: str
     investigation_id: str
 
@@ -105,11 +107,18 @@ class Failed(Event):
 
 
 class Sink(Protocol):
-    async def emit(self, event: Event) -> None: ...
+    """Receives progress events (Slack, terminal, trace recorder)."""
+
+    async def emit(self, event: Event) -> None:
+        """Handle one event; should not raise (``FanOut`` guards the engine anyway)."""
+        ...
 
 
 class NullSink:
+    """A sink that drops every event."""
+
     async def emit(self, event: Event) -> None:
+        """Drop ``event``."""
         return None
 
 
@@ -120,6 +129,7 @@ class FanOut:
         self.sinks = sinks
 
     async def emit(self, event: Event) -> None:
+        """Pass ``event`` to each sink in order."""
         for sink in self.sinks:
             try:
                 await sink.emit(event)

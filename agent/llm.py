@@ -13,10 +13,14 @@ from google.genai import types
 
 
 class ModelBackend(Protocol):
+    """What the gateway needs of a model: one ``generateContent`` call."""
+
     async def generate_content(
         self,
         *,
         model: str,
         contents: list[types.Content],
         config: types.GenerateContentConfig,
-    ) -> types.GenerateContentResponse: ...
+    ) -> types.GenerateContentResponse:
+        """One model call; failures raise ``LLMUnavailable`` (see ``agent.gemini``)."""
+        ...

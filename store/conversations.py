@@ -45,6 +45,7 @@ class ConversationStore:
             await _ensure(session, self.db.is_sqlite, conversation_id)
 
     async def exists(self, conversation_id: str) -> bool:
+        """Whether the conversation has been stored."""
         async with self.db.session() as session:
             found = await session.get(Conversation, conversation_id)
             return found is not None
@@ -103,6 +104,7 @@ class ConversationStore:
             ]
 
     async def count(self, conversation_id: str) -> int:
+        """How many messages the conversation holds."""
         async with self.db.session() as session:
             total = await session.scalar(
                 select(func.count())

@@ -134,12 +134,14 @@ class TraceRecorder:
         self._writer: asyncio.Task[None] | None = None
 
     async def emit(self, event: Event) -> None:
+        """Queue ``event`` for the writer task (started when none is running)."""
         payload = event.model_dump(mode="json", exclude={"type", "investigation_id"})
         self._pending.append((event.investigation_id or self.investigation_id, event.type, payload))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._drain())
 
     async def flush(self) -> None:
+        """Wait until every queued event is written (or its batch failed and was logged)."""
         while self._writer is not None and not self._writer.done():
             await asyncio.shield(self._writer)
 

@@ -59,6 +59,7 @@ class IntelService(ABC):
         self.policy = policy
 
     def supports(self, target: Target) -> bool:
+        """Whether this service can look ``target`` up (by kind; subclasses narrow it)."""
         return target.kind in self.kinds
 
     @abstractmethod
@@ -67,6 +68,7 @@ class IntelService(ABC):
         nothing on the indicator, which the caller reports as ``{"found": False, ...}``."""
 
     def key(self) -> str:
+        """The API key, for a request header only."""
         return self._api_key.get_secret_value()
 
     async def get_json(

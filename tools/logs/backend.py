@@ -61,6 +61,8 @@ class QueryResult:
 
 @dataclass(frozen=True)
 class ColumnInfo:
+    """One column of a table, as ``get_table_schema`` shows it."""
+
     name: str
     type: str
     description: str | None = None
@@ -79,9 +81,13 @@ class LogBackend(Protocol):
         params: Mapping[str, Param],
         investigation_id: str,
         budget: Budget,
-    ) -> QueryResult: ...
+    ) -> QueryResult:
+        """Run one guarded query with typed parameters, charging ``budget``."""
+        ...
 
-    async def schema(self, table: str) -> list[ColumnInfo]: ...
+    async def schema(self, table: str) -> list[ColumnInfo]:
+        """The columns of one catalogued table."""
+        ...
 
 
 def json_value(value: Any) -> Any:
