@@ -97,14 +97,7 @@ class WaveRunner:
                 if step.status == "running":
                     step.status = "failed"
                     step.findings = "Interrupted: the investigation deadline was reached."
-                    await self.run.sink.emit(
-                        StepFinished(
-                            investigation_id=self.run.id,
-                            step_id=step.id,
-                            status="failed",
-                            summary=step.findings,
-                        )
-                    )
+                    await self._finished(step.id, "failed", step.findings)
             await self._stop("deadline", "the deadline was reached")
         return self.insights
 
@@ -185,14 +178,7 @@ class WaveRunner:
             )
             step.status = result.status
             step.findings = result.findings
-            await self.run.sink.emit(
-                StepFinished(
-                    investigation_id=self.run.id,
-                    step_id=step.id,
-                    status=result.status,
-                    summary=result.findings[:SUMMARY_CHARS],
-                )
-            )
+            await self._finished(step.id, result.status, result.findings[:SUMMARY_CHARS])
             return result
 
     async def _reflect(self, wave: int, wave_steps: list[Step]) -> Literal["go", "stop"]:
@@ -274,16 +260,18 @@ class WaveRunner:
         self.run.record["plan_versions"].append(self.plan.model_dump())
         for step_id in cancelled:
             step = self.plan.step(step_id)
-            await self.run.sink.emit(
-                StepFinished(
-                    investigation_id=self.run.id,
-                    step_id=step_id,
-                    status="cancelled",
-                    summary=step.findings if step else "",
-                )
-            )
+            await self._finished(step_id, "cancelled", step.findings if step else "")
         await self.run.sink.emit(
             PlanUpdated(investigation_id=self.run.id, plan=self.plan.model_dump(), changes=changes)
+        )
+
+    async def _finished(
+        self, step_id: str, status: Literal["done", "failed", "cancelled"], summary: str
+    ) -> None:
+        await self.run.sink.emit(
+            StepFinished(
+                investigation_id=self.run.id, step_id=step_id, status=status, summary=summary
+            )
         )
 
     def _limit(self, text: str) -> None:
