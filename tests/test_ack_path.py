@@ -7,6 +7,7 @@ database, and the first investigations after start-up must not pay one-off costs
 
 from __future__ import annotations
 
+import gc
 import shutil
 import sqlite3
 import time
@@ -166,3 +167,16 @@ def test_tool_declarations_are_generated_at_registration(
     assert schema["required"] == ["ip"]
     assert set(schema["properties"]) == {"ip", "days"}
     assert "title" not in schema
+
+
+async def test_the_heap_is_frozen_while_serving_and_released_on_the_way_out(
+    tmp_path: Path,
+) -> None:
+    assert gc.get_freeze_count() == 0
+    async with (
+        FakeSlackAPI() as fake,
+        SlackHarness(fake, make_settings(tmp_path, fake.base_url), RecordingInvestigate()) as h,
+    ):
+        assert h.app.heap_frozen
+        assert gc.get_freeze_count() > 0  # start-up objects: out of later collections
+    assert gc.get_freeze_count() == 0
