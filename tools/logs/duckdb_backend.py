@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
@@ -62,6 +63,8 @@ class DuckDBBackend:
         self._con.execute(f"SET allowed_paths = [{', '.join(_quote(p) for p in allowed)}]")
         self._con.execute("SET enable_external_access = false")
         self._con.execute("SET lock_configuration = true")
+        # Load sqlglot's BigQuery and DuckDB dialects now, not during the first investigation.
+        sqlglot.transpile("SELECT 1", read="bigquery", write="duckdb")
 
     def to_duckdb(self, query: CheckedQuery) -> str:
         """The guarded BigQuery query as DuckDB SQL over the local views."""
@@ -90,7 +93,7 @@ class DuckDBBackend:
         unavailable = sorted(t for t in query.tables if t in self.missing)
         if unavailable:
             raise ToolError(f"table(s) {unavailable} have no local data in this deployment")
-        sql = self.to_duckdb(query)
+        sql = await asyncio.to_thread(self.to_duckdb, query)
         values = {name: _duck_value(p) for name, p in params.items()}
         cursor = self._con.cursor()
         work = asyncio.ensure_future(asyncio.to_thread(self._execute, cursor, sql, values))

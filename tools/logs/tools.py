@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -97,7 +98,8 @@ async def run_runbook(
 
 
 async def _run(ctx: RunContext[LogDeps], sql: str, params: Mapping[str, Param]) -> dict[str, Any]:
-    checked = check_sql(sql, ctx.deps.catalogue.names())
+    # Parsing is pure-Python CPU work (tens of ms cold): keep it off the event loop.
+    checked = await asyncio.to_thread(check_sql, sql, ctx.deps.catalogue.names())
     result = await ctx.deps.backend.run(
         checked, params=params, investigation_id=ctx.investigation_id, budget=ctx.budget
     )
