@@ -586,3 +586,14 @@ def test_retry_after_header_forms() -> None:
     later = (datetime.now(UTC) + timedelta(seconds=30)).strftime("%a, %d %b %Y %H:%M:%S GMT")
     wait = retry_after(later)
     assert wait is not None and 25 <= wait <= 30
+
+
+async def test_concurrent_writes_of_one_key_both_land(
+    db: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two steps looking up the same indicator at once: no lost write, no warning."""
+    cache = IntelCache(db, ttl_s=3600)
+    target = validate_ip(IP)
+    await asyncio.gather(*(cache.put("virustotal", target, {"n": i}) for i in range(8)))
+    assert "intel cache write failed" not in caplog.text
+    assert (await cache.get("virustotal", target)) in [{"n": i} for i in range(8)]

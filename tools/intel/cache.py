@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from store.db import Database
 from store.models import IntelCache as IntelCacheRow
@@ -61,14 +61,18 @@ class IntelCache:
         """Store (or refresh) one result."""
         if not self.enabled:
             return
-        row = IntelCacheRow(
-            key=cache_key(service, target), value=value, expires_at=self.clock() + self.ttl
-        )
-        try:
-            async with self.db.session() as session:
-                await session.merge(row)
-        except SQLAlchemyError as exc:  # fail open
-            log.warning("intel cache write failed (%s)", type(exc).__name__)
+        key, expires = cache_key(service, target), self.clock() + self.ttl
+        for attempt in (1, 2):  # two lookups of one indicator at once both insert: merge again
+            try:
+                async with self.db.session() as session:
+                    await session.merge(IntelCacheRow(key=key, value=value, expires_at=expires))
+                return
+            except IntegrityError:
+                if attempt == 2:
+                    log.warning("intel cache write failed (IntegrityError)")
+            except SQLAlchemyError as exc:  # fail open
+                log.warning("intel cache write failed (%s)", type(exc).__name__)
+                return
 
 
 def cache_key(service: str, target: Target) -> str:
