@@ -209,6 +209,7 @@ class SocBot:
     webhook: AlertWebhook
     http_mode: bool
     triage: AlertTriage | None = None
+    forwarded: dict[str, AlertTriage] = field(default_factory=dict)  # by alert channel
     heap_frozen: bool = field(default=False, init=False, repr=False)
 
     def web_app(self) -> web.Application:
@@ -224,9 +225,17 @@ class SocBot:
         app.on_cleanup.append(self._unfreeze_heap)
         return app
 
+    def triages(self) -> list[AlertTriage]:
+        """Every channel's triage: the webhook channel's, then the alert channels'."""
+        out = [self.triage] if self.triage is not None else []
+        return out + [t for t in self.forwarded.values() if t is not self.triage]
+
     async def _resume(self, _app: web.Application) -> None:
-        if self.triage is not None:
-            await self.triage.resume()
+        triages = self.triages()
+        if triages:
+            await self.alerts.requeue_interrupted()  # once, before any triage admits
+        for triage in triages:
+            await triage.resume(requeue=False)
 
     async def _freeze_heap(self, _app: web.Application) -> None:
         self.heap_frozen = freeze_heap()
@@ -237,7 +246,7 @@ class SocBot:
             self.heap_frozen = False
 
     def health(self) -> dict[str, Any]:
-        """``/healthz``: investigations running / waiting, and the webhook alerts' states."""
+        """``/healthz``: runs running / waiting, the webhook alerts' and stormy channels' states."""
         out: dict[str, Any] = {
             "mode": "http" if self.http_mode else "socket",
             "running": self.coordinator.running,
@@ -246,6 +255,11 @@ class SocBot:
         if self.triage is not None:
             out["alerts"] = self.triage.counts()
             out["alerts_since_start"] = dict(self.triage.totals)
+        forwarded = {
+            c: t.counts() for c, t in self.forwarded.items() if t is not self.triage and t.counts()
+        }
+        if forwarded:  # alert channels in a storm
+            out["alert_channels"] = forwarded
         return out
 
     async def dispatch_alert(self, alert: Alert) -> None:
@@ -259,11 +273,12 @@ class SocBot:
         Alerts still waiting are stored as deferred and resumed on the next start.
         """
         await self.webhook.drain()
-        if self.triage is not None:
-            self.triage.stop()
+        triages = self.triages()
+        for triage in triages:
+            triage.stop()
         await self.coordinator.shutdown()
-        if self.triage is not None:
-            await self.triage.close()
+        for triage in triages:
+            await triage.close()
 
 
 def create_socbot(
@@ -275,7 +290,10 @@ def create_socbot(
     http_mode: bool,
     pacer: Pacer,
 ) -> SocBot:
-    """Wire store, middleware, coordinator, listeners, bolt app and webhook.
+    """Wire store, middleware, coordinator, listeners, bolt app, webhook and triages.
+
+    Every alert channel gets an ``AlertTriage`` for the alerts forwarded into it (the
+    webhook channel's triage, when it is also an alert channel).
 
     ``pacer`` is shared with the investigator so that every message posted in a
     channel (cards, notices, progress, conclusions) counts against one pace.
@@ -287,6 +305,7 @@ def create_socbot(
     reporter = SlackReporter(client, pacer)
     coordinator = Coordinator(slack.max_concurrent_investigations, reporter)
     deduper = Deduper(store)
+    forwarded: dict[str, AlertTriage] = {}
     listeners = Listeners(
         settings=slack,
         store=store,
@@ -295,6 +314,7 @@ def create_socbot(
         investigate=investigate,
         intake=intake,
         reporter=reporter,
+        triages=forwarded,
     )
     bolt = build_bolt_app(
         slack,
@@ -323,16 +343,30 @@ def create_socbot(
         bolt=bolt,
         webhook=AlertWebhook(slack, accept, dispatch),
         http_mode=http_mode,
+        forwarded=forwarded,
     )
-    if slack.webhook_channel:
-        bot.triage = AlertTriage(
+
+    def triage(
+        channel: str, *, own_rows_only: bool = False, exclude_channels: tuple[str, ...] = ()
+    ) -> AlertTriage:
+        return AlertTriage(
             slack,
-            channel=slack.webhook_channel,
+            channel=channel,
             alerts=alerts,
             coordinator=coordinator,
             reporter=reporter,
             investigate=investigate,
             remember_thread=store.remember_thread,
+            own_rows_only=own_rows_only,
+            exclude_channels=exclude_channels,
         )
+
+    others = tuple(c for c in slack.alert_channels if c != slack.webhook_channel)
+    if slack.webhook_channel:
+        bot.triage = triage(slack.webhook_channel, exclude_channels=others)
+        if slack.webhook_channel in slack.alert_channels:
+            forwarded[slack.webhook_channel] = bot.triage
+    for channel in others:
+        forwarded[channel] = triage(channel, own_rows_only=True)
     holder.append(bot)
     return bot

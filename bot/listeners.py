@@ -7,7 +7,8 @@ Every message-like event goes through ``route``:
   start one on it;
 * ``followup`` — a human writes in a thread socbot is part of;
 * ``stop`` — ``stop`` (or ``cancel``) in such a thread or to socbot;
-* ``alert`` — an integration posts a top-level message in an alert channel;
+* ``alert`` — an integration posts a top-level message in an alert channel: it goes
+  through the channel's alert triage (``bot.storm``) when there is one;
 * ``ignore`` — everything else (edits, deletions, joins, chatter, other bots).
 
 Acting claims the message's ``(channel, ts)`` first, so the twin deliveries of a
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, Protocol
 
 from slack_bolt.async_app import AsyncApp
@@ -75,6 +76,12 @@ class AlertIntake(Protocol):
         slack_channel: str | None = None,
         slack_ts: str | None = None,
     ) -> Alert: ...
+
+
+class AlertDispatch(Protocol):
+    """An alert channel's triage (``bot.storm.AlertTriage`` in production)."""
+
+    async def dispatch(self, alert: Alert, *, message_ts: str | None = None) -> None: ...
 
 
 def mention_text(text: str, bot_user_id: str | None) -> str:
@@ -136,8 +143,10 @@ class Listeners:
         investigate: Investigate,
         intake: AlertIntake,
         reporter: Reporter,
+        triages: Mapping[str, AlertDispatch] | None = None,
     ) -> None:
         self.settings = settings
+        self.triages: Mapping[str, AlertDispatch] = triages if triages is not None else {}
         self.store = store
         self.deduper = deduper
         self.coordinator = coordinator
@@ -239,6 +248,10 @@ class Listeners:
         data, hint = parsed
         alert = await self.intake.accept(data, hint, slack_channel=channel, slack_ts=ts)
         await self.store.remember_thread(channel, ts)
+        triage = self.triages.get(channel)
+        if triage is not None:  # grouped, queued or deferred; investigated in its thread
+            await triage.dispatch(alert, message_ts=ts)
+            return
         await self.start(ThreadRef(channel, ts), alert_request_text(alert), alert)
 
     async def start(self, thread: ThreadRef, text: str, alert: Alert | None) -> None:

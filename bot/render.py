@@ -401,3 +401,21 @@ def storm_message(counts: dict[str, int], *, since: str, over: bool) -> Message:
     ]
     summary = ", ".join(f"{counts.get(k, 0)} {k}" for k, _ in STORM_LINES if counts.get(k, 0))
     return {"text": _fallback(f"{head}: {received} alerts ({summary})"), "blocks": blocks}
+
+
+def group_note(*, similar: int, verdict: str | None = None) -> Message:
+    """The note in a forwarded alert's thread counting the similar alerts grouped under it.
+
+    Posted once when the first similar alert joins, then edited in place; the grouped
+    alerts' own messages are marked with a 🔗 reaction instead of a reply each.
+    """
+    plural = "s" if similar != 1 else ""
+    lines = [
+        f"🔗 *{similar} similar alert{plural}* in this channel grouped under this one (same "
+        "source, title and main indicator; marked 🔗): this investigation covers them and "
+        "they get its verdict."
+    ]
+    if verdict is not None:
+        lines.append(f"*Verdict for the group:* {_one_line(verdict)}")
+    text = f"{similar} similar alert{plural} grouped under this alert"
+    return {"text": _fallback(text), "blocks": _sections("\n".join(lines))}

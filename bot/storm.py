@@ -1,6 +1,7 @@
-"""Triage of webhook alerts, so that an alert storm stays readable and nothing is lost.
+"""Triage of alerts, so that an alert storm stays readable and nothing is lost.
 
-Every alert POSTed to ``/alerts`` ends in exactly one state (``AlertRow.status``):
+Every alert POSTed to ``/alerts``, and every alert another bot or integration posts
+in an alert channel ("forwarded"), ends in exactly one state (``AlertRow.status``):
 
 * **grouped** — an alert like one seen in the last ``alert_group_window_s`` (same
   source, title with numbers blurred, and primary indicator: ``group_key``) joins that
@@ -17,6 +18,11 @@ When more than a couple of alerts wait, one **storm message** per channel (poste
 once, then edited in place, coalesced) counts the states, and queued alerts get no
 per-thread "queued" notice. At shutdown nothing is posted: waiting alerts and
 interrupted investigations are stored as ``deferred`` and resumed on the next start.
+
+A forwarded alert's own message plays the card: no card is posted, it is investigated
+in its own thread (also when resumed after a restart). A grouped forwarded alert gets
+a 🔗 reaction (not a message), and the group is shown by one note in the thread of
+its first alert, posted when the first similar alert joins, then edited in place.
 """
 
 from __future__ import annotations
@@ -33,9 +39,9 @@ from datetime import UTC, datetime
 from agent.alerts import Alert
 from agent.concluder import VERDICT_LABELS
 from bot.coordinator import Coordinator, SlackReporter, ThreadRef
-from bot.edited import EditedMessage
+from bot.edited import SLACK_ERRORS, EditedMessage
 from bot.listeners import Investigate, alert_request_text
-from bot.render import Message, group_card, storm_message
+from bot.render import SAFE_POST_FLAGS, Message, group_card, group_note, storm_message
 from config.settings import SlackSettings
 from store.alerts import AlertStore
 
@@ -45,6 +51,7 @@ QUIET_QUEUE = 2  # up to this many waiting alerts get their own "queued" notice
 MAX_GROUPS = 2000
 _DIGITS = re.compile(r"\d+")
 Remember = Callable[[str, str], Awaitable[object]]
+GROUPED_REACTION = "link"  # on a forwarded alert's message when it joins a group
 
 
 def group_key(alert: Alert) -> str:
@@ -64,8 +71,12 @@ class Group:
     card: EditedMessage
     members: int = 0
     verdict: str | None = None  # label, once the leader concluded
+    thread_ts: str | None = None  # a forwarded leader's message: the note goes in its thread
+    noting: bool = False  # the note (forwarded leaders) is posted or being posted
 
     def render(self) -> Message:
+        if self.thread_ts is not None:
+            return group_note(similar=self.members, verdict=self.verdict)
         return group_card(self.leader, similar=self.members, verdict=self.verdict)
 
 
@@ -91,7 +102,12 @@ class Storm:
 
 
 class AlertTriage:
-    """Groups, admits, defers and resumes the webhook alerts of one channel."""
+    """Groups, admits, defers and resumes the alerts of one channel.
+
+    Deferred rows it resumes: ``slack_channel == channel`` when ``own_rows_only``
+    (an alert channel), else every row outside ``exclude_channels`` (the webhook
+    channel: its cards, alerts without a card yet, and rows of unknown channels).
+    """
 
     def __init__(
         self,
@@ -104,6 +120,8 @@ class AlertTriage:
         investigate: Investigate,
         remember_thread: Remember,
         update_interval: float = 2.0,
+        own_rows_only: bool = False,
+        exclude_channels: tuple[str, ...] = (),
     ) -> None:
         self.settings = settings
         self.channel = channel
@@ -113,6 +131,8 @@ class AlertTriage:
         self.investigate = investigate
         self.remember_thread = remember_thread
         self.update_interval = update_interval
+        self._only = channel if own_rows_only else None
+        self._exclude = exclude_channels or None
         self.capacity = settings.max_concurrent_investigations + settings.max_queued_investigations
         self.storm = Storm()
         self.totals: Counter[str] = Counter()  # since start, final states and received
@@ -139,29 +159,38 @@ class AlertTriage:
         """The current storm's counts (``/healthz``); all zero between storms."""
         return {k: v for k, v in self.storm.counts.items() if v}
 
-    async def resume(self) -> None:
-        """At start-up: pick up alerts deferred (or interrupted) by an earlier run."""
-        await self.alerts.requeue_interrupted()  # one socbot per database
-        self._backlog = (await self.alerts.status_counts()).get("deferred", 0)
+    async def resume(self, *, requeue: bool = True) -> None:
+        """At start-up: pick up alerts deferred (or interrupted) by an earlier run.
+
+        ``requeue=False`` when the caller already requeued (several channels' triages).
+        """
+        if requeue:
+            await self.alerts.requeue_interrupted()  # one socbot per database
+        counts = await self.alerts.status_counts(channel=self._only, exclude_channels=self._exclude)
+        self._backlog = counts.get("deferred", 0)
         self._kick_pump()
 
-    async def dispatch(self, alert: Alert) -> None:
-        """A stored webhook alert: group it, admit it or defer it."""
+    async def dispatch(self, alert: Alert, *, message_ts: str | None = None) -> None:
+        """A stored alert: group it, admit it or defer it.
+
+        ``message_ts``: a forwarded alert's own message in this channel (its "card").
+        """
         self.totals["received"] += 1
         if not self.storm.since:
             self.storm.since = datetime.now(UTC).strftime("%H:%M UTC")
         key = group_key(alert)
         group = self._group(key)
         if group is not None:
-            await self._join(group, alert)
+            await self._join(group, alert, message_ts)
             return
-        group = self._groups[key] = Group(alert, time.monotonic(), self._edited())
+        group = Group(alert, time.monotonic(), self._edited(), thread_ts=message_ts)
+        self._groups[key] = group
         while len(self._groups) > MAX_GROUPS:
             self._groups.popitem(last=False)
         if self._backlog or self._admitted >= self.capacity:
             await self._defer(alert)
             return
-        await self._admit(alert, None)
+        await self._admit(alert, None, message_ts)
 
     def _group(self, key: str) -> Group | None:
         window = self.settings.alert_group_window_s
@@ -170,14 +199,54 @@ class AlertTriage:
             self._groups.popitem(last=False)  # oldest first: insertion order is time order
         return self._groups.get(key) if window > 0 else None
 
-    async def _join(self, group: Group, alert: Alert) -> None:
+    async def _join(self, group: Group, alert: Alert, message_ts: str | None) -> None:
         self._set("grouped", None)
         self.totals["grouped"] += 1
         await self.alerts.set_status(alert.id, "grouped", group_id=group.leader.id)
         if group.verdict is not None:
             await self.alerts.conclude_group(group.leader.id)
         group.members += 1
-        group.card.show(group.render)
+        if message_ts is not None:
+            self._spawn(self._mark_grouped(message_ts))
+        self._refresh(group)
+
+    async def _mark_grouped(self, ts: str) -> None:
+        """React 🔗 on a grouped forwarded alert (a reaction is not a new message)."""
+        try:
+            await self.reporter.client.reactions_add(
+                channel=self.channel, timestamp=ts, name=GROUPED_REACTION
+            )
+        except SLACK_ERRORS as error:  # the row and the group note account for it
+            log.info("could not mark %s in %s as grouped: %s", ts, self.channel, error)
+
+    def _refresh(self, group: Group) -> None:
+        """Show the group's state: its card, or the note in its first alert's thread."""
+        if group.thread_ts is None or group.card.ts is not None:
+            group.card.show(group.render)
+        elif not group.noting and group.members:
+            group.noting = True
+            self._spawn(self._post_note(group, group.thread_ts))
+
+    async def _post_note(self, group: Group, thread_ts: str) -> None:
+        """Post the group note in the first alert's thread (background: runs go first)."""
+        shown = group.render()
+        try:
+            async with self.reporter.pacer.slot(self.channel, background=True):
+                response = await self.reporter.client.chat_postMessage(
+                    channel=self.channel,
+                    thread_ts=thread_ts,
+                    text=shown["text"],
+                    blocks=shown["blocks"],
+                    unfurl_links=SAFE_POST_FLAGS["unfurl_links"],
+                    unfurl_media=SAFE_POST_FLAGS["unfurl_media"],
+                )
+        except SLACK_ERRORS as error:  # the rows keep the grouping; the next join retries
+            log.warning("could not post the group note in %s: %s", self.channel, error)
+            group.noting = False
+            return
+        group.card.posted(str(response["ts"]))
+        if group.render() != shown:  # joined or concluded while it was posted
+            group.card.show(group.render)
 
     async def _defer(self, alert: Alert) -> None:
         self._backlog += 1
@@ -191,7 +260,10 @@ class AlertTriage:
         self._queued.add(alert.id)
         self._set("queued", old)
         await self.alerts.set_status(alert.id, "queued")
-        self._spawn(self._launch(alert, card_ts))
+        if card_ts is not None:
+            await self._launch(alert, card_ts)  # nothing to post: hand over right away
+        else:
+            self._spawn(self._launch(alert, card_ts))
 
     async def _launch(self, alert: Alert, card_ts: str | None) -> None:
         """Post the card (unless it has one) and hand the investigation to the coordinator."""
@@ -208,7 +280,7 @@ class AlertTriage:
                 return
             await self.alerts.set_slack_message(alert.id, self.channel, card_ts)
             await self.remember_thread(self.channel, card_ts)
-        if group is not None:
+        if group is not None and group.thread_ts is None:
             group.card.posted(card_ts)  # members who joined meanwhile are shown
         thread = ThreadRef(self.channel, card_ts)
         announce = self.storm.waiting <= QUIET_QUEUE and self._board is None
@@ -244,7 +316,7 @@ class AlertTriage:
                 if group is not None:
                     group.verdict = VERDICT_LABELS.get(stored.verdict, stored.verdict)
                     if group.members:  # a lone alert's verdict is in its thread: save edits
-                        group.card.show(group.render)
+                        self._refresh(group)
         except asyncio.CancelledError:
             status = "deferred" if self.coordinator.closing else "cancelled"
             raise
@@ -270,7 +342,12 @@ class AlertTriage:
     async def _run_pump(self) -> None:
         """Admit deferred alerts, most severe first, while there is room."""
         while self._backlog and self._admitted < self.capacity and not self._closing:
-            rows = await self.alerts.by_status("deferred", limit=self.capacity - self._admitted)
+            rows = await self.alerts.by_status(
+                "deferred",
+                limit=self.capacity - self._admitted,
+                channel=self._only,
+                exclude_channels=self._exclude,
+            )
             if not rows:
                 self._backlog = 0
                 break

@@ -4,14 +4,16 @@ Times are stored in UTC (SQLite keeps them naive; they are read back as UTC).
 ``indicator_text`` is `` kind:value kind:value `` (values lower-cased) so that an
 indicator search is one portable ``LIKE`` on any database.
 
-``status`` follows a webhook alert through triage (``bot.storm``): ``queued`` →
-``investigating`` → ``concluded`` / ``failed`` / ``cancelled``; or ``grouped`` under
-the alert that is investigated for it (``group_id``; it gets that verdict), or
+``status`` follows a webhook alert, or one forwarded into an alert channel, through
+triage (``bot.storm``): ``queued`` → ``investigating`` → ``concluded`` / ``failed`` /
+``cancelled``; or ``grouped`` under the alert that is investigated for it
+(``group_id``; it gets that verdict), or
 ``deferred`` (stored, investigated when there is room; ``by_status`` lists them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -213,12 +215,23 @@ class AlertStore:
                 )
             )
 
-    async def by_status(self, status: str, *, limit: int = 100) -> list[StoredAlert]:
-        """Alerts in ``status``, most severe first, then oldest first."""
+    async def by_status(
+        self,
+        status: str,
+        *,
+        limit: int = 100,
+        channel: str | None = None,
+        exclude_channels: Sequence[str] | None = None,
+    ) -> list[StoredAlert]:
+        """Alerts in ``status``, most severe first, then oldest first.
+
+        ``channel``: only alerts living in that Slack channel; ``exclude_channels``:
+        only alerts not in Slack or in none of those channels.
+        """
         rank = case(SEVERITY_ORDER, value=func.lower(AlertRow.severity), else_=len(SEVERITY_ORDER))
         query = (
             select(AlertRow)
-            .where(AlertRow.status == status)
+            .where(AlertRow.status == status, *_in_channel(channel, exclude_channels))
             .order_by(rank, AlertRow.created_at, AlertRow.id)
             .limit(limit)
         )
@@ -235,11 +248,16 @@ class AlertStore:
                 .values(status="deferred")
             )
 
-    async def status_counts(self) -> dict[str, int]:
-        """How many stored alerts are in each triage status (NULL not counted)."""
+    async def status_counts(
+        self, *, channel: str | None = None, exclude_channels: Sequence[str] | None = None
+    ) -> dict[str, int]:
+        """How many stored alerts are in each triage status (NULL not counted).
+
+        ``channel`` / ``exclude_channels`` filter as in ``by_status``.
+        """
         query = (
             select(AlertRow.status, func.count())
-            .where(AlertRow.status.is_not(None))
+            .where(AlertRow.status.is_not(None), *_in_channel(channel, exclude_channels))
             .group_by(AlertRow.status)
         )
         async with self.db.session() as session:
@@ -249,6 +267,19 @@ class AlertStore:
     async def _update(self, alert_id: str, **values: Any) -> None:
         async with self.db.session() as session:
             await session.execute(update(AlertRow).where(AlertRow.id == alert_id).values(**values))
+
+
+def _in_channel(
+    channel: str | None, exclude_channels: Sequence[str] | None
+) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = []
+    if channel is not None:
+        conditions.append(AlertRow.slack_channel == channel)
+    if exclude_channels:
+        conditions.append(
+            or_(AlertRow.slack_channel.is_(None), AlertRow.slack_channel.not_in(exclude_channels))
+        )
+    return conditions
 
 
 def indicator_text(indicators: list[Indicator]) -> str:

@@ -25,6 +25,7 @@ from bot.storm import group_key
 from store.alerts import AlertStore
 from tests.fakes.slack_api import Call, FakeSlackAPI
 from tests.slack_support import (
+    ALERTS,
     WEBHOOK_CHANNEL,
     WEBHOOK_TOKEN,
     SlackHarness,
@@ -418,3 +419,161 @@ async def test_stop_in_a_queued_alert_thread_is_accounted_as_cancelled(
         assert (await store.get(first)) is not None
         texts = [m.text for m in fake.messages if m.thread_ts == stored.slack_ts]
         assert any("cancelled" in t for t in texts)  # the analyst is told
+
+
+# --- alerts forwarded into an alert channel by other bots ---------------------------
+
+
+def forwarded_event(n: int, body: dict[str, Any]) -> dict[str, Any]:
+    """An integration's top-level message in the alert channel carrying alert JSON."""
+    from tests.slack_support import load
+
+    event = load("bot_message_attachments.json")
+    ts = f"1700009000.{n:06d}"
+    event["event"].pop("attachments")
+    event["event"].update(text=json.dumps(body), ts=ts, event_ts=ts, channel=ALERTS)
+    event["event_id"] = f"Ev0FORWARD{n:04d}"
+    return event
+
+
+def forwarded_storm() -> list[dict[str, Any]]:
+    """30 alerts: 3 detections repeated 8 times each (one IP each) and 6 one-offs."""
+    repeats = [
+        payload(f"Impossible travel for admin {n}", f"8.8.{n % 3}.{n % 3}") for n in range(24)
+    ]
+    distinct = [payload(f"New MFA device {n}", f"9.9.{n}.1", "medium") for n in range(6)]
+    return repeats[:12] + distinct[:3] + repeats[12:] + distinct[3:]
+
+
+async def send_forwarded(h: SlackHarness, bodies: list[dict[str, Any]]) -> list[str]:
+    """Deliver the messages as signed events; the ts of each."""
+    events = [forwarded_event(n, body) for n, body in enumerate(bodies)]
+    for event in events:
+        assert (await h.event(event))[0] == 200
+    return [str(e["event"]["ts"]) for e in events]
+
+
+def posts_in(fake: FakeSlackAPI, channel: str) -> list[Call]:
+    return [c for c in fake.calls_to("chat.postMessage") if c.args["channel"] == channel]
+
+
+async def test_forwarded_storm_is_triaged_like_webhook_alerts(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    investigate = ConcludingInvestigate()
+    investigate.gate = asyncio.Event()
+    limits = {"max_concurrent_investigations": 1, "max_queued_investigations": 2}
+    h = harness(fake, tmp_path, investigate, **limits)
+    async with h:
+        triage = h.app.forwarded[ALERTS]
+        assert triage is not h.app.triage
+        triage.update_interval = 0.05
+        stamps = await send_forwarded(h, forwarded_storm())
+        await eventually(lambda: sum(triage.storm.counts.values()) == 30)
+        await eventually(lambda: triage.storm.counts["investigating"] == 1)
+
+        # mid-storm: every forwarded alert is in exactly one state
+        store = AlertStore(h.db)
+        expected = {"investigating": 1, "queued": 2, "deferred": 6, "grouped": 21}
+        assert await store.status_counts(channel=ALERTS) == expected
+        assert dict(triage.storm.counts) == expected
+        health = await (await h.client.get("/healthz")).json()
+        assert health["alert_channels"] == {ALERTS: expected}
+        assert health["alerts"] == {}  # the webhook channel is calm
+        investigate.gate.set()
+
+        await eventually(lambda: triage.totals["concluded"] == 9, within_s=10)
+        await eventually(lambda: triage.storm.idle, within_s=2)
+        await triage.drain()
+        await asyncio.sleep(0.15)  # last edits in place
+        assert await store.status_counts() == {"concluded": 9, "grouped": 21}
+        rows = {ts: await store.find_by_slack_message(ALERTS, ts) for ts in stamps}
+        assert all(r is not None for r in rows.values())
+
+    leaders = {ts for ts, r in rows.items() if r is not None and r.status == "concluded"}
+    grouped = {ts: r for ts, r in rows.items() if r is not None and r.status == "grouped"}
+    assert len(leaders) == 9 and len(grouped) == 21
+    leader_ids = {r.id for ts, r in rows.items() if r is not None and ts in leaders}
+    assert {r.verdict for r in grouped.values()} == {"benign"}  # the group's verdict
+    assert {r.group_id for r in grouped.values()} <= leader_ids
+
+    # each leader investigated in its own message's thread; grouped ones not at all
+    conclusions = [m for m in fake.messages if m.text.startswith("verdict for")]
+    assert sorted(str(m.thread_ts) for m in conclusions) == sorted(leaders)
+
+    # grouped alerts are marked with a reaction, not a message
+    reactions = [c for c in fake.calls_to("reactions.add") if c.args["name"] == "link"]
+    assert sorted(c.args["timestamp"] for c in reactions) == sorted(grouped)
+
+    # no cards: the only top-level message is the storm message, edited in place
+    tops = [c for c in posts_in(fake, ALERTS) if not c.args.get("thread_ts")]
+    assert len(tops) == 1 and "Alert storm" in tops[0].args["text"]
+    board = next(m for m in fake.messages if m.channel == ALERTS and not m.thread_ts)
+    shown = final_text(fake, board.ts)
+    assert "Alert storm over" in shown and "*30* alerts received" in shown
+    assert "Concluded*\\n9" in shown and "Grouped*\\n21" in shown
+
+    # one group note per repeated detection, in its first alert's thread, edited in place
+    notes = [m for m in fake.messages if "grouped under this alert" in m.text]
+    assert len(notes) == 3 and {m.thread_ts for m in notes} <= leaders
+    for note in notes:
+        text = final_text(fake, note.ts)
+        assert "7 similar alerts" in text and "*Verdict for the group:* Benign" in text
+
+    # pace: far fewer new messages than alerts, never faster than the pacer's rate
+    posts = posts_in(fake, ALERTS)
+    queued_notices = [c for c in posts if "Queued" in c.args["text"]]
+    assert len(queued_notices) <= 2
+    assert len(posts) == 1 + 3 + 9 + len(queued_notices)
+    times = sorted(c.at for c in posts)
+    spans = [b - a for a, b in zip(times, times[5:], strict=False)]
+    assert min(spans) >= 5 / RATE - 0.01
+
+
+async def test_deferred_forwarded_alerts_resume_in_their_own_thread_after_a_restart(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    from store.db import Database
+
+    db = Database(make_settings(tmp_path, fake.base_url).database_url)
+    await db.create()
+    store = AlertStore(db)
+    try:
+        first = ConcludingInvestigate()
+        first.gate = asyncio.Event()  # never opened: the run is interrupted by the shutdown
+        h = harness(fake, tmp_path, first, max_concurrent_investigations=1)
+        h.db, h.owns_db = db, False
+        bodies = [payload(f"New MFA device {w}", f"9.9.{n}.1") for n, w in enumerate("abcd")]
+        async with h:
+            stamps = await send_forwarded(h, bodies)
+            webhook_id = (await post_all(h, [payload("Port scan", "7.7.7.7")]))[0]
+            await h.app.webhook.drain()
+            coordinator = h.app.coordinator
+            await eventually(lambda: coordinator.running == 1 and coordinator.queued == 4)
+        assert await store.status_counts() == {"deferred": 5}
+        posts_before = len(fake.calls_to("chat.postMessage"))
+
+        second = ConcludingInvestigate()
+        h2 = harness(fake, tmp_path, second, max_concurrent_investigations=1)
+        h2.db, h2.owns_db = db, False
+        async with h2:
+            await eventually(lambda: len(second.deferred_when_concluded) == 5, within_s=5)
+            await h2.settle()
+            assert await store.status_counts() == {"concluded": 5}
+            webhook_row = await store.get(webhook_id)
+        new_posts = fake.calls_to("chat.postMessage")[posts_before:]
+    finally:
+        await db.close()
+
+    # the forwarded alerts were investigated in their original threads, without cards
+    in_alerts = [c for c in new_posts if c.args["channel"] == ALERTS]
+    tops = [c for c in in_alerts if not c.args.get("thread_ts")]
+    assert all("Alert storm" in c.args["text"] for c in tops)  # no cards, at most a board
+    threads_used = {c.args["thread_ts"] for c in in_alerts if "verdict for" in c.args["text"]}
+    assert threads_used == set(stamps)
+    # the webhook alert stays the webhook channel's: concluded in its card's thread there
+    assert webhook_row is not None and webhook_row.slack_channel == WEBHOOK_CHANNEL
+    in_webhook = [c for c in new_posts if c.args["channel"] == WEBHOOK_CHANNEL]
+    assert [c.args.get("thread_ts") for c in in_webhook if "verdict for" in c.args["text"]] == [
+        webhook_row.slack_ts
+    ]
