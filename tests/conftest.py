@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+
+from store.db import Database
 
 _real_connect = socket.socket.connect
 _real_getaddrinfo = socket.getaddrinfo
@@ -59,3 +61,12 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
         ):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("SOCBOT_CONFIG", str(tmp_path / "absent.toml"))
+
+
+@pytest.fixture
+async def db(tmp_path: Any) -> AsyncIterator[Database]:
+    """A fresh SQLite database with the schema (its folder is created on the way)."""
+    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'var' / 'socbot.db'}")
+    await database.create()
+    yield database
+    await database.close()

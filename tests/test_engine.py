@@ -6,7 +6,6 @@ import asyncio
 import json
 import shutil
 import time
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -156,14 +155,6 @@ def tool_mode(request: ModelRequest) -> str | None:
     tc = request.config.tool_config
     mode = tc.function_calling_config.mode if tc and tc.function_calling_config else None
     return mode.value if mode else None
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = Database("sqlite+aiosqlite:///" + str(tmp_path / "t.db"))
-    await database.create()
-    yield database
-    await database.close()
 
 
 @dataclass

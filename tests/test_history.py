@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 from google.genai import types
 
 from agent.history import COMPACTED_PREFIX, History
 from config.settings import Limits
 from store.db import Database
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}")
-    await database.create()
-    yield database
-    await database.close()
 
 
 def text_of(content: types.Content) -> str:

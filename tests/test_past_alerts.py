@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,14 +22,6 @@ ALERTS = Path(__file__).parent / "fixtures" / "alerts"
 def fixture_alert(name: str, **changes: Any) -> Alert:
     alert = parse_alert(json.loads((ALERTS / name).read_text()))
     return alert.model_copy(update=changes)
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'alerts.db'}")
-    await database.create()
-    yield database
-    await database.close()
 
 
 @pytest.fixture

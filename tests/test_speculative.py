@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,14 +30,6 @@ from tests.test_engine import (
 )
 
 CALL_S = 0.15  # model latency of the timed stages
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = Database("sqlite+aiosqlite:///" + str(tmp_path / "t.db"))
-    await database.create()
-    yield database
-    await database.close()
 
 
 @dataclass

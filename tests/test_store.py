@@ -3,23 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from agent.events import FanOut, PlanCreated, StepStarted, ToolCalled
 from store.conversations import ConversationStore
 from store.db import Database
 from store.investigations import InvestigationStore
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'var' / 'socbot.db'}")
-    await database.create()
-    yield database
-    await database.close()
 
 
 async def test_investigation_lifecycle(db: Database) -> None:
