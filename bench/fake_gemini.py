@@ -28,6 +28,8 @@ from typing import Any
 
 from aiohttp import web
 
+from bench.loopback import serve
+
 STAGE_PREFIX = "socbot stage:"
 CHARS_PER_TOKEN = 4
 FAKE_SIGNATURE = base64.b64encode(b"bench-fake-thought-signature").decode()
@@ -145,12 +147,7 @@ class FakeGemini:
         """Listen on a free loopback port; returns the base URL for ``GeminiSettings``."""
         app = web.Application(client_max_size=32 * 1024 * 1024)
         app.router.add_post("/{version}/models/{target}", self._serve)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        host, port = self._runner.addresses[0][:2]
-        self.base_url = f"http://{host}:{port}"
+        self._runner, self.base_url = await serve(app)
         return self.base_url
 
     async def stop(self) -> None:

@@ -19,6 +19,8 @@ from typing import Any
 import httpx
 from aiohttp import web
 
+from bench.loopback import serve
+
 INTEL_HOSTS = frozenset(
     {"api.abuseipdb.com", "otx.alienvault.com", "www.virustotal.com", "urlscan.io"}
 )
@@ -45,12 +47,7 @@ class FakeIntel:
     async def start(self) -> str:
         app = web.Application()
         app.router.add_get("/{host}/{path:.*}", self._serve)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        host, port = self._runner.addresses[0][:2]
-        self.base_url = f"http://{host}:{port}"
+        self._runner, self.base_url = await serve(app)
         return self.base_url
 
     async def stop(self) -> None:
