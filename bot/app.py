@@ -46,6 +46,7 @@ from config.settings import Settings, SlackSettings
 from store.alerts import AlertStore
 from store.db import Database
 from store.slack import SlackStore
+from tools.retry_after import retry_after as parse_retry_after
 
 log = logging.getLogger(__name__)
 
@@ -122,10 +123,8 @@ def retry_after(response: HttpResponse) -> float:
     """The ``Retry-After`` header in seconds (1 when absent or unreadable)."""
     for name, values in response.headers.items():
         if name.lower() == "retry-after" and values:
-            try:
-                return max(0.0, float(values[0]))
-            except ValueError:
-                break
+            wait = parse_retry_after(values[0])
+            return 1.0 if wait is None else wait
     return 1.0
 
 
