@@ -61,7 +61,7 @@ async def open_runtime(
     backend: ModelBackend | None = None,
     http: httpx.AsyncClient | None = None,
 ) -> AsyncIterator[Runtime]:
-    """Open the database (creating the schema), the HTTP client, tools, model and engine.
+    """Open the database (migrating the schema), the HTTP client, tools, model and engine.
 
     Raises ``ConfigError`` when Gemini credentials are missing (unless ``backend``
     is given). Everything opened here is closed on exit, also on error or cancel.
@@ -77,9 +77,9 @@ async def open_runtime(
             stack.push_async_callback(gemini.aclose)
             backend = gemini
 
-        db = _database(settings.database_url)
+        db = open_database(settings.database_url)
         stack.push_async_callback(db.close)
-        await _create_schema(db)
+        await migrate_schema(db)
 
         registry = build_registry(settings, db, http)
         gateway = LLMGateway(backend, settings.gemini)
@@ -106,7 +106,7 @@ async def open_runtime(
         )
 
 
-def _database(url: str) -> Database:
+def open_database(url: str) -> Database:
     """The database, or a ``ConfigError`` saying how to fix ``database_url``."""
     try:
         database = Database(url)
@@ -129,7 +129,8 @@ def _database(url: str) -> Database:
     return database
 
 
-async def _create_schema(db: Database) -> None:
+async def migrate_schema(db: Database) -> None:
+    """Migrate to the newest schema, or a ``ConfigError`` naming the database."""
     try:
         await db.create()
     except (DBAPIError, OSError) as exc:

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from store.models import Base
+from store.migrate import upgrade
 
 
 class Database:
@@ -33,9 +33,8 @@ class Database:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 
     async def create(self) -> None:
-        """Create the tables that do not exist yet (additive; never migrates)."""
-        async with self.engine.begin() as conn:
-            await conn.run_sync(Base.metadata.create_all)
+        """Bring the schema to the newest migration (creates it in an empty database)."""
+        await upgrade(self.engine)
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:

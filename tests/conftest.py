@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 
 from store.db import Database
+from tests import pg_server
+from tests.pg_server import PostgresServer
 
 _real_connect = socket.socket.connect
 _real_getaddrinfo = socket.getaddrinfo
@@ -67,6 +70,26 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
 async def db(tmp_path: Any) -> AsyncIterator[Database]:
     """A fresh SQLite database with the schema (its folder is created on the way)."""
     database = Database(f"sqlite+aiosqlite:///{tmp_path / 'var' / 'socbot.db'}")
+    await database.create()
+    yield database
+    await database.close()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One real PostgreSQL server for the whole test session (``tests/pg_server.py``)."""
+    try:
+        server = pg_server.start()
+    except pg_server.PostgresUnavailable as error:
+        pytest.fail(str(error))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def pg_db(postgres: PostgresServer) -> AsyncIterator[Database]:
+    """A fresh PostgreSQL database with the schema, on the session's server."""
+    database = Database(postgres.create_database(f"t_{uuid.uuid4().hex[:12]}"))
     await database.create()
     yield database
     await database.close()

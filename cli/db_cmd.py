@@ -1,0 +1,70 @@
+"""``socbot db upgrade`` / ``socbot db revision``: the database schema (Alembic).
+
+``socbot serve`` and the other commands migrate on start; ``db upgrade`` does it
+alone, e.g. as a deploy step before several replicas start. ``db revision`` is for
+developers: after changing ``store/models.py`` it writes the migration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+
+from cli.app import app, fail, load_settings_or_exit, one_line
+
+db_app = typer.Typer(help="Manage the database schema.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+
+@db_app.command("upgrade")
+def upgrade() -> None:
+    """Create or migrate the database schema to the newest revision."""
+    from config.settings import ConfigError
+
+    settings = load_settings_or_exit()
+    try:
+        name, revision = asyncio.run(_upgrade(settings.database_url))
+    except ConfigError as exc:
+        raise fail(one_line(exc)) from None
+    typer.echo(f"database {name} is at revision {revision}")
+
+
+async def _upgrade(url: str) -> tuple[str, str | None]:
+    from cli.runtime import migrate_schema, open_database
+    from store import migrate
+
+    db = open_database(url)
+    try:
+        await migrate_schema(db)
+        return db.engine.url.render_as_string(hide_password=True), await migrate.current(db.engine)
+    finally:
+        await db.close()
+
+
+MessageOpt = Annotated[str, typer.Option("-m", "--message", help="What the revision changes.")]
+
+
+@db_app.command("revision")
+def revision(message: MessageOpt) -> None:
+    """Write a migration for the changes in store/models.py (developers; review it)."""
+    import tempfile
+    from pathlib import Path
+
+    from store import migrate
+    from store.db import Database
+
+    async def write(folder: str) -> list[str]:
+        db = Database(f"sqlite+aiosqlite:///{Path(folder) / 'schema.db'}")
+        try:
+            return await migrate.revision(db.engine, message)
+        finally:
+            await db.close()
+
+    with tempfile.TemporaryDirectory() as folder:
+        paths = asyncio.run(write(folder))
+    for path in paths:
+        typer.echo(f"wrote {path}")
+    if not paths:
+        typer.echo("the migrations already match store/models.py: nothing to write")

@@ -1,0 +1,18 @@
+"""Alembic environment: runs on the connection ``store.migrate`` hands over (both engines)."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy.engine import Connection
+
+from store.models import Base
+
+connection: Connection = context.config.attributes["connection"]
+context.configure(
+    connection=connection,
+    target_metadata=Base.metadata,
+    render_as_batch=True,  # SQLite alters tables by copying them
+    compare_type=True,
+)
+with context.begin_transaction():
+    context.run_migrations()
