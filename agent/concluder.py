@@ -118,6 +118,7 @@ class Speculation:
             max(ctx.token_budget - ctx.usage.total_tokens, 0),
             ctx.deadline,
             Usage(),
+            ctx.fence,
         )
         return cls(asyncio.create_task(write(own)), own.usage, ctx.usage)
 

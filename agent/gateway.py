@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from agent.errors import BudgetExceeded, DeadlineExceeded, LLMOutputInvalid
 from agent.events import LLMCalled, Sink
 from agent.llm import ModelBackend
-from agent.prompts import user_turn
+from agent.prompts import Fence, user_turn
 from agent.replies import (
     ModelTurn,
     parse_structured,
@@ -84,6 +84,7 @@ class CallContext:
     token_budget: int
     deadline: float  # a time.monotonic() value
     usage: Usage = field(default_factory=Usage)
+    fence: Fence = field(default_factory=Fence)  # the run's data fence (repair turns use it)
 
 
 class LLMGateway:
@@ -165,7 +166,7 @@ class LLMGateway:
         repair: list[types.Content] = list(contents)
         if turn.content.parts:
             repair.append(turn.content)
-        repair.extend(user_turn(repair_request(problem)))
+        repair.extend(user_turn(repair_request(ctx.fence("validation error", problem))))
         turn = await self._call(ctx, stage, model, repair, config)
         try:
             return parse_structured(schema, turn)

@@ -212,7 +212,8 @@ async def make_plan(
             *contents,
             types.Content(role="model", parts=[types.Part(text=draft.model_dump_json())]),
             *user_turn(
-                f"{exc} Write the whole plan again, fixed. Use only the tools listed in the "
+                f"The plan was rejected:\n{ctx.fence('plan errors', str(exc))}\n"
+                "Write the whole plan again, fixed. Use only the tools listed in the "
                 f"instructions, at most {max_steps} steps, and depends_on only for earlier steps."
             ),
         ]

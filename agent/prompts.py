@@ -6,15 +6,26 @@ line is ``socbot stage: <stage>``) and ``user`` (the task turn). Templates exten
 ``Prompts.render`` splits on, so a per-source override can replace one block and
 keep the other (``{% extends "planner.j2" %}``).
 
+Every request is ordered stable -> volatile, so that Gemini's implicit cache (the
+longest prefix repeated from an earlier request) covers as much as it can: the
+system instruction holds only what is identical across investigations (the stage's
+instructions, the environment, the log tables, the tool catalogue, the data rule
+naming no token) and the tool declarations follow it; everything that changes per
+request (the fence token, the current time, the step id as ``socbot step: <id>``,
+the alert, history and findings) is in the user turn. ``render`` refuses a system
+instruction that contains the fence token.
+
 A per-alert-source folder overrides the default: ``prompts/guardduty/planner.j2``
 is used for GuardDuty alerts, ``prompts/planner.j2`` otherwise.
 
 Every template is compiled once, when ``Prompts`` is built (at start-up): compiling
 on first render would run on the event loop that Slack acks share.
 
-Untrusted text (alerts, tool output, earlier findings) goes through a ``Fence``:
-it is wrapped in delimiters carrying a random per-request token, and the prompt
-says that anything inside them is data, never instructions.
+Untrusted text (the request, alerts, tool output, history, the plan, findings and
+insights) goes through a ``Fence``: it is wrapped in delimiters carrying a random
+per-request token, and the prompt says that anything inside them is data, never
+instructions. Only engine-written text (the templates, step ids and statuses, tool
+names, numbers and configuration) is outside a fence.
 """
 
 from __future__ import annotations
@@ -34,23 +45,26 @@ from agent.alerts import Alert
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 _SOURCE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,40}$")
 STAGE_PREFIX = "socbot stage: "
+STEP_PREFIX = "socbot step: "  # first line of a step's user turn (the routing key)
 
 
 class Fence:
     """Wraps untrusted text in ``<<<DATA-<token> label ... DATA-<token>>>`` delimiters.
 
     One fence per request: the token is random, so text inside cannot guess it and
-    close the block early; any occurrence of the token inside the data is defused.
+    close the block early; any occurrence of the token inside the data (in any case)
+    is defused, so even text that learnt it cannot close the block.
     """
 
     def __init__(self, token: str | None = None) -> None:
-        self.token = token or secrets.token_hex(4)
+        self.token = token or secrets.token_hex(8)
         self.start = f"<<<DATA-{self.token}"
         self.end = f"DATA-{self.token}>>>"
+        self._token_re = re.compile(re.escape(self.token), re.IGNORECASE)
 
     def __call__(self, label: str, text: str) -> str:
         """``text`` as a delimited data block; ``label`` says what it is."""
-        safe = text.replace(f"DATA-{self.token}", "DATA-xxxxxxxx")
+        safe = self._token_re.sub("x" * len(self.token), text)
         clean_label = re.sub(r"[^A-Za-z0-9 _.:-]", "", label)[:60]
         return f"{self.start} {clean_label}\n{safe}\n{self.end}"
 
@@ -106,6 +120,9 @@ class Prompts:
         system = system.strip()
         if not system.startswith(STAGE_PREFIX):
             raise ValueError(f"template {template.name!r} must start with {STAGE_PREFIX!r}")
+        fence = variables.get("data")
+        if isinstance(fence, Fence) and fence.token in system:
+            raise ValueError(f"template {template.name!r} puts the fence token in the system")
         return Rendered(system=system, user=user.strip())
 
 

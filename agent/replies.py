@@ -91,7 +91,10 @@ def _strip_fence(text: str) -> str:
 
 
 def repair_request(problem: str) -> str:
-    """The user turn asking the model to fix output that failed validation."""
+    """The user turn asking the model to fix output that failed validation.
+
+    ``problem`` is the validation error, already fenced as data by the caller.
+    """
     return (
         "Your previous reply could not be used: it is not valid JSON for the required "
         f"schema.\nValidation error:\n{problem}\n"

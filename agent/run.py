@@ -116,9 +116,9 @@ async def open_run(
         request=request,
         sink=fan,
         work=CallContext(
-            investigation_id, fan, limits.token_budget - reserve, deadline - grace, usage
+            investigation_id, fan, limits.token_budget - reserve, deadline - grace, usage, fence
         ),
-        final=CallContext(investigation_id, fan, limits.token_budget, deadline, usage),
+        final=CallContext(investigation_id, fan, limits.token_budget, deadline, usage, fence),
         runner=ToolRunner(registry, investigation_id=investigation_id, sink=fan, fence=fence),
         started=now,
         variables={

@@ -3,7 +3,8 @@
 The real google-genai client reaches it through ``GeminiSettings.base_url``
 (``SOCBOT_GEMINI_BASE_URL``): ``POST /v1beta/models/{model}:generateContent``. Each
 call is routed on the first system-instruction line, ``socbot stage: <stage>``
-(``step s2`` for steps), to a ``Responder``: a function of the parsed request that
+(for steps, ``step <id>`` from the user turn's first line ``socbot step: <id>``), to a
+``Responder``: a function of the parsed request that
 returns one ``Turn``. Responders are stateless (a step's answer is chosen by how many
 model turns its contents already hold), so any number of investigations can run
 against one server at once.
@@ -31,6 +32,7 @@ from aiohttp import web
 from bench.loopback import serve
 
 STAGE_PREFIX = "socbot stage:"
+STEP_PREFIX = "socbot step:"
 CHARS_PER_TOKEN = 4
 FAKE_SIGNATURE = base64.b64encode(b"bench-fake-thought-signature").decode()
 
@@ -209,6 +211,12 @@ def parse_request(model: str, body: dict[str, Any]) -> GeminiRequest:
     system = "".join(str(p.get("text") or "") for p in si.get("parts") or [])
     first = system.lstrip().split("\n", 1)[0].strip()
     stage = first[len(STAGE_PREFIX) :].strip() if first.startswith(STAGE_PREFIX) else ""
+    contents = body.get("contents") or []
+    if stage == "step" and contents:
+        task = "".join(str(p.get("text") or "") for p in contents[0].get("parts") or [])
+        line = task.lstrip().split("\n", 1)[0].strip()
+        if line.startswith(STEP_PREFIX):
+            stage = f"step {line[len(STEP_PREFIX) :].strip()}"
     contents_chars = len(json.dumps(body.get("contents") or [], ensure_ascii=False))
     tools_chars = len(json.dumps(body.get("tools") or [], ensure_ascii=False))
     return GeminiRequest(

@@ -323,12 +323,13 @@ async def test_alert_skips_classifier_and_uses_source_override(
     assert planner.system.startswith("socbot stage: planner\n")
     assert planner.system.endswith("GuardDuty: check VPC flow logs first.")
     assert "- virustotal: no VIRUSTOTAL_API_KEY" in planner.system
-    assert "- virustotal: no VIRUSTOTAL_API_KEY" in user_text(h.model.requests_for("concluder")[0])
+    assert "- virustotal: no VIRUSTOTAL_API_KEY" in h.model.requests_for("concluder")[0].system
     prompt = user_text(planner)
     token = prompt.split("<<<DATA-", 1)[1].split(" ", 1)[0]
     assert f"<<<DATA-{token} alert\n" in prompt and f"DATA-{token}>>>" in prompt
     assert "034f3664616c49cb85349d0511ecd306" in prompt  # the raw payload, inside the fence
-    assert f"<<<DATA-{token}" in planner.system  # the rule names this request's delimiter
+    assert token not in planner.system  # the system instruction is the same for every request
+    assert prompt.startswith(f"Data fence of this request: blocks start with `<<<DATA-{token}")
     step_prompt = user_text(h.model.requests_for("step s1")[0])
     assert "ipv4 203.0.113.7" in step_prompt and "034f3664616c49cb" not in step_prompt
     assert "ipv4 203.0.113.7" in (await h.engine.history.messages("c1"))[0].content
@@ -556,7 +557,9 @@ async def test_reflection_adds_updates_and_cancels_steps(db: Database) -> None:
     concluder = user_text(h.model.requests_for("concluder")[0])
     assert "203.0.113.7 is a Tor exit" in concluder and "[cancelled]" in concluder
     second_reflection = user_text(h.model.requests_for("reflector")[1])
-    assert "s3: VPN sessions from the IP" in second_reflection  # listed as cancelled
+    cancelled = second_reflection.split("## Cancelled steps (never re-add these)\n", 1)[1]
+    assert cancelled.startswith("- s3\n<<<DATA-")  # listed as cancelled, its text fenced
+    assert "VPN sessions from the IP" in cancelled.split("##", 1)[0]
 
 
 async def test_achieved_stops_early(db: Database) -> None:
@@ -742,6 +745,6 @@ def test_prompts_are_strict_and_fence_untrusted_text(tmp_path: Path) -> None:
         prompts.render("classifier", data=fence, request="hi")  # history missing
     rendered = prompts.render("classifier", data=fence, request="hi", history="")
     assert rendered.system.splitlines()[0] == "socbot stage: classifier"
-    assert rendered.user.endswith("hi")
+    assert rendered.user.endswith(f"<<<DATA-{fence.token} request\nhi\nDATA-{fence.token}>>>")
     assert prompts.template_name("planner", "../etc") == "planner.j2"
     assert prompts.template_name("planner", "scc") == "planner.j2"

@@ -1,8 +1,9 @@
 """A scripted stand-in for Gemini built from real ``google.genai.types`` responses.
 
-Every system instruction the engine sends starts with ``socbot stage: <stage>``
-(``socbot stage: step s2`` for steps). ``ScriptedModel`` routes each call by that
-key to a queue of responses::
+Every system instruction the engine sends starts with ``socbot stage: <stage>``, the
+same for every request of a stage (so that it can be cached); a step's user turn
+starts with ``socbot step: <id>``, and its key is ``step <id>`` (``step s2``).
+``ScriptedModel`` routes each call by that key to a queue of responses::
 
     model = ScriptedModel({
         "classifier": [json_response({"needs_plan": True, "reason": "alert"})],
@@ -29,6 +30,7 @@ from google.genai import types
 from pydantic import BaseModel
 
 STAGE_PREFIX = "socbot stage:"
+STEP_PREFIX = "socbot step:"
 DEFAULT_MODEL_VERSION = "gemini-2.5-flash"
 FAKE_THOUGHT_SIGNATURE = b"fake-thought-signature"
 
@@ -47,8 +49,8 @@ class ModelRequest(NamedTuple):
 
     @property
     def stage(self) -> str:
-        """The ``socbot stage: <stage>`` key from the first system-instruction line."""
-        return stage_of(self.config)
+        """The routing key: ``socbot stage: <stage>`` (+ `` <id>`` for a step's user turn)."""
+        return stage_key(stage_of(self.config), first_user_text(self.contents))
 
     @property
     def tool_names(self) -> list[str]:
@@ -101,6 +103,21 @@ def stage_of(config: types.GenerateContentConfig) -> str:
     if not first.startswith(STAGE_PREFIX):
         return ""
     return first[len(STAGE_PREFIX) :].strip()
+
+
+def first_user_text(contents: Sequence[types.Content]) -> str:
+    """The text of the first content's parts (the task turn)."""
+    if not contents:
+        return ""
+    return "".join(p.text or "" for p in contents[0].parts or [])
+
+
+def stage_key(stage: str, user_text: str) -> str:
+    """``stage``, plus the step id when the user turn starts with ``socbot step: <id>``."""
+    first = user_text.lstrip().split("\n", 1)[0].strip()
+    if stage == "step" and first.startswith(STEP_PREFIX):
+        return f"step {first[len(STEP_PREFIX) :].strip()}"
+    return stage
 
 
 class ScriptedModel:
