@@ -24,9 +24,9 @@ from pydantic import SecretStr
 from config.settings import IntelSettings, Settings
 from store.db import Database
 from tools import intel
-from tools.base import Budget, ToolRegistry, ToolResult
+from tools.base import Budget, ToolError, ToolRegistry, ToolResult
 from tools.intel.cache import IntelCache
-from tools.intel.indicators import validate_ip
+from tools.intel.indicators import Target, validate_ip
 from tools.intel.lookup import IntelDeps, lookup
 from tools.intel.service import HttpPolicy, retry_after
 from tools.intel.virustotal import VirusTotal
@@ -512,7 +512,7 @@ async def test_cache_entries_expire(db: Database, http: httpx.AsyncClient) -> No
         ("lookup_ip", {"ip": "::ffff:10.1.2.3"}, "10.1.2.3 is a private address"),
         ("lookup_ip", {"ip": "240.0.0.1"}, "is a reserved address"),
         ("lookup_ip", {"ip": "224.0.0.251"}, "is a multicast address"),
-        ("lookup_ip", {"ip": "1.2.3"}, "is not an IPv4 or IPv6 address"),
+        ("lookup_ip", {"ip": "1.2.3"}, "unusual spelling of the address 1.2.0.3"),
         ("lookup_ip", {"ip": "evil.com"}, "is not an IPv4 or IPv6 address"),
         ("lookup_domain", {"domain": "fileserver"}, "single-label"),
         ("lookup_domain", {"domain": "db01.corp"}, "internal domain"),
@@ -525,7 +525,10 @@ async def test_cache_entries_expire(db: Database, http: httpx.AsyncClient) -> No
         ("lookup_domain", {"domain": "https://x.com/a"}, "use the URL lookup"),
         ("lookup_url", {"url": "http://10.0.0.8/admin"}, "private address"),
         ("lookup_url", {"url": "https://jenkins.corp/job/1"}, "internal domain"),
-        ("lookup_url", {"url": "https://user:pw@evil.com/"}, "contains credentials"),
+        ("lookup_url", {"url": "http://[2002:a80:14::1]/"}, "10.128.0.20, embedded as 6to4"),
+        ("lookup_url", {"url": "https://10-128-0-20.nip.io/"}, "private address 10.128.0.20"),
+        ("lookup_ip", {"ip": "2002:0a80:0014::1"}, "10.128.0.20, embedded as 6to4"),
+        ("lookup_domain", {"domain": "10.128.0.20.nip.io"}, "private address 10.128.0.20"),
         ("lookup_url", {"url": "ftp://evil.com/x"}, "not an absolute http(s) URL"),
         ("lookup_url", {"url": "evil.com/x"}, "not an absolute http(s) URL"),
         ("lookup_url", {"url": "http://evil.com:99999/"}, "not a valid URL"),
@@ -548,6 +551,54 @@ async def test_malformed_and_internal_indicators_are_refused_before_any_request(
         router.route().respond(500)  # anything that did go out would be seen here
         result = await call(registry, tool, **args)
     assert not result.ok and reason in result.data["error"]
+    assert router.calls.call_count == 0
+
+
+HOSTILE_URLS = [
+    "https://exfil-collector.net/c?h=db-prod-01.corp&ip=10.128.0.20",
+    "https://exfil-collector.net/c?who=alice%40acme-intra.net",
+    "https://exfil-collector.net/c/MTAuMTI4LjAuMjA=/p.gif",  # base64 of 10.128.0.20
+    "https://svc:hunter2@exfil-collector.net/",
+    "https://exfil-collector.net/c?via=[2002:a80:14::1]",
+]
+LEAKS = ("10.128", "db-prod", "alice", "acme-intra", "MTAuMTI4", "hunter2", "2002", "a80")
+
+
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+async def test_a_url_carrying_internal_data_is_reduced_to_its_host_for_every_service(
+    build: Any, url: str
+) -> None:
+    registry = build(settings("otx", "virustotal", "urlscan"))
+    with respx.mock() as router:
+        vt = router.get(f"{VT}/domains/exfil-collector.net").respond(
+            200, json=payload("virustotal_domain.json")
+        )
+        otx = router.get(f"{OTX}/domain/exfil-collector.net/general").respond(
+            200, json=payload("otx_domain_general_clean.json")
+        )
+        scan = router.get(URLSCAN).respond(200, json=payload("urlscan_search_empty.json"))
+        result = await call(registry, "lookup_url", url=url)
+    assert result.ok and result.data["indicator"] == "exfil-collector.net"
+    assert "the URL was not sent" in result.data["withheld"]
+    assert vt.call_count == otx.call_count == scan.call_count == 1
+    assert scan.calls.last.request.url.params["q"] == 'domain:"exfil-collector.net"'
+    for request, _ in router.calls:
+        sent = str(request.url) + request.content.decode()
+        assert not any(leak.lower() in sent.lower() for leak in LEAKS), sent
+
+
+async def test_a_forged_target_never_reaches_a_service(
+    http: httpx.AsyncClient, db: Database
+) -> None:
+    deps = IntelDeps(
+        services=[VirusTotal(http, SecretStr("k"), HttpPolicy())],
+        cache=IntelCache(db, 0),
+        internal_suffixes=(".corp",),
+    )
+    with respx.mock(assert_all_called=False) as router:
+        router.route().respond(200, json={})
+        with pytest.raises(ToolError, match="private address"):
+            await lookup(deps, Target(kind="ip", value="10.0.0.1", subtype="ipv4"))
     assert router.calls.call_count == 0
 
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent.alerts import Indicator, IndicatorKind
+from tools.addresses import ipv4_in_host, non_public_reason
 
 MAX_INDICATORS = 100
 
@@ -125,9 +126,9 @@ def extract_indicators(data: Any) -> list[Indicator]:
 
 
 def is_private_ip(value: str) -> bool:
-    """True for addresses that are not globally routable (RFC 1918, loopback, ...)."""
-    ip = ipaddress.ip_address(value)
-    return not ip.is_global or ip.is_multicast
+    """True for addresses that are not globally routable (RFC 1918, loopback, ...), also
+    when carried inside an IPv6 address (6to4, Teredo, NAT64, IPv4-mapped)."""
+    return non_public_reason(ipaddress.ip_address(value)) is not None
 
 
 def _strings(value: Any, key: str) -> Iterator[tuple[str, str]]:
@@ -185,6 +186,8 @@ def _urls_and_hosts(text: str, *, domain_key: bool) -> Iterator[Indicator]:
         labels = domain.split(".")
         tld = labels[-1]
         if tld in INTERNAL_TLDS and domain_key:
+            yield Indicator(kind="domain", value=domain, private=True)
+        elif ipv4_in_host(domain) is not None:  # 10-0-0-1.nip.io: an internal address
             yield Indicator(kind="domain", value=domain, private=True)
         elif _public_tld(tld) and (domain_key or not _looks_like_file(labels)):
             yield Indicator(kind="domain", value=domain)

@@ -2,9 +2,14 @@
 
 Each ``validate_*`` returns a normalised ``Target`` or raises ``IndicatorRefused``
 (a ``ToolError``: the reason reaches the model as data). Private, loopback,
-link-local, reserved and other non-public addresses, single-label names and
-internal domains are refused: they are never sent to a third-party service.
-Defanged input (``1.2.3[.]4``, ``hxxp://``) is accepted.
+link-local, reserved and other non-public addresses in any spelling (decimal, hex,
+octal, dotted-partial, or embedded in IPv6), single-label names, internal domains
+and host names that encode an internal address are refused: they are never sent
+to a third-party service. A URL whose userinfo, path, query or fragment carries an
+e-mail address, an internal name or address is reduced to its host (``Target.note``
+says what was withheld). Defanged input (``1.2.3[.]4``, ``hxxp://``) is accepted.
+``ensure_sendable`` is the last check before any request: a target that would not
+pass its validation again is never sent.
 """
 
 from __future__ import annotations
@@ -14,18 +19,20 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
+from tools.addresses import IPAddress, non_public_reason, parse_ipv4_loose, unwrap
 from tools.base import ToolError
+from tools.intel.internal import host_reason, url_part_reasons
 
 TargetKind = Literal["ip", "domain", "url", "hash"]
 
-# Special-use names that are never public, whatever the configuration says.
-ALWAYS_INTERNAL = (".localhost", ".local", ".internal", ".test", ".invalid", ".example", ".arpa")
 MAX_URL_CHARS = 2048
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 _HASHES = {32: "md5", 40: "sha1", 64: "sha256"}
 _HASH_PREFIX = re.compile(r"^(?:md5|sha1|sha-1|sha256|sha-256)[:=]", re.I)
+_NUMERIC_LAST = re.compile(r"(?:^|\.)(?:0x[0-9a-f]*|[0-9]+)\.?$", re.I)
+_URL_FORBIDDEN = re.compile(r"[\x00-\x20\x7f\\]")
 
 
 class IndicatorRefused(ToolError):
@@ -39,6 +46,7 @@ class Target:
     kind: TargetKind
     value: str
     subtype: str  # ipv4 | ipv6 | domain | url | md5 | sha1 | sha256
+    note: str | None = None  # what of the requested indicator was withheld, and why
 
 
 def refang(text: str) -> str:
@@ -50,21 +58,24 @@ def refang(text: str) -> str:
 
 
 def validate_ip(value: str) -> Target:
-    """A public IPv4/IPv6 address."""
+    """A public IPv4/IPv6 address in standard form (IPv4-in-IPv6 forms unwrapped)."""
     text = refang(value).strip("[]")
-    try:
-        ip = ipaddress.ip_address(text)
-    except ValueError:
-        raise IndicatorRefused(f"{value!r} is not an IPv4 or IPv6 address") from None
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    reason = _non_public(ip)
+    ip = _parse_ip(text)
+    if ip is None:
+        raise IndicatorRefused(f"{value!r} is not an IPv4 or IPv6 address")
+    shown = unwrap(ip)
+    reason = non_public_reason(ip)
     if reason:
         raise IndicatorRefused(
-            f"{ip} is a {reason} address: internal addresses are never sent to "
+            f"{shown} is a {reason}: internal addresses are never sent to "
             "third-party services (look for it in the logs instead)"
         )
-    return Target(kind="ip", value=str(ip), subtype=f"ipv{ip.version}")
+    if not _is_standard_ip(text):
+        raise IndicatorRefused(
+            f"{value!r} is an unusual spelling of the address {shown}: "
+            "write it in standard form to look it up"
+        )
+    return Target(kind="ip", value=str(shown), subtype=f"ipv{shown.version}")
 
 
 def validate_domain(value: str, internal_suffixes: Iterable[str]) -> Target:
@@ -72,7 +83,13 @@ def validate_domain(value: str, internal_suffixes: Iterable[str]) -> Target:
     text = refang(value).lower().rstrip(".")
     if "://" in text or "/" in text:
         raise IndicatorRefused(f"{value!r} is a URL, not a domain: use the URL lookup")
-    if _is_ip(text):
+    if "@" in text:
+        raise IndicatorRefused(
+            f"{value!r} is an e-mail address: e-mail addresses are never sent to "
+            "third-party services (look up the domain after the @ instead)"
+        )
+    if _parse_ip(text.strip("[]")) is not None or _NUMERIC_LAST.search(text):
+        validate_ip(text)  # an internal address is refused as one
         raise IndicatorRefused(f"{value!r} is an IP address, not a domain: use the IP lookup")
     try:
         name = text.encode("idna").decode("ascii")
@@ -85,35 +102,34 @@ def validate_domain(value: str, internal_suffixes: Iterable[str]) -> Target:
         raise IndicatorRefused(
             f"{value!r} is a single-label (internal) name: it is never sent to third-party services"
         )
-    if labels[-1].isdigit():
-        raise IndicatorRefused(f"{value!r} is not a valid domain name")
-    if is_internal_domain(name, internal_suffixes):
+    reason = host_reason(name, internal_suffixes)
+    if reason:
         raise IndicatorRefused(
-            f"{name!r} is an internal domain: it is never sent to third-party services"
+            f"{name!r} {reason}: internal names are never sent to third-party services"
         )
     return Target(kind="domain", value=name, subtype="domain")
 
 
 def validate_url(value: str, internal_suffixes: Iterable[str]) -> Target:
-    """An absolute http(s) URL on a public host, without credentials."""
-    text = refang(value)
-    if len(text) > MAX_URL_CHARS or any(c.isspace() for c in text):
-        raise IndicatorRefused("not a valid URL (too long or contains spaces)")
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018  (raises ValueError for a bad port)
-    except ValueError:
-        raise IndicatorRefused(f"{value!r} is not a valid URL") from None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise IndicatorRefused(f"{value!r} is not an absolute http(s) URL")
-    if parts.username is not None or parts.password is not None:
-        raise IndicatorRefused("the URL contains credentials: it is never sent to third parties")
-    host = parts.hostname
-    if _is_ip(host):
-        validate_ip(host)
-    else:
-        validate_domain(host, internal_suffixes)
-    netloc = parts.netloc.rsplit("@", 1)[-1].lower()
+    """An absolute http(s) URL on a public host; reduced to its host when the rest of it
+    carries credentials, e-mail addresses, internal names or addresses."""
+    suffixes = tuple(internal_suffixes)
+    parts = _split_url(value)
+    host = _host_target(parts, suffixes)
+    reasons = url_part_reasons(parts, suffixes)
+    if reasons:
+        return Target(
+            kind=host.kind,
+            value=host.value,
+            subtype=host.subtype,
+            note=(
+                "the URL was not sent: it contains " + "; ".join(reasons) + ". Only its host "
+                f"{host.value} was looked up (nothing internal leaves the machine)."
+            ),
+        )
+    netloc = f"[{host.value}]" if host.subtype == "ipv6" else host.value
+    if parts.port is not None:
+        netloc += f":{parts.port}"
     url = urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
     return Target(kind="url", value=url, subtype="url")
 
@@ -128,37 +144,55 @@ def validate_hash(value: str) -> Target:
     return Target(kind="hash", value=text, subtype=_HASHES[len(text)])
 
 
-def is_internal_domain(name: str, internal_suffixes: Iterable[str]) -> bool:
-    """True when ``name`` equals or ends with a configured or special-use suffix."""
-    name = name.lower().rstrip(".")
-    for suffix in (*internal_suffixes, *ALWAYS_INTERNAL):
-        bare = suffix.lower().strip(".")
-        if bare and (name == bare or name.endswith("." + bare)):
-            return True
-    return name == "localhost"
+def ensure_sendable(target: Target, internal_suffixes: Iterable[str]) -> None:
+    """Raise unless ``target`` passes its own validation again, unchanged (the egress gate)."""
+    if target.kind == "ip":
+        again = validate_ip(target.value)
+    elif target.kind == "domain":
+        again = validate_domain(target.value, internal_suffixes)
+    elif target.kind == "url":
+        again = validate_url(target.value, internal_suffixes)
+    else:
+        again = validate_hash(target.value)
+    if (again.kind, again.value, again.subtype) != (target.kind, target.value, target.subtype):
+        raise IndicatorRefused(f"{target.value!r} is not a sendable {target.subtype} value")
 
 
-def _non_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
-    if ip.is_loopback:
-        return "loopback"
-    if ip.is_link_local:
-        return "link-local"
-    if ip.is_multicast:
-        return "multicast"
-    if ip.is_unspecified:
-        return "unspecified"
-    if ip.is_reserved:
-        return "reserved"
-    if ip.is_private:
-        return "private"
-    if not ip.is_global:
-        return "non-public"
-    return None
-
-
-def _is_ip(text: str) -> bool:
+def _is_standard_ip(text: str) -> bool:
     try:
-        ipaddress.ip_address(text.strip("[]"))
+        ipaddress.ip_address(text)
     except ValueError:
         return False
     return True
+
+
+def _parse_ip(text: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return parse_ipv4_loose(text)
+
+
+def _split_url(value: str) -> SplitResult:
+    text = refang(value)
+    if len(text) > MAX_URL_CHARS or _URL_FORBIDDEN.search(text):
+        raise IndicatorRefused(
+            "not a valid URL (too long, or contains spaces, control characters or backslashes)"
+        )
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018  (raises ValueError for a bad port)
+    except ValueError:
+        raise IndicatorRefused(f"{value!r} is not a valid URL") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise IndicatorRefused(f"{value!r} is not an absolute http(s) URL")
+    return parts
+
+
+def _host_target(parts: SplitResult, internal_suffixes: tuple[str, ...]) -> Target:
+    host = parts.hostname or ""
+    if "%" in host:  # a percent-encoded host: decoded differently by every parser
+        raise IndicatorRefused(f"{host!r} is not a valid host name")
+    if _parse_ip(host) is not None or _NUMERIC_LAST.search(host.rstrip(".")):
+        return validate_ip(host)
+    return validate_domain(host, internal_suffixes)

@@ -1,7 +1,8 @@
 """The threat-intel tools the model calls: one per indicator type, fanning out.
 
 Each tool validates its argument (refusing malformed and internal indicators before
-any request), asks every configured service that handles that type concurrently,
+any request; a URL carrying internal data is reduced to its host, and the result's
+``withheld`` says so), asks every configured service that handles that type concurrently,
 and returns one reduced result per service. A service that fails answers
 ``{"error": ...}`` while the others still answer; the whole call is an error only
 when every service failed.
@@ -19,6 +20,7 @@ from tools.base import RunContext, ToolError
 from tools.intel.cache import IntelCache
 from tools.intel.indicators import (
     Target,
+    ensure_sendable,
     validate_domain,
     validate_hash,
     validate_ip,
@@ -58,7 +60,7 @@ async def lookup_url(
     ctx: RunContext[IntelDeps],
     url: Annotated[str, Field(description="an absolute http(s) URL on a public host")],
 ) -> dict[str, Any]:
-    """Threat intelligence on a URL from every configured service: detections, first/last seen, related pulses, earlier scans (looked up only; never submitted for scanning)."""  # noqa: E501
+    """Threat intelligence on a URL from every configured service: detections, first/last seen, related pulses, earlier scans (looked up only; never submitted for scanning). A URL whose path, query or user part carries e-mail addresses, internal names or addresses is not sent: only its host is looked up, and ``withheld`` says why."""  # noqa: E501
     return await lookup(ctx.deps, validate_url(url, ctx.deps.internal_suffixes))
 
 
@@ -71,7 +73,8 @@ async def lookup_hash(
 
 
 async def lookup(deps: IntelDeps, target: Target) -> dict[str, Any]:
-    """Ask every configured service that handles ``target`` at once."""
+    """Ask every configured service that handles ``target`` at once (if it may leave)."""
+    ensure_sendable(target, deps.internal_suffixes)
     services = [s for s in deps.services if s.supports(target)]
     if not services:
         raise ToolError(f"no configured threat-intel service looks up {target.subtype} values")
@@ -84,6 +87,8 @@ async def lookup(deps: IntelDeps, target: Target) -> dict[str, Any]:
         "flagged_by": [name for name, a in per_service.items() if a.get("flagged") is True],
         "services": per_service,
     }
+    if target.note:
+        result["withheld"] = target.note
     if failed:
         result["failed"] = failed
     if len(failed) == len(services):
