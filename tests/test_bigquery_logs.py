@@ -55,6 +55,7 @@ class FakeBigQuery:
     bytes_estimate: int = 52_428_800
     statement_type: str = "SELECT"
     referenced: list[str] = field(default_factory=lambda: [AUTH])
+    routines: list[str] = field(default_factory=list)  # statistics.query.referencedRoutines
     rows: list[tuple[str, int]] = field(
         default_factory=lambda: [(f"user{i}@example.com", 1762579427891000) for i in range(3)]
     )
@@ -91,6 +92,8 @@ class FakeBigQuery:
     def _job(self, ref: dict[str, Any], config: dict[str, Any], state: str) -> dict[str, Any]:
         tables = [dict(zip(("projectId", "datasetId", "tableId"), t.split("."), strict=True))
                   for t in self.referenced]  # fmt: skip
+        routines = [dict(zip(("projectId", "datasetId", "routineId"), r.split("."), strict=True))
+                    for r in self.routines]  # fmt: skip
         job: dict[str, Any] = {
             "kind": "bigquery#job",
             "id": f"test-proj:US.{ref['jobId']}",
@@ -106,6 +109,7 @@ class FakeBigQuery:
                     "totalBytesProcessed": str(self.bytes_estimate),
                     "totalBytesBilled": str(self.bytes_estimate),
                     "referencedTables": tables,
+                    **({"referencedRoutines": routines} if routines else {}),
                 },
             }
         if self.job_error and not config.get("dryRun") and state == "DONE":
@@ -283,16 +287,19 @@ async def test_per_query_cap_stops_before_running(fake: FakeBigQuery) -> None:
 
 
 @pytest.mark.parametrize(
-    ("statement_type", "referenced", "reason"),
+    ("statement_type", "referenced", "routines", "reason"),
     [
-        ("SCRIPT", [AUTH], "dry run says this is a SCRIPT statement"),
-        ("SELECT", [AUTH, "secret-proj.hr.salaries"], "outside the catalogue"),
+        ("SCRIPT", [AUTH], [], "dry run says this is a SCRIPT statement"),
+        ("SELECT", [AUTH, "secret-proj.hr.salaries"], [], "outside the catalogue"),
+        ("SELECT", [AUTH], ["attacker.pub.exfil"], "functions ['attacker.pub.exfil']"),
+        ("SELECT", [AUTH], ["socbot-sample.logs.normalise"], "only built-in functions"),
     ],
 )
 async def test_dry_run_checks_fail_closed(
-    fake: FakeBigQuery, statement_type: str, referenced: list[str], reason: str
-) -> None:
-    fake.statement_type, fake.referenced = statement_type, referenced
+    fake: FakeBigQuery, statement_type: str, referenced: list[str], routines: list[str],
+    reason: str,
+) -> None:  # fmt: skip
+    fake.statement_type, fake.referenced, fake.routines = statement_type, referenced, routines
     data = await query(make_registry())
     assert reason in data["error"]
     assert fake.jobs == []

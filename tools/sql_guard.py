@@ -2,8 +2,11 @@
 
 Every query the model writes (and every runbook) passes through ``check_sql`` first. It
 parses with sqlglot's BigQuery dialect and fails closed: anything it cannot parse, any
-statement that is not a plain query, and any table outside the catalogue is rejected with
-a precise reason (a ``SqlRejected``, which is a ``ToolError`` and so reaches the model as
+statement that is not a plain query, any table-valued function or LATERAL, any function
+not on the allowlist of built-ins (``tools.sql_functions``), and any table reference that
+is neither a catalogued table nor a CTE visible in its own scope (resolved with sqlglot's
+optimizer scopes, so an inner CTE never hides an outer reference) is rejected with a
+precise reason (a ``SqlRejected``, which is a ``ToolError`` and so reaches the model as
 data). The BigQuery backend then repeats the essential checks with a dry run.
 """
 
@@ -16,8 +19,10 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
+from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from tools.base import ToolError
+from tools.sql_functions import function_problem
 
 MAX_SQL_CHARS = 20_000
 
@@ -42,10 +47,19 @@ _FORBIDDEN_NODES: dict[type[exp.Expr], str] = {
     exp.Rollback: "transactions",
     exp.Use: "USE",
 }
-# Function namespaces and functions that reach outside the catalogue or cost money.
-_FORBIDDEN_NAMESPACES = frozenset({"ML", "AI", "VECTOR", "KEYS", "OBJ"})
-_FORBIDDEN_FUNCTIONS = frozenset(
-    {"EXTERNAL_QUERY", "EXTERNAL_OBJECT_TRANSFORM", "VECTOR_SEARCH", "APPENDS", "CHANGES"}
+# sqlglot fails on some hostile input with plain Python errors: all of them reject the query.
+_PARSER_CRASHES = (
+    SqlglotError,
+    RecursionError,
+    ValueError,
+    TypeError,
+    IndexError,
+    KeyError,
+    AttributeError,
+)
+_TABLE_HINT = (
+    "select FROM catalogued tables, CTEs and subqueries only (UNNEST of an array is fine); "
+    "table-valued functions are refused"
 )
 
 # sqlglot logs a warning for every statement it falls back to parsing as a Command.
@@ -78,7 +92,7 @@ def check_sql(sql: str, allowed_tables: Collection[str]) -> CheckedQuery:
         raise SqlRejected(f"query is too long ({len(sql)} chars, limit {MAX_SQL_CHARS})")
     try:
         statements = [s for s in sqlglot.parse(sql, dialect="bigquery") if s is not None]
-    except (SqlglotError, RecursionError, ValueError, TypeError) as exc:
+    except _PARSER_CRASHES as exc:
         raise SqlRejected(f"could not parse the query as BigQuery SQL: {_first_line(exc)}") from exc
     if len(statements) != 1:
         raise SqlRejected(
@@ -91,13 +105,12 @@ def check_sql(sql: str, allowed_tables: Collection[str]) -> CheckedQuery:
             f"only read-only queries are allowed (SELECT, UNION/INTERSECT/EXCEPT, "
             f"WITH ... SELECT); got {_kind(tree)}"
         )
-    tables = _check_nodes(tree, set(allowed_tables))
+    _check_nodes(tree)
+    tables = _resolve_tables(tree, set(allowed_tables))
     return CheckedQuery(sql=sql, tree=tree, tables=frozenset(tables))
 
 
-def _check_nodes(tree: exp.Expr, allowed: set[str]) -> set[str]:
-    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
-    tables: set[str] = set()
+def _check_nodes(tree: exp.Expr) -> None:
     for node in tree.walk():
         for kind, label in _FORBIDDEN_NODES.items():
             if isinstance(node, kind):
@@ -107,30 +120,45 @@ def _check_nodes(tree: exp.Expr, allowed: set[str]) -> set[str]:
                 "OFFSET paging is not supported: aggregate (COUNT, GROUP BY, MIN/MAX of the "
                 "time column) or narrow the WHERE clause / time window instead"
             )
-        if isinstance(node, exp.Dot) and _namespace(node) in _FORBIDDEN_NAMESPACES:
-            raise SqlRejected(f"{_namespace(node)}.* functions are not allowed")
-        if isinstance(node, exp.Func) and _func_name(node) in _FORBIDDEN_FUNCTIONS:
-            raise SqlRejected(f"{_func_name(node)} is not allowed: query catalogued tables only")
-        if isinstance(node, exp.Table):
-            name = _table_ref(node, ctes, allowed)
-            if name:
-                tables.add(name)
+        if isinstance(node, exp.Lateral):
+            raise SqlRejected(f"LATERAL is not allowed: {_TABLE_HINT}")
+        if isinstance(node, exp.Table) and not isinstance(node.this, exp.Identifier):
+            inner = node.this
+            what = _func_name(inner) if isinstance(inner, exp.Func) else type(inner).__name__
+            if node.db:
+                what = f"{'.'.join(p.name for p in node.parts[:-1])}.{what}"
+            raise SqlRejected(f"table-valued function {what} is not allowed: {_TABLE_HINT}")
+        if isinstance(node, exp.Func) and (problem := function_problem(node)):
+            raise SqlRejected(problem)
+
+
+def _resolve_tables(tree: exp.Expr, allowed: set[str]) -> set[str]:
+    """Every table reference, resolved in its own scope: a visible CTE or a catalogued table."""
+    try:
+        scopes = traverse_scope(tree)
+    except _PARSER_CRASHES as exc:
+        raise SqlRejected(
+            f"could not resolve the query's table references: {_first_line(exc)}"
+        ) from exc
+    resolved: set[int] = set()
+    tables: set[str] = set()
+    for scope in scopes:
+        for table in scope.tables:
+            resolved.add(id(table))
+            if not table.db and isinstance(scope.sources.get(table.alias_or_name), Scope):
+                continue  # a CTE defined in this scope or an enclosing one
+            tables.add(_catalogued(table, allowed))
+    for table in tree.find_all(exp.Table):
+        if id(table) not in resolved:
+            raise SqlRejected(
+                f"table reference {table_name(table)!r} could not be resolved: select FROM "
+                "catalogued tables and CTEs defined in the same query"
+            )
     return tables
 
 
-def _table_ref(node: exp.Table, ctes: set[str], allowed: set[str]) -> str | None:
-    if not isinstance(node.this, exp.Identifier):
-        inner = node.this
-        what = _func_name(inner) if isinstance(inner, exp.Func) else type(inner).__name__
-        if node.db.upper() in _FORBIDDEN_NAMESPACES:
-            what = f"{node.db}.{what}"
-        raise SqlRejected(
-            f"table function {what} is not allowed: select FROM catalogued tables "
-            "(UNNEST of arrays is fine)"
-        )
+def _catalogued(node: exp.Table, allowed: set[str]) -> str:
     name = table_name(node)
-    if not node.db and name in ctes:
-        return None
     if name not in allowed:
         if "INFORMATION_SCHEMA" in name.upper():
             raise SqlRejected(
@@ -139,17 +167,10 @@ def _table_ref(node: exp.Table, ctes: set[str], allowed: set[str]) -> str | None
             )
         listed = ", ".join(sorted(allowed)) or "none configured"
         raise SqlRejected(
-            f"table {name!r} is not in the catalogue; use the fully qualified name of one "
-            f"of: {listed}"
+            f"table {name!r} is not in the catalogue (nor a CTE visible at that point of the "
+            f"query); use the fully qualified name of one of: {listed}"
         )
     return name
-
-
-def _namespace(node: exp.Dot) -> str:
-    left = node.this
-    if isinstance(left, exp.Identifier | exp.Column) and isinstance(node.expression, exp.Func):
-        return str(left.name).upper()
-    return ""
 
 
 def _func_name(node: exp.Func) -> str:

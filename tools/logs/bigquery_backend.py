@@ -1,11 +1,12 @@
 """The BigQuery backend: dry run, checks, then a capped and labelled query job.
 
 Every query is dry-run first. The dry run must report a SELECT over catalogued tables
-only, and an estimate within both the per-query cap and what is left of the
-investigation's bytes budget. The real job then runs with ``maximum_bytes_billed``,
-``job_timeout_ms`` and labels (``app=socbot``, the investigation id); only the first
-``row_limit`` rows are fetched. The synchronous client runs in a thread; a job still
-running at the time limit is cancelled.
+only, calling no routine (UDF, remote function, table function), and an estimate within
+both the per-query cap and what is left of the investigation's bytes budget. The real
+job then runs with ``maximum_bytes_billed``, ``job_timeout_ms`` and labels
+(``app=socbot``, the investigation id); only the first ``row_limit`` rows are fetched.
+The synchronous client runs in a thread; a job still running at the time limit is
+cancelled.
 """
 
 from __future__ import annotations
@@ -93,6 +94,17 @@ class BigQueryBackend:
         outside = sorted(tables - self.catalogue)
         if outside:
             raise ToolError(f"the query reads tables outside the catalogue: {outside}")
+        # The client has no accessor for statistics.query.referencedRoutines: read the resource.
+        stats = job._properties.get("statistics", {}).get("query", {})
+        routines = sorted(
+            ".".join(str(r.get(k, "?")) for k in ("projectId", "datasetId", "routineId"))
+            for r in stats.get("referencedRoutines") or []
+        )
+        if routines:
+            raise ToolError(
+                f"dry run says the query calls user-defined or remote functions {routines}: "
+                "only built-in functions are allowed"
+            )
         return int(job.total_bytes_processed or 0)
 
     def _check_spend(self, estimate: int, budget: Budget) -> None:
