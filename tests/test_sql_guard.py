@@ -77,7 +77,8 @@ REJECTED = [
     ("SELECT 1 INTO x", "INTO"),
     # scope: a CTE is visible only where it is defined
     (
-        "SELECT * FROM (WITH pg_settings AS (SELECT 1) SELECT * FROM pg_settings) AS a, pg_settings",
+        "SELECT * FROM (WITH pg_settings AS (SELECT 1) SELECT * FROM pg_settings) AS a, "
+        "pg_settings",
         "'pg_settings' is not in the catalogue",
     ),
     (
