@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 STAGE = "concluder"
 SPECULATIVE_STAGE = "concluder_speculative"
+REWRITE_STAGE = "concluder_rewrite"  # a rewrite after the review (same prompt, with feedback)
 
 Verdict = Literal["true_positive", "false_positive", "benign", "inconclusive"]
 Severity = Literal["info", "low", "medium", "high", "critical"]
@@ -54,6 +55,10 @@ class KeyFinding(BaseModel):
 
     finding: str
     evidence: str = Field(description="the concrete data: query result, counts, timestamps, ids")
+    evidence_refs: list[str] = Field(
+        default_factory=list,
+        description="references of the tool results this rests on (e.g. s2#3), or 'alert'",
+    )
 
 
 class Conclusion(BaseModel):
@@ -68,11 +73,13 @@ class Conclusion(BaseModel):
     recommendations: list[str]
 
 
-async def conclude(gateway: LLMGateway, ctx: CallContext, *, system: str, user: str) -> Conclusion:
+async def conclude(
+    gateway: LLMGateway, ctx: CallContext, *, system: str, user: str, stage: str = STAGE
+) -> Conclusion:
     """One conclusion call on this task's results only."""
     return await gateway.generate_structured(
         ctx,
-        stage=STAGE,
+        stage=stage,
         system=system,
         contents=user_turn(user),
         schema=Conclusion,

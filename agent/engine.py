@@ -28,13 +28,23 @@ import time
 
 from agent import direct
 from agent.classifier import classify
-from agent.concluder import Conclusion, Speculation, conclude, fallback_conclusion, to_markdown
+from agent.concluder import (
+    REWRITE_STAGE,
+    STAGE,
+    Conclusion,
+    Speculation,
+    conclude,
+    fallback_conclusion,
+    to_markdown,
+)
 from agent.errors import AgentError
-from agent.events import Concluded, ModeChosen, PlanCreated, Sink
+from agent.events import Concluded, ModeChosen, PlanCreated, Reviewed, Sink
 from agent.gateway import CallContext, LLMGateway
+from agent.grounding import check_conclusion
 from agent.history import History
 from agent.planner import Plan, make_plan
 from agent.prompts import Prompts, Rendered, history_text
+from agent.review import Feedback, Review, Reviewer, Subject
 from agent.run import (
     Mode,
     Outcome,
@@ -78,6 +88,7 @@ class Engine:
         self.settings = settings
         self.limits = settings.limits
         self.prompts = prompts or Prompts()
+        self.reviewer = Reviewer(gateway, self.prompts, settings.review)
 
     async def run(self, request: Request, sink: Sink) -> Outcome:
         """Investigate or answer ``request``, emitting progress events to ``sink``."""
@@ -132,9 +143,10 @@ class Engine:
         waves = WaveRunner(self, run)
         try:
             insights = await waves.run_all()
-            conclusion = await self._conclude(run, plan, insights, waves.speculation)
+            conclusion, by_model = await self._conclude(run, plan, insights, waves.speculation)
         finally:
             await waves.close_speculations()
+        conclusion = await self._review(run, plan, insights, conclusion, by_model)
         summary = f"Objective: {plan.objective}\n\n{to_markdown(conclusion, None, run.limits_hit)}"
         await self.history.append(
             run.request.conversation_id, history_user_text(run.request), summary, run.id
@@ -175,9 +187,11 @@ class Engine:
 
     async def _conclude(
         self, run: Run, plan: Plan, insights: list[str], speculation: Speculation | None
-    ) -> Conclusion:
-        """The conclusion: the speculative one when the waves left one to use, else a call now."""
+    ) -> tuple[Conclusion, bool]:
+        """The conclusion (the speculative one when the waves left one to use, else a call
+        now) and whether the model wrote it (else code did, from the findings)."""
         started = time.monotonic()
+        by_model = True
         try:
             if speculation is not None:
                 conclusion = await speculation.take()
@@ -192,7 +206,50 @@ class Engine:
             conclusion = fallback_conclusion(
                 plan, insights, reason, alert.severity if alert else None
             )
+            by_model = False
         run.record["timings"]["conclude_ms"] = ms_since(started)  # speculative: the wait left
+        return conclusion, by_model
+
+    async def _review(
+        self, run: Run, plan: Plan, insights: list[str], draft: Conclusion, by_model: bool
+    ) -> Conclusion:
+        """The draft checked, scored and, when it falls short, rewritten (``agent.review``)."""
+        alert = run.request.alert
+        skip = self.reviewer.skip_reason(
+            "planned", [alert.severity if alert else None, draft.severity]
+        )
+        if skip is None and not by_model:
+            skip = "the conclusion was written without the model"
+        if skip is not None:
+            run.review = Review(status="skipped", note=skip)
+            return draft
+        started = time.monotonic()
+        evidence = run.runner.evidence
+        trusted = f"{run.request.text}\n{run.variables['alert'] or ''}"
+
+        async def rewrite(feedback: Feedback) -> Conclusion:
+            prompt = self._conclusion_prompt(run, plan, insights, feedback)
+            return await self._write_conclusion(prompt, run.review_ctx, stage=REWRITE_STAGE)
+
+        subject = Subject[Conclusion](
+            kind="conclusion",
+            check=lambda c: check_conclusion(c, evidence, trusted=trusted, steps=plan.steps),
+            show=lambda c: c.model_dump_json(indent=1),
+            rewrite=rewrite,
+            variables={
+                "data": run.variables["data"],
+                "objective": plan.objective,
+                "steps": plan.steps,
+                "evidence_index": evidence.index(),
+            },
+            source=run.request.source,
+            max_rewrites=self.settings.review.max_rewrites,
+        )
+        conclusion, run.review = await self.reviewer.review(run.review_ctx, draft, subject)
+        run.record["timings"]["review_ms"] = ms_since(started)
+        await run.sink.emit(
+            Reviewed(investigation_id=run.id, kind="conclusion", review=run.review.model_dump())
+        )
         return conclusion
 
     def speculate(self, run: Run, plan: Plan, insights: list[str]) -> Speculation:
@@ -200,7 +257,9 @@ class Engine:
         prompt = self._conclusion_prompt(run, plan, insights)  # rendered before anything changes
         return Speculation.start(run.final, lambda ctx: self._write_conclusion(prompt, ctx))
 
-    def _conclusion_prompt(self, run: Run, plan: Plan, insights: list[str]) -> Rendered:
+    def _conclusion_prompt(
+        self, run: Run, plan: Plan, insights: list[str], feedback: Feedback | None = None
+    ) -> Rendered:
         return self.prompts.render(
             "concluder",
             source=run.request.source,
@@ -209,9 +268,15 @@ class Engine:
             insights=insights,
             limits_hit=run.limits_hit,
             disabled_tools=self.registry.disabled,
+            evidence_index=run.runner.evidence.index(),
+            feedback=feedback,
             **run.variables,
         )
 
-    async def _write_conclusion(self, prompt: Rendered, ctx: CallContext) -> Conclusion:
+    async def _write_conclusion(
+        self, prompt: Rendered, ctx: CallContext, stage: str = STAGE
+    ) -> Conclusion:
         async with asyncio.timeout(max(ctx.deadline - time.monotonic(), 0.001)):
-            return await conclude(self.gateway, ctx, system=prompt.system, user=prompt.user)
+            return await conclude(
+                self.gateway, ctx, system=prompt.system, user=prompt.user, stage=stage
+            )

@@ -48,6 +48,7 @@ class StepStarted(Event):
 class ToolCalled(Event):
     type: Literal["tool_called"] = "tool_called"
     step_id: str | None
+    ref: str | None = Field(None, description="evidence reference, e.g. s2#3")
     tool: str
     args: dict[str, Any]
     ok: bool
@@ -93,6 +94,14 @@ class Answered(Event):
 
     type: Literal["answered"] = "answered"
     text: str
+
+
+class Reviewed(Event):
+    """The review of a conclusion or direct answer: every draft, check and critique."""
+
+    type: Literal["reviewed"] = "reviewed"
+    kind: Literal["conclusion", "answer"]
+    review: dict[str, Any]  # agent.review.Review.model_dump()
 
 
 class Concluded(Event):

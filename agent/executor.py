@@ -4,7 +4,9 @@ A step's loop offers the model only the step's tools (declarations; the registry
 re-checks every call with ``allowed=``), dispatches parallel calls of one turn
 concurrently, sends results back wrapped as untrusted data (already truncated by
 the registry; errors are data too), and after ``max_calls`` forces a summary
-turn with function calling off. Every dispatched call emits ``ToolCalled``.
+turn with function calling off. Every dispatched call emits ``ToolCalled`` and
+gets an evidence reference (``s2#3``, see ``agent.evidence``) that travels with its
+result to the model and is recorded, with the result, in ``ToolRunner.evidence``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from google.genai import types
 
 from agent.errors import AgentError, BudgetExceeded, DeadlineExceeded
 from agent.events import Sink, ToolCalled
+from agent.evidence import Evidence
 from agent.gateway import CallContext, LLMGateway
 from agent.prompts import Fence, user_turn
 from tools.base import Budget, ToolRegistry, ToolResult
@@ -71,6 +74,7 @@ class ToolRunner:
         self.sink = sink
         self.fence = fence
         self.budget = budget or Budget()
+        self.evidence = Evidence()
 
     async def run(
         self,
@@ -82,14 +86,20 @@ class ToolRunner:
     ) -> list[types.Part]:
         """Run up to ``budget_left`` calls at once; the rest get an error result."""
         runnable = calls[: max(budget_left, 0)]
-        results = await asyncio.gather(*(self._one(c, allowed, step_id) for c in runnable))
-        parts = [self._part(call, result) for call, result in zip(runnable, results, strict=True)]
+        refs = [self.evidence.next_ref(step_id) for _ in runnable]  # in call order
+        results = await asyncio.gather(
+            *(self._one(c, ref, allowed, step_id) for c, ref in zip(runnable, refs, strict=True))
+        )
+        parts = []
+        for call, ref, result in zip(runnable, refs, results, strict=True):
+            self.evidence.add(ref, step_id, result)
+            parts.append(self._part(call, ref, result))
         for call in calls[len(runnable) :]:
             parts.append(_response_part(call, {"error": CALL_LIMIT_ERROR}))
         return parts
 
     async def _one(
-        self, call: types.FunctionCall, allowed: list[str], step_id: str | None
+        self, call: types.FunctionCall, ref: str, allowed: list[str], step_id: str | None
     ) -> ToolResult:
         name = call.name or ""
         args: dict[str, Any] = dict(call.args or {})
@@ -104,6 +114,7 @@ class ToolRunner:
             ToolCalled(
                 investigation_id=self.investigation_id,
                 step_id=step_id,
+                ref=ref,
                 tool=name,
                 args=args,
                 ok=result.ok,
@@ -115,10 +126,10 @@ class ToolRunner:
         )
         return result
 
-    def _part(self, call: types.FunctionCall, result: ToolResult) -> types.Part:
+    def _part(self, call: types.FunctionCall, ref: str, result: ToolResult) -> types.Part:
         key = "output" if result.ok else "error"
         label = f"result of {result.name}" if result.ok else f"error from {result.name}"
-        return _response_part(call, {key: self.fence(label, result.as_json())})
+        return _response_part(call, {"ref": ref, key: self.fence(label, result.as_json())})
 
 
 def _response_part(call: types.FunctionCall, response: dict[str, Any]) -> types.Part:

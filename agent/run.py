@@ -1,8 +1,9 @@
 """One investigation run: the request, its state while it runs, and how it ended.
 
-``open_run`` creates the investigation row, the trace recorder and the two call
-contexts (``work`` stops short of the share of deadline and token budget kept for
-the conclusion; ``final`` may use all of it). ``outcome`` builds the full record
+``open_run`` creates the investigation row, the trace recorder and the three call
+contexts (``work`` stops short of the shares of deadline and token budget kept for
+the conclusion and for its review; ``final`` stops short of the review's share;
+``review_ctx`` may use all of it). ``outcome`` builds the full record
 (``Outcome.record``, what ``--json`` prints and the investigation row stores);
 ``close_run`` stores it; ``record_ended`` is the best-effort version for a run
 that ends by cancellation or a bug.
@@ -24,6 +25,7 @@ from agent.executor import ToolRunner
 from agent.gateway import CallContext
 from agent.planner import Plan
 from agent.prompts import Fence, alert_text
+from agent.review import Review
 from agent.usage import Usage
 from config.settings import Settings
 from store.investigations import InvestigationStore
@@ -70,6 +72,7 @@ class Outcome:
     error: str | None = None
     usage: dict[str, Any] = field(default_factory=dict)
     record: dict[str, Any] = field(default_factory=dict)
+    review: Review | None = None
 
 
 @dataclass
@@ -80,7 +83,8 @@ class Run:
     request: Request
     sink: Sink
     work: CallContext  # steps, planning, reflection: stops short of the reserve
-    final: CallContext  # the conclusion / direct answer: the whole budget
+    final: CallContext  # the conclusion / direct answer: stops short of the review's share
+    review_ctx: CallContext  # the review of the conclusion or answer: the whole budget
     runner: ToolRunner
     started: float
     variables: dict[str, Any]
@@ -88,6 +92,7 @@ class Run:
     plan: Plan | None = None
     limits_hit: list[str] = field(default_factory=list)
     record: dict[str, Any] = field(default_factory=dict)
+    review: Review | None = None
 
 
 async def open_run(
@@ -109,6 +114,10 @@ async def open_run(
     deadline = now + limits.deadline_s
     grace = min(limits.conclude_grace_s, limits.deadline_s * 0.2)
     reserve = min(limits.conclude_reserve_tokens, limits.token_budget // 5)
+    review_grace, review_reserve = 0.0, 0
+    if settings.review.enabled:
+        review_grace = min(settings.review.grace_s, limits.deadline_s * 0.2)
+        review_reserve = min(settings.review.reserve_tokens, limits.token_budget // 5)
     usage = Usage()
     fence = Fence()
     run = Run(
@@ -116,9 +125,24 @@ async def open_run(
         request=request,
         sink=fan,
         work=CallContext(
-            investigation_id, fan, limits.token_budget - reserve, deadline - grace, usage, fence
+            investigation_id,
+            fan,
+            limits.token_budget - reserve - review_reserve,
+            deadline - grace - review_grace,
+            usage,
+            fence,
         ),
-        final=CallContext(investigation_id, fan, limits.token_budget, deadline, usage, fence),
+        final=CallContext(
+            investigation_id,
+            fan,
+            limits.token_budget - review_reserve,
+            deadline - review_grace,
+            usage,
+            fence,
+        ),
+        review_ctx=CallContext(
+            investigation_id, fan, limits.token_budget, deadline, usage, fence
+        ),
         runner=ToolRunner(registry, investigation_id=investigation_id, sink=fan, fence=fence),
         started=now,
         variables={
@@ -167,6 +191,7 @@ def outcome(
         limits_hit=list(run.limits_hit),
         error=error,
         usage=usage,
+        review=run.review.model_dump() if run.review else None,
     )
     return Outcome(
         investigation_id=run.id,
@@ -179,6 +204,7 @@ def outcome(
         error=error,
         usage=usage,
         record=run.record,
+        review=run.review,
     )
 
 

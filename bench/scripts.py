@@ -101,12 +101,31 @@ CONCLUSION = {
     "summary": "A password spray from 185.220.101.42 compromised j.doe@example.com; the "
     "attacker granted itself compute.admin and started XMRig on web-server-prod-01.",
     "key_findings": [
-        {"finding": "Password spray then a sign-in without MFA", "evidence": "auth_logs s1"},
-        {"finding": "roles/compute.admin granted to an external account", "evidence": "s2"},
-        {"finding": "Mining pool traffic from web-server-prod-01", "evidence": "s3"},
+        {
+            "finding": "Password spray then a sign-in without MFA",
+            "evidence": "auth_logs s1",
+            "evidence_refs": ["s1#1"],
+        },
+        {
+            "finding": "roles/compute.admin granted to an external account",
+            "evidence": "s2",
+            "evidence_refs": ["s2#1"],
+        },
+        {
+            "finding": "Mining pool traffic from web-server-prod-01",
+            "evidence": "s3",
+            "evidence_refs": ["s3#1"],
+        },
     ],
     "uncertainties": ["Whether other instances were touched"],
     "recommendations": ["Revoke the IAM binding", "Stop web-server-prod-01", "Reset j.doe"],
+}
+
+
+CRITIQUE = {
+    "score": 0.9,
+    "criteria": {"answers_objective": 0.9, "grounded": 0.9, "consistent": 0.9, "actionable": 0.9},
+    "issues": [],
 }
 
 
@@ -167,6 +186,7 @@ def three_steps(*, achieved: bool = True) -> dict[str, Responder]:
             )
         ),
         "concluder": _const(Turn.json(CONCLUSION, thoughts_tokens=300)),
+        "critic": _const(Turn.json(CRITIQUE)),
         "direct": _const(Turn(text="185.220.101.42 is a known Tor exit node.")),
     }
 
@@ -191,4 +211,5 @@ def chain(n: int) -> dict[str, Responder]:
         "step": _step_router({i: _chain_step(i)[3] for i in ids}),
         "reflector": _const(Turn.json({"achieved": False, "insights": [], "plan_updates": []})),
         "concluder": _const(Turn.json(CONCLUSION)),
+        "critic": _const(Turn.json(CRITIQUE)),
     }

@@ -93,6 +93,25 @@ class Limits(Section):
     )
 
 
+class ReviewSettings(Section):
+    """The review of conclusions and direct answers (``agent.review``)."""
+
+    enabled: bool = Field(True, description="check conclusions against tool results, then a critic")
+    planned_only: bool = Field(False, description="review planned investigations only")
+    severities: list[Literal["info", "low", "medium", "high", "critical"]] = Field(
+        default_factory=list,
+        description="review only when the alert's or the draft's severity is listed; empty = all",
+    )
+    threshold: float = Field(0.7, ge=0, le=1, description="critic score below this: rewrite")
+    max_rewrites: int = Field(1, ge=0, le=2, description="rewrites of one conclusion")
+    reserve_tokens: int = Field(
+        30_000, ge=0, description="part of token_budget kept for the review (at most 20%)"
+    )
+    grace_s: float = Field(
+        45.0, ge=0, description="part of deadline_s kept for the review (at most 20%)"
+    )
+
+
 class TableSpec(Section):
     """One log table in the catalogue."""
 
@@ -168,6 +187,7 @@ class Settings(BaseSettings):
     debug_payloads: bool = Field(False, description="log alert and tool payloads")
     gemini: GeminiSettings = GeminiSettings()
     limits: Limits = Limits()
+    review: ReviewSettings = ReviewSettings()
     logs: LogSettings = LogSettings()
     intel: IntelSettings = IntelSettings()
     slack: SlackSettings = SlackSettings()

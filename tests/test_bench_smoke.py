@@ -54,12 +54,12 @@ async def test_engine_bench_tiny(tmp_path: Path) -> None:
     )
     summary = results[0].summary()
     assert summary["status"] == "concluded"
-    assert summary["llm_calls"] == 12  # planner, 3 x 3 step turns, reflector, concluder
-    assert set(summary["stages"]) == {"planner", "step", "reflector", "concluder"}
+    assert summary["llm_calls"] == 13  # planner, 3 x 3 step turns, reflector, concluder, critic
+    assert set(summary["stages"]) == {"planner", "step", "reflector", "concluder", "critic"}
     assert summary["tools"]["query_logs"]["calls"] == 5
     assert summary["tools"]["lookup_ip"]["calls"] == 2
     assert summary["critical_path_s"] > 0
-    assert summary["engine_usage"]["llm_calls"] == 12
+    assert summary["engine_usage"]["llm_calls"] == 13
     assert len(trace_s) == 1
 
 

@@ -19,7 +19,7 @@ from agent.events import Event
 from agent.gateway import LLMGateway
 from agent.history import History
 from agent.prompts import PROMPTS_DIR, Prompts
-from config.settings import Limits, Settings
+from config.settings import Limits, ReviewSettings, Settings
 from store.db import Database
 from store.investigations import InvestigationStore
 from tests.fakes.model import (
@@ -175,10 +175,12 @@ def harness(
     *,
     prompts: Prompts | None = None,
     delay: float | dict[str, float] = 0.0,
+    review: ReviewSettings | None = None,
     **limits: Any,
 ) -> Harness:
+    """An engine on ``script``; the review is off unless ``review`` turns it on."""
     lab = Lab()
-    settings = Settings(limits=Limits(**limits))
+    settings = Settings(limits=Limits(**limits), review=review or ReviewSettings(enabled=False))
     model = ScriptedModel(script, delay=delay)
     engine = Engine(
         gateway=LLMGateway(model, settings.gemini),
