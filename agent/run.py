@@ -140,9 +140,7 @@ async def open_run(
             usage,
             fence,
         ),
-        review_ctx=CallContext(
-            investigation_id, fan, limits.token_budget, deadline, usage, fence
-        ),
+        review_ctx=CallContext(investigation_id, fan, limits.token_budget, deadline, usage, fence),
         runner=ToolRunner(registry, investigation_id=investigation_id, sink=fan, fence=fence),
         started=now,
         variables={

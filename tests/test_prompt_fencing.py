@@ -119,9 +119,22 @@ def stage_variables(fence: Fence) -> dict[str, dict[str, Any]]:
     }
     done, failed = _step("s1", "done", t), _step("s2", "failed", t)
     pending, cancelled = _step("s3", "pending", t), _step("s4", "cancelled", t)
+    feedback = {  # a review's feedback: the draft, its issues, the tool results
+        "draft": hostile("draft", t),
+        "issues": [hostile("issue", t)],
+        "evidence": hostile("evidence", t),
+    }
     return {
         "classifier": common,
-        "direct": common,
+        "direct": {**common, "feedback": feedback},
+        "critic": {
+            **common,
+            "kind": "conclusion",
+            "steps": [done, failed],
+            "evidence_index": [hostile("index", t)],
+            "check_issues": [hostile("check", t)],
+            "draft": hostile("draft", t),
+        },
         "planner": common,
         "step": {**common, "step": pending, "earlier": [done], "incomplete_deps": [failed]},
         "reflector": {
@@ -138,13 +151,16 @@ def stage_variables(fence: Fence) -> dict[str, dict[str, Any]]:
             **common,
             "steps": [done, failed, cancelled],
             "limits_hit": [hostile("limit", t)],
+            "evidence_index": [hostile("index", t)],
+            "feedback": feedback,
         },
     }
 
 
 EXPECTED = {
     "classifier": ["request", "history"],
-    "direct": ["request", "history"],
+    "direct": ["request", "history", "draft", "issue", "evidence"],
+    "critic": "objective desc-s1 findings-s1 desc-s2 findings-s2 index check draft".split(),
     "planner": ["request", "history", "alert"],
     "step": ["objective", "alert", "desc-s3", "expected-s3", "desc-s1", "findings-s1"],
     "reflector": (
@@ -152,7 +168,7 @@ EXPECTED = {
     ).split(),
     "concluder": (
         "request objective alert insight limit desc-s1 expected-s1 findings-s1 desc-s2 "
-        "findings-s2 desc-s4 findings-s4"
+        "findings-s2 desc-s4 findings-s4 index draft issue"
     ).split(),
 }
 
@@ -276,11 +292,17 @@ def echoing_script() -> dict[str, Any]:
             }
         )
 
+    def critic(r: ModelRequest) -> types.GenerateContentResponse:  # low: every draft rewritten
+        scores = dict.fromkeys(("answers_objective", "grounded", "consistent", "actionable"), 0.2)
+        issues = [hostile("critic-issue", token_of(r))]
+        return json_response({"score": 0.2, "criteria": scores, "issues": issues})
+
     return {
         "planner": planner,
         "step": step,
         "reflector": reflector,
         "concluder": conclusion,
+        "critic": critic,
         "classifier": lambda r: json_response({"needs_plan": True, "reason": hostile("why")}),
     }
 
@@ -344,7 +366,9 @@ async def test_hostile_investigations_reach_the_model_only_inside_fences(db: Dat
         repair_turn = "".join(p.text or "" for p in r.contents[2].parts or [])
         assert f"<<<DATA-{token_of(r)} {label}\n" in repair_turn
     stages = {r.stage.split(" ")[0] for r in model.requests}
-    assert stages == {"planner", "step", "reflector", "concluder", "classifier"}
+    assert stages == {"planner", "step", "reflector", "concluder", "classifier", "critic"}
+    rewrites = [r for r in model.requests if "## Review of your previous draft" in str(r.contents)]
+    assert len(rewrites) == 2  # one per investigation, carrying the hostile draft and issues
     systems: dict[str, set[str]] = {}
     for request in model.requests:
         token = token_of(request)
