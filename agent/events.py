@@ -87,6 +87,7 @@ class LLMCalled(Event):
     cached_tokens: int
     latency_ms: float
     finish_reason: str | None
+    cost_usd: float | None = None  # at list prices; None when the model has no price
 
 
 class Answered(Event):

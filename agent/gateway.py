@@ -2,8 +2,9 @@
 
 ``LLMGateway`` turns an engine request (stage, system instruction, contents, tools)
 into one ``GenerateContentConfig``, enforces the investigation's token budget and
-deadline before every call, records usage per stage (``agent.usage``), emits
-``LLMCalled`` and turns odd finish reasons into the engine's errors. Structured
+deadline before every call, records usage and list-price cost per stage
+(``agent.usage``, ``agent.pricing``), emits ``LLMCalled`` and turns odd finish
+reasons into the engine's errors. Structured
 calls parse the model's JSON into a pydantic model with one repair attempt. What a
 reply means (text, calls, refusals, JSON) is read in ``agent.replies``.
 
@@ -27,6 +28,7 @@ from pydantic import BaseModel
 from agent.errors import BudgetExceeded, DeadlineExceeded, LLMOutputInvalid
 from agent.events import LLMCalled, Sink
 from agent.llm import ModelBackend
+from agent.pricing import Pricer
 from agent.prompts import Fence, user_turn
 from agent.replies import (
     ModelTurn,
@@ -93,6 +95,7 @@ class LLMGateway:
     def __init__(self, backend: ModelBackend, settings: GeminiSettings) -> None:
         self.backend = backend
         self.settings = settings
+        self.pricer = Pricer(settings.prices)
         build_genai_types()
 
     async def generate(
@@ -244,6 +247,14 @@ class LLMGateway:
         output = meta.candidates_token_count or 0
         thoughts = meta.thoughts_token_count or 0
         cached = meta.cached_content_token_count or 0
+        cost = self.pricer.cost(
+            response.model_version or model,
+            model,
+            prompt_tokens=prompt,
+            cached_tokens=cached,
+            output_tokens=output,
+            thinking_tokens=thoughts,
+        )
         ctx.usage.add(
             stage,
             prompt_tokens=prompt,
@@ -251,6 +262,7 @@ class LLMGateway:
             thinking_tokens=thoughts,
             cached_tokens=cached,
             latency_ms=latency_ms,
+            cost_usd=cost,
         )
         await ctx.sink.emit(
             LLMCalled(
@@ -263,6 +275,7 @@ class LLMGateway:
                 cached_tokens=cached,
                 latency_ms=round(latency_ms, 1),
                 finish_reason=turn.finish_reason,
+                cost_usd=None if cost is None else round(cost, 8),
             )
         )
 

@@ -4,7 +4,8 @@ The gateway adds one entry per model call (``Usage.add``); the token budget is
 checked against ``Usage.total_tokens``; ``Usage.as_dict`` is what the outcome,
 the investigation record and ``--json`` show. ``absorb`` folds the usage of a
 call made on the side (the speculative conclusion) into the run's usage under
-one stage name.
+one stage name. ``cost_usd`` is the list-price cost (``agent.pricing``) of the calls
+whose model has a price; ``unpriced_calls`` counts those whose model has none.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ class StageUsage:
     thinking_tokens: int = 0
     cached_tokens: int = 0
     latency_ms: float = 0.0
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -34,7 +37,11 @@ class StageUsage:
             setattr(self, name, getattr(self, name) + value)
 
     def as_dict(self) -> dict[str, int | float]:
-        return {**asdict(self), "latency_ms": round(self.latency_ms, 1)}
+        return {
+            **asdict(self),
+            "latency_ms": round(self.latency_ms, 1),
+            "cost_usd": round(self.cost_usd, 6),
+        }
 
 
 @dataclass
@@ -52,10 +59,18 @@ class Usage:
         thinking_tokens: int = 0,
         cached_tokens: int = 0,
         latency_ms: float = 0.0,
+        cost_usd: float | None = None,
     ) -> None:
-        """Record one model call under ``stage``."""
+        """Record one model call under ``stage`` (``cost_usd`` None: the model has no price)."""
         call = StageUsage(
-            1, prompt_tokens, output_tokens, thinking_tokens, cached_tokens, latency_ms
+            1,
+            prompt_tokens,
+            output_tokens,
+            thinking_tokens,
+            cached_tokens,
+            latency_ms,
+            cost_usd or 0.0,
+            int(cost_usd is None),
         )
         self.stages.setdefault(stage, StageUsage()).merge(call)
 

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -48,6 +48,39 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ModelPrice(Section):
+    """List prices of one model, USD per 1M tokens (``*_long``: prompts over the threshold)."""
+
+    input: float = Field(ge=0, description="prompt tokens not served from the cache")
+    output: float = Field(ge=0, description="response tokens")
+    cached_input: float = Field(ge=0, description="prompt tokens served from the (implicit) cache")
+    thinking: float | None = Field(None, ge=0, description="thinking tokens; default: output")
+    long_context_tokens: int | None = Field(
+        None, ge=1, description="prompt size above which the *_long prices apply"
+    )
+    input_long: float | None = Field(None, ge=0)
+    output_long: float | None = Field(None, ge=0)
+    cached_input_long: float | None = Field(None, ge=0)
+
+
+# Gemini Developer API list prices, Standard (paid) tier, text, USD per 1M tokens, from
+# https://ai.google.dev/gemini-api/docs/pricing (looked up 2026-11-22). Output prices
+# include thinking tokens; the cached price is what implicit-cache hits are billed at.
+DEFAULT_PRICES: dict[str, ModelPrice] = {
+    "gemini-2.5-pro": ModelPrice(
+        input=1.25,
+        output=10.0,
+        cached_input=0.125,
+        long_context_tokens=200_000,
+        input_long=2.50,
+        output_long=15.0,
+        cached_input_long=0.25,
+    ),
+    "gemini-2.5-flash": ModelPrice(input=0.30, output=2.50, cached_input=0.03),
+    "gemini-2.5-flash-lite": ModelPrice(input=0.10, output=0.40, cached_input=0.01),
+}
+
+
 class GeminiSettings(Section):
     api_key: SecretStr | None = None
     use_vertexai: bool = False
@@ -64,6 +97,16 @@ class GeminiSettings(Section):
         None, description="REST API version; default v1beta (Gemini API) / SDK's (Vertex AI)"
     )
     temperature: float = 0.2
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=lambda: dict(DEFAULT_PRICES),
+        description="list prices per model (a model name, or a prefix of one), USD per 1M "
+        "tokens; entries add to or replace the built-in table for the shipped models",
+    )
+
+    @field_validator("prices", mode="after")
+    @classmethod
+    def _with_default_prices(cls, value: dict[str, ModelPrice]) -> dict[str, ModelPrice]:
+        return {**DEFAULT_PRICES, **value}
 
 
 class Limits(Section):

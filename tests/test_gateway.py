@@ -391,12 +391,20 @@ def test_least_thinking_per_model_family(model: str, expected: types.ThinkingCon
 
 def test_usage_as_dict_totals() -> None:
     usage = Usage()
-    usage.add("planner", prompt_tokens=10, output_tokens=5, thinking_tokens=3, latency_ms=12.34)
-    usage.add("step s1", prompt_tokens=7, cached_tokens=4)
+    usage.add(
+        "planner",
+        prompt_tokens=10,
+        output_tokens=5,
+        thinking_tokens=3,
+        latency_ms=12.34,
+        cost_usd=0.0012345678,
+    )
+    usage.add("step s1", prompt_tokens=7, cached_tokens=4)  # a model without a price
     d = usage.as_dict()
     assert d["llm_calls"] == 2
     assert d["total_tokens"] == 25
     assert d["cached_tokens"] == 4
+    assert (d["cost_usd"], d["unpriced_calls"]) == (0.001235, 1)
     assert d["stages"] == {
         "planner": {
             "calls": 1,
@@ -405,6 +413,8 @@ def test_usage_as_dict_totals() -> None:
             "thinking_tokens": 3,
             "cached_tokens": 0,
             "latency_ms": 12.3,
+            "cost_usd": 0.001235,
+            "unpriced_calls": 0,
         },
         "step s1": {
             "calls": 1,
@@ -413,6 +423,8 @@ def test_usage_as_dict_totals() -> None:
             "thinking_tokens": 0,
             "cached_tokens": 4,
             "latency_ms": 0.0,
+            "cost_usd": 0.0,
+            "unpriced_calls": 1,
         },
     }
 

@@ -1,0 +1,85 @@
+"""Money per model call, from the list prices in ``GeminiSettings.prices``.
+
+Gemini reports ``promptTokenCount`` including the tokens served from the cache
+(``cachedContentTokenCount``), which are billed at the cached-input price; thinking
+tokens are billed at the output price unless a model's entry says otherwise. A prompt
+over ``long_context_tokens`` is billed wholly at the ``*_long`` prices (Gemini 2.5 Pro's
+>200k tier). A model that is not in the table costs ``None`` (unknown), never 0.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from config.settings import ModelPrice
+
+log = logging.getLogger(__name__)
+
+
+def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
+    """The entry for ``model``: exact name, else the longest key it starts with."""
+    name = model.rsplit("/", 1)[-1]  # "models/gemini-2.5-flash" → "gemini-2.5-flash"
+    if name in prices:
+        return prices[name]
+    keys = [k for k in prices if name.startswith(k)]
+    return prices[max(keys, key=len)] if keys else None
+
+
+def call_cost(
+    price: ModelPrice,
+    *,
+    prompt_tokens: int,
+    cached_tokens: int,
+    output_tokens: int,
+    thinking_tokens: int,
+) -> float:
+    """USD for one call with these token counts."""
+    long = price.long_context_tokens is not None and prompt_tokens > price.long_context_tokens
+    input_price = price.input_long if long and price.input_long is not None else price.input
+    output_price = price.output_long if long and price.output_long is not None else price.output
+    cached_price = price.cached_input
+    if long and price.cached_input_long is not None:
+        cached_price = price.cached_input_long
+    thinking_price = price.thinking if price.thinking is not None else output_price
+    cached = min(cached_tokens, prompt_tokens)
+    total = (
+        (prompt_tokens - cached) * input_price
+        + cached * cached_price
+        + output_tokens * output_price
+        + thinking_tokens * thinking_price
+    )
+    return total / 1_000_000
+
+
+class Pricer:
+    """Prices the calls of one gateway; warns once per model that has no price."""
+
+    def __init__(self, prices: Mapping[str, ModelPrice]) -> None:
+        self.prices = prices
+        self._unpriced: set[str] = set()
+
+    def cost(
+        self,
+        served: str,
+        requested: str,
+        *,
+        prompt_tokens: int,
+        cached_tokens: int,
+        output_tokens: int,
+        thinking_tokens: int,
+    ) -> float | None:
+        """USD of one call at the served model's price (else the requested one's)."""
+        price = price_for(self.prices, served) or price_for(self.prices, requested)
+        if price is None:
+            if requested not in self._unpriced:
+                self._unpriced.add(requested)
+                log.warning("no price for model %s: its calls are not costed", requested)
+            return None
+        return call_cost(
+            price,
+            prompt_tokens=prompt_tokens,
+            cached_tokens=cached_tokens,
+            output_tokens=output_tokens,
+            thinking_tokens=thinking_tokens,
+        )
