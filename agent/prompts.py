@@ -142,8 +142,8 @@ def alert_summary(alert: Alert) -> str:
 
 
 def alert_text(alert: Alert, max_chars: int = ALERT_RAW_CHARS) -> str:
-    """Summary plus the raw payload as JSON, cut to ``max_chars``."""
-    raw = json.dumps(alert.raw, ensure_ascii=False, indent=1, default=str)
+    """Summary plus the raw payload as compact JSON (no indentation: tokens cost), cut."""
+    raw = json.dumps(alert.raw, ensure_ascii=False, separators=(",", ":"), default=str)
     if len(raw) > max_chars:
         raw = raw[:max_chars] + f"\n... [{len(raw) - max_chars} more characters omitted]"
     return f"{alert_summary(alert)}\nraw payload:\n{raw}"

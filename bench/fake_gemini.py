@@ -11,7 +11,8 @@ against one server at once.
 
 Every call waits ``latency_s`` (per stage if a mapping is given) before answering,
 answers with ``usageMetadata`` computed from what was received (prompt tokens ≈
-characters / 4 of the system instruction, contents and tool declarations) and is
+characters / 4 of the system instruction, contents and tool declarations; cached
+tokens as Gemini's implicit cache would report them, ``bench.prompt_cache``) and is
 recorded as a ``CallRecord`` with its start and end (``time.monotonic``), so the
 benchmarks can compute the critical path from the server's side.
 """
@@ -30,6 +31,7 @@ from typing import Any
 from aiohttp import web
 
 from bench.loopback import serve
+from bench.prompt_cache import ImplicitCache
 
 STAGE_PREFIX = "socbot stage:"
 STEP_PREFIX = "socbot step:"
@@ -78,6 +80,7 @@ class GeminiRequest:
     stage: str
     body: dict[str, Any]
     system: str
+    prompt_text: str  # system instruction, tool declarations, contents: the cache's view
     prompt_chars: int  # system instruction + contents + tool declarations
     system_chars: int
     contents_chars: int
@@ -130,7 +133,8 @@ class CallRecord:
     prompt_tokens: int
     output_tokens: int
     thoughts_tokens: int
-    cached_tokens: int = 0
+    cached_tokens: int = 0  # reported as cached (a repeated prefix of at least the minimum)
+    repeated_tokens: int = 0  # the longest prefix an earlier request sent (cacheable)
     status: int = 200
 
 
@@ -142,6 +146,7 @@ class FakeGemini:
     latency_s: float | Mapping[str, float] = 0.3
     model_version: str = "gemini-2.5-flash"
     calls: list[CallRecord] = field(default_factory=list)
+    cache: ImplicitCache = field(default_factory=ImplicitCache)
     base_url: str = ""
     _runner: web.AppRunner | None = None
 
@@ -187,6 +192,9 @@ class FakeGemini:
             return _error(400, "INVALID_ARGUMENT", f"bench script: {exc}")
         await asyncio.sleep(self._latency(parsed.stage))
         record = _record(parsed, start, turn)
+        record.repeated_tokens, record.cached_tokens = self.cache.lookup(
+            parsed.model, parsed.prompt_text
+        )
         response = {
             "candidates": [
                 {
@@ -217,13 +225,15 @@ def parse_request(model: str, body: dict[str, Any]) -> GeminiRequest:
         line = task.lstrip().split("\n", 1)[0].strip()
         if line.startswith(STEP_PREFIX):
             stage = f"step {line[len(STEP_PREFIX) :].strip()}"
-    contents_chars = len(json.dumps(body.get("contents") or [], ensure_ascii=False))
-    tools_chars = len(json.dumps(body.get("tools") or [], ensure_ascii=False))
+    contents_json = json.dumps(body.get("contents") or [], ensure_ascii=False)
+    tools_json = json.dumps(body.get("tools") or [], ensure_ascii=False)
+    contents_chars, tools_chars = len(contents_json), len(tools_json)
     return GeminiRequest(
         model=model,
         stage=stage,
         body=body,
         system=system,
+        prompt_text=system + tools_json + contents_json,
         prompt_chars=len(system) + contents_chars + tools_chars,
         system_chars=len(system),
         contents_chars=contents_chars,
@@ -263,6 +273,9 @@ def _usage(record: CallRecord) -> dict[str, Any]:
     }
     if record.thoughts_tokens:
         usage["thoughtsTokenCount"] = record.thoughts_tokens
+    if record.cached_tokens:
+        usage["cachedContentTokenCount"] = record.cached_tokens
+        usage["cacheTokensDetails"] = [{"modality": "TEXT", "tokenCount": record.cached_tokens}]
     return usage
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
-from bench import bench_engine, bench_slack, scripts
+from bench import bench_cost, bench_engine, bench_slack, scripts
 from bench.common import remote, union_length
 from bench.fake_gemini import parse_request
+from bench.prompt_cache import ImplicitCache
 
 
 def test_union_length_merges_overlaps() -> None:
@@ -29,6 +31,37 @@ def test_fake_gemini_routes_on_the_stage_line() -> None:
     assert request.stage == "step s2"
     assert request.model_turns == 1
     assert request.prompt_chars > len("socbot stage: step s2")
+
+
+def test_fake_gemini_routes_steps_on_the_user_turn_and_keeps_the_system_stable() -> None:
+    body = {
+        "systemInstruction": {"parts": [{"text": "socbot stage: step\nYou are..."}]},
+        "contents": [{"role": "user", "parts": [{"text": "socbot step: s3\nData fence..."}]}],
+    }
+    assert parse_request("gemini-2.5-flash", body).stage == "step s3"
+
+
+def test_implicit_cache_serves_a_repeated_prefix_of_the_same_model_above_the_minimum() -> None:
+    cache = ImplicitCache()
+    stable = "x" * 4 * 3008  # 3008 tokens, 188 blocks of 16
+    assert cache.lookup("gemini-2.5-flash", stable + "alert A") == (0, 0)  # cold
+    assert cache.lookup("gemini-2.5-flash", stable + "alert B") == (3008, 3008)
+    assert cache.lookup("gemini-2.5-pro", stable + "alert B") == (0, 0)  # another model
+    short = "y" * 4 * 1000
+    cache.lookup("gemini-2.5-flash", short + "1")
+    assert cache.lookup("gemini-2.5-flash", short + "2") == (992, 0)  # under 2,048: not billed
+    cache.min_tokens = 512
+    assert cache.lookup("gemini-2.5-flash", short + "3") == (992, 992)
+
+
+async def test_cost_bench_tiny(tmp_path: Path) -> None:
+    out = await bench_cost.pair(tmp_path, "scc", "guardduty", latency_s=0.0)
+    cold, warm = out["cold"], out["warm"]
+    assert cold["status"] == warm["status"] == "concluded"
+    assert warm["stages"]["planner"]["cacheable_tokens"] > 1000  # the instructions repeat
+    assert warm["stages"]["all"]["cached_tokens"] > 0
+    assert warm["cost_usd_with_cache"] < warm["cost_usd_without_cache"]
+    assert warm["engine_reported_cost_usd"] == pytest.approx(warm["cost_usd_with_cache"], abs=2e-6)
 
 
 async def test_fake_gemini_speaks_the_rest_api() -> None:

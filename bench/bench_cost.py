@@ -1,0 +1,202 @@
+"""Cost benchmark (issue 12): how much of each prompt Gemini's implicit cache can serve,
+and what an investigation costs at list prices.
+
+::
+
+    .venv/bin/python -m bench.bench_cost            # ~20 s
+
+Two different alerts (the SCC XMRig finding and a GuardDuty finding, ``examples/alerts``)
+are investigated one after the other against one fake Gemini (``three_steps`` script:
+planner, 3 steps of 3 calls, reflector, concluder), in both orders. For the second
+investigation of each pair, per stage: prompt tokens, the *cacheable* tokens (the
+longest prefix an earlier request to the same model sent, whatever its size: the share
+the issue asks for) and the *cached* tokens the fake reports (that prefix when it
+reaches Gemini's documented minimum, ``bench.prompt_cache``). Cost per investigation at
+the list prices of ``config.settings.DEFAULT_PRICES``: with the cache as reported, and
+without any cache (every prompt token at the input price). The first investigation of
+each pair is reported too (cold cache: only its own repeats).
+
+Writes ``bench/results/engine_cost.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+from agent.alerts import parse_alert
+from agent.engine import Request
+from agent.pricing import call_cost, price_for
+from bench import scripts
+from bench.common import REPO, measure, print_table, remote, run_async, runtime, write_json
+from bench.fake_gemini import CallRecord
+from config.settings import DEFAULT_PRICES
+
+ALERTS = {
+    "scc": REPO / "examples" / "alerts" / "leveret-scc.json",
+    "guardduty": REPO / "examples" / "alerts" / "leveret-guardduty.json",
+}
+TARGET_SHARE = 0.70
+
+
+def request_for(name: str) -> Request:
+    alert = parse_alert(json.loads(ALERTS[name].read_text()))
+    return Request(
+        conversation_id=f"bench-{uuid.uuid4().hex}",
+        text=f"Investigate this {alert.source} alert: {alert.title}",
+        alert=alert,
+    )
+
+
+def cost(calls: list[CallRecord], *, cached: bool) -> float:
+    """USD at list prices; ``cached=False`` bills every prompt token as fresh input."""
+    total = 0.0
+    for c in calls:
+        price = price_for(DEFAULT_PRICES, c.model)
+        if price is None:
+            raise ValueError(f"no price for {c.model!r}")
+        total += call_cost(
+            price,
+            prompt_tokens=c.prompt_tokens,
+            cached_tokens=c.cached_tokens if cached else 0,
+            output_tokens=c.output_tokens,
+            thinking_tokens=c.thoughts_tokens,
+        )
+    return total
+
+
+def stage_rows(calls: list[CallRecord]) -> dict[str, dict[str, Any]]:
+    """Per stage (``step s1`` folded into ``step``) and ``all``: tokens and shares."""
+    out: dict[str, dict[str, Any]] = {}
+    for c in calls:
+        for stage in (c.stage.split(" ", 1)[0], "all"):
+            row = out.setdefault(
+                stage, {"calls": 0, "prompt_tokens": 0, "cacheable_tokens": 0, "cached_tokens": 0}
+            )
+            row["calls"] += 1
+            row["prompt_tokens"] += c.prompt_tokens
+            row["cacheable_tokens"] += min(c.repeated_tokens, c.prompt_tokens)
+            row["cached_tokens"] += c.cached_tokens
+    for row in out.values():
+        prompt = row["prompt_tokens"] or 1
+        row["cacheable_share"] = round(row["cacheable_tokens"] / prompt, 4)
+        row["cached_share"] = round(row["cached_tokens"] / prompt, 4)
+    return out
+
+
+def summary(calls: list[CallRecord], engine_cost: object) -> dict[str, Any]:
+    return {
+        "llm_calls": len(calls),
+        "stages": stage_rows(calls),
+        "cost_usd_with_cache": round(cost(calls, cached=True), 6),
+        "cost_usd_without_cache": round(cost(calls, cached=False), 6),
+        "engine_reported_cost_usd": engine_cost,
+    }
+
+
+async def pair(
+    tmp: Path, first: str, second: str, latency_s: float, min_tokens: int | None = None
+) -> dict[str, Any]:
+    """Investigate ``first`` then ``second`` on one fake Gemini (its cache shared)."""
+    async with (
+        remote(scripts.three_steps(), latency_s=latency_s) as rem,
+        runtime(rem, tmp) as (rt, timer),
+    ):
+        rem.gemini.cache.min_tokens = min_tokens
+        runs = [await measure(rt, timer, rem, request_for(name)) for name in (first, second)]
+    out: dict[str, Any] = {"order": [first, second]}
+    for label, result in zip(("cold", "warm"), runs, strict=True):
+        out[label] = {
+            "alert": first if label == "cold" else second,
+            "status": result.outcome.status,
+            **summary(result.calls, result.outcome.usage.get("cost_usd")),
+        }
+    return out
+
+
+def _usd(value: object) -> str:
+    return f"{value:.5f}" if isinstance(value, float) else "n/a"
+
+
+def report(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    rows: list[list[object]] = []
+    worst: dict[str, float] = {}
+    for p in pairs:
+        warm = p["warm"]
+        for stage, row in warm["stages"].items():
+            rows.append(
+                [
+                    " → ".join(p["order"]),
+                    stage,
+                    row["calls"],
+                    row["prompt_tokens"],
+                    row["cacheable_tokens"],
+                    f"{row['cacheable_share']:.1%}",
+                    f"{row['cached_share']:.1%}",
+                ]
+            )
+            worst[stage] = min(worst.get(stage, 1.0), row["cacheable_share"])
+    print_table(
+        "Cacheable share of prompt tokens, second investigation of each pair",
+        rows,
+        ["order", "stage", "calls", "prompt tok", "cacheable tok", "cacheable", "cached (billed)"],
+    )
+    cost_rows = [
+        [
+            " → ".join(p["order"]),
+            label,
+            p[label]["alert"],
+            f"{p[label]['cost_usd_without_cache']:.5f}",
+            f"{p[label]['cost_usd_with_cache']:.5f}",
+            _usd(p[label]["engine_reported_cost_usd"]),
+        ]
+        for p in pairs
+        for label in ("cold", "warm")
+    ]
+    print_table(
+        "Cost per investigation at list prices (USD)",
+        cost_rows,
+        ["order", "run", "alert", "no cache", "with cache", "engine reported"],
+    )
+    return {
+        "target": f"cacheable share of prompt tokens per stage >= {TARGET_SHARE:.0%} across two "
+        "different alerts (second investigation of a pair)",
+        "counted": "prompt tokens = ceil(chars / 4) of the JSON request the fake receives "
+        "(system instruction, tool declarations, contents); cacheable = the longest prefix "
+        "an earlier request to the same model sent, in 16-token blocks; cached = that "
+        "prefix when >= the model's documented minimum (2,048 tokens for 2.5 Flash)",
+        "prices": {k: v.model_dump() for k, v in DEFAULT_PRICES.items()},
+        "pairs": pairs,
+        "worst_cacheable_share_per_stage": worst,
+        "met": all(share >= TARGET_SHARE for share in worst.values()),
+    }
+
+
+async def main(latency_s: float, min_tokens: int | None) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="socbot-bench-") as d:
+        tmp = Path(d)
+        pairs = [
+            await pair(tmp, first, second, latency_s, min_tokens)
+            for first, second in (("scc", "guardduty"), ("guardduty", "scc"))
+        ]
+    result = {**report(pairs), "min_tokens_override": min_tokens}
+    write_json("engine_cost" if min_tokens is None else f"engine_cost_min{min_tokens}", result)
+    return result
+
+
+def cli() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--latency", type=float, default=0.02, help="seconds per model call")
+    parser.add_argument(
+        "--min-tokens", type=int, default=None, help="cache minimum instead of the documented one"
+    )
+    args = parser.parse_args()
+    run_async(lambda: main(args.latency, args.min_tokens))
+
+
+if __name__ == "__main__":
+    cli()
