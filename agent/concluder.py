@@ -71,6 +71,9 @@ class Conclusion(BaseModel):
     key_findings: list[KeyFinding]
     uncertainties: list[str] = Field(description="what was not checked or could not be settled")
     recommendations: list[str]
+    used_bullets: list[str] = Field(
+        default_factory=list, description="ids of the team playbook bullets this verdict relies on"
+    )
 
 
 async def conclude(

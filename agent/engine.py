@@ -27,6 +27,7 @@ import logging
 import time
 
 from agent import direct
+from agent import playbook_use as team
 from agent.classifier import classify
 from agent.concluder import (
     REWRITE_STAGE,
@@ -43,6 +44,7 @@ from agent.gateway import CallContext, LLMGateway
 from agent.grounding import check_conclusion
 from agent.history import History
 from agent.planner import Plan, make_plan
+from agent.playbook_use import PlaybookSource
 from agent.prompts import Prompts, Rendered, history_text
 from agent.review import Feedback, Review, Reviewer, Subject
 from agent.run import (
@@ -80,6 +82,7 @@ class Engine:
         investigations: InvestigationStore,
         settings: Settings,
         prompts: Prompts | None = None,
+        playbook: PlaybookSource | None = None,
     ) -> None:
         self.gateway = gateway
         self.registry = registry
@@ -89,6 +92,7 @@ class Engine:
         self.limits = settings.limits
         self.prompts = prompts or Prompts()
         self.reviewer = Reviewer(gateway, self.prompts, settings.review)
+        self.playbook = playbook
 
     async def run(self, request: Request, sink: Sink) -> Outcome:
         """Investigate or answer ``request``, emitting progress events to ``sink``."""
@@ -139,6 +143,7 @@ class Engine:
         return ("planned" if verdict.needs_plan else "direct"), verdict.reason
 
     async def _planned(self, run: Run) -> Outcome:
+        await team.load(run, self.playbook, self.settings.playbook)
         plan = await self._plan(run)
         waves = WaveRunner(self, run)
         try:
@@ -147,6 +152,8 @@ class Engine:
         finally:
             await waves.close_speculations()
         conclusion = await self._review(run, plan, insights, conclusion, by_model)
+        await team.cited(run, "concluder", conclusion.used_bullets)
+        await team.settle(run, self.playbook)
         summary = f"Objective: {plan.objective}\n\n{to_markdown(conclusion, None, run.limits_hit)}"
         await self.history.append(
             run.request.conversation_id, history_user_text(run.request), summary, run.id
@@ -180,6 +187,7 @@ class Engine:
             max_steps=self.limits.max_steps,
         )
         run.plan = plan
+        await team.cited(run, "planner", plan.used_bullets)
         run.record["plan_versions"].append(plan.model_dump())
         run.record["timings"]["plan_ms"] = ms_since(started)
         await run.sink.emit(PlanCreated(investigation_id=run.id, plan=plan.model_dump()))

@@ -90,6 +90,22 @@ class LLMCalled(Event):
     cost_usd: float | None = None  # at list prices; None when the model has no price
 
 
+class PlaybookSelected(Event):
+    """The team playbook's bullets chosen for this run (before planning)."""
+
+    type: Literal["playbook_selected"] = "playbook_selected"
+    bullets: list[dict[str, Any]]  # {id, score, reasons}
+    tokens: int
+
+
+class PlaybookUsed(Event):
+    """Bullets a stage says it relied on (only ids that were in its prompt)."""
+
+    type: Literal["playbook_used"] = "playbook_used"
+    stage: str
+    bullet_ids: list[str]
+
+
 class Answered(Event):
     """Direct mode's final answer."""
 

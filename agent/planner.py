@@ -41,6 +41,9 @@ class PlanDraft(BaseModel):
 
     objective: str = Field(description="the goal of this task, one or two sentences")
     steps: list[StepDraft]
+    used_bullets: list[str] = Field(
+        default_factory=list, description="ids of the team playbook bullets this plan relies on"
+    )
 
 
 class Step(BaseModel):
@@ -60,6 +63,7 @@ class Plan(BaseModel):
 
     objective: str
     steps: list[Step]
+    used_bullets: list[str] = Field(default_factory=list)
 
     def step(self, step_id: str) -> Step | None:
         """The step with this id, if any."""
@@ -133,6 +137,7 @@ def validate_plan(draft: PlanDraft, tool_names: Collection[str], max_steps: int)
             )
             for s in draft.steps
         ],
+        used_bullets=_unique(draft.used_bullets),
     )
 
 

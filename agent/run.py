@@ -150,8 +150,15 @@ async def open_run(
             "environment": settings.environment,
             "tables": settings.logs.tables,
             "now": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
+            "playbook": [],  # the team playbook's bullets, chosen before planning
         },
-        record={"timings": {}, "reflections": [], "waves": [], "plan_versions": []},
+        record={
+            "timings": {},
+            "reflections": [],
+            "waves": [],
+            "plan_versions": [],
+            "playbook": {"loaded": [], "used": [], "used_by": {}, "reasons": {}, "tokens": 0},
+        },
     )
     await fan.emit(
         Started(

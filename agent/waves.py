@@ -37,6 +37,7 @@ from agent.errors import AgentError, BudgetExceeded, DeadlineExceeded
 from agent.events import PlanUpdated, Reflected, StepFinished, StepStarted
 from agent.executor import StepResult, run_step
 from agent.planner import Plan, Step
+from agent.playbook import for_step
 from agent.prompts import alert_summary
 from agent.reflector import apply_updates, reflect
 from agent.run import Run, ms_since
@@ -164,6 +165,7 @@ class WaveRunner:
                     ],
                     "tool_catalogue": self.engine.registry.catalogue_text(step.tools),
                     "max_calls": self.limits.max_tool_calls_per_step,
+                    "playbook": for_step(self.run.variables["playbook"], step.tools),
                 },
             )
             result = await run_step(

@@ -31,6 +31,7 @@ from config.settings import ConfigError, Settings
 from store.conversations import ConversationStore
 from store.db import Database
 from store.investigations import InvestigationStore
+from store.playbook import PlaybookStore
 from tools.base import ToolRegistry
 from tools.setup import build_registry
 
@@ -91,6 +92,7 @@ async def open_runtime(
             registry=registry,
             history=history,
             investigations=investigations,
+            playbook=PlaybookStore(db),
         )
         log.info("runtime ready: %d tools, database %s", len(registry.names()), _db_name(db))
         yield Runtime(

@@ -217,6 +217,37 @@ class SlackSettings(Section):
     max_alert_bytes: int = 256 * 1024
 
 
+class PlaybookSettings(Section):
+    """Selecting the team playbook's active bullets for a prompt (agent/playbook.py)."""
+
+    enabled: bool = True
+    max_bullets: int = Field(8, ge=0, description="bullets per investigation, at most")
+    max_tokens: int = Field(1200, ge=0, description="size of the playbook section, at most")
+    prior_helpful: float = Field(
+        1.0, ge=0, description="prior helpful count: a new bullet is not ignored"
+    )
+    prior_harmful: float = Field(1.0, ge=0, description="prior harmful count")
+
+
+class LearningSettings(Section):
+    """Learning from analysts' feedback: Reflector + Curator, under human review."""
+
+    enabled: bool = True
+    reflection_rounds: int = Field(1, ge=1, le=5, description="Reflector passes (seed 001 req 8)")
+    review_channel: str | None = Field(
+        None, description="channel id where proposals are posted; none = CLI review only"
+    )
+    approvers: list[str] = Field(
+        default_factory=list,
+        description="Slack user ids who may approve, edit or reject proposals; empty = nobody "
+        "in Slack (use `socbot playbook`)",
+    )
+    auto_approve: bool = Field(False, description="proposals become active without review")
+    token_budget: int = Field(60_000, ge=1000, description="tokens per learning run")
+    deadline_s: float = Field(180.0, gt=0, description="wall clock per learning run")
+    max_evidence_chars: int = Field(600, ge=100, description="evidence shown per proposal")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SOCBOT_", env_nested_delimiter="__", extra="forbid", toml_file=None
@@ -234,6 +265,8 @@ class Settings(BaseSettings):
     logs: LogSettings = LogSettings()
     intel: IntelSettings = IntelSettings()
     slack: SlackSettings = SlackSettings()
+    playbook: PlaybookSettings = PlaybookSettings()
+    learning: LearningSettings = LearningSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -1,0 +1,163 @@
+"""Learning runs (``learning_runs``) and the playbook metrics of seed 002.
+
+Every Reflector + Curator pass is a row: ``running`` when it starts, then ``done``
+with its result (reflection, operations, proposals) or ``failed`` with the error, so
+a failure is on record and nothing is lost (the feedback it started from stays in
+``feedback``). ``metrics`` computes what ``socbot playbook stats`` prints.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+
+from store.db import Database
+from store.models import Bullet, Feedback, Investigation, LearningRun, utcnow
+
+
+class LearningStore:
+    """Queries on ``learning_runs``."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def start(self, investigation_id: str) -> int:
+        """Record that a learning run started; returns its id."""
+        async with self.db.session() as session:
+            row = LearningRun(investigation_id=investigation_id, status="running")
+            session.add(row)
+            await session.flush()
+            return row.id
+
+    async def finish(
+        self,
+        run_id: int,
+        *,
+        status: str,
+        result: dict[str, Any] | None = None,
+        error: str | None = None,
+        tokens: int = 0,
+    ) -> None:
+        """Store how the run ended."""
+        async with self.db.session() as session:
+            await session.execute(
+                update(LearningRun)
+                .where(LearningRun.id == run_id)
+                .values(
+                    status=status, result=result, error=error, tokens=tokens, finished_at=utcnow()
+                )
+            )
+
+    async def runs(self, investigation_id: str | None = None) -> list[dict[str, Any]]:
+        """Learning runs, oldest first (of one investigation when given)."""
+        query = select(LearningRun).order_by(LearningRun.id)
+        if investigation_id is not None:
+            query = query.where(LearningRun.investigation_id == investigation_id)
+        async with self.db.session() as session:
+            return [
+                {
+                    "id": r.id,
+                    "investigation_id": r.investigation_id,
+                    "status": r.status,
+                    "error": r.error,
+                    "result": r.result,
+                    "tokens": r.tokens,
+                }
+                for r in await session.scalars(query)
+            ]
+
+
+def _since(db: Database, days: int) -> datetime:
+    cutoff = utcnow() - timedelta(days=days)
+    return cutoff.replace(tzinfo=None) if db.is_sqlite else cutoff
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return round(part / whole, 3) if whole else None
+
+
+def _mean(values: list[int]) -> float | None:
+    return round(sum(values) / len(values), 1) if values else None
+
+
+async def metrics(db: Database, *, days: int = 90) -> dict[str, Any]:
+    """Seed 002's metrics over the last ``days`` days.
+
+    ``hit_rate``: bullets the model cited / bullets loaded. ``agreement``: share of
+    analyst votes saying the verdict was right, for investigations with and without
+    playbook bullets in their prompts. ``corrections_per_week``: 👎 votes and written
+    corrections per ISO week. ``tokens``: mean tokens per planned investigation.
+    """
+    since = _since(db, days)
+    async with db.session() as session:
+        statuses = dict(
+            (await session.execute(select(Bullet.status, func.count()).group_by(Bullet.status)))
+            .tuples()
+            .all()
+        )
+        runs = list(
+            (
+                await session.execute(
+                    select(Investigation.id, Investigation.record, Investigation.usage).where(
+                        Investigation.created_at >= since, Investigation.mode == "planned"
+                    )
+                )
+            ).tuples()
+        )
+        votes = list(
+            (
+                await session.execute(
+                    select(Feedback.investigation_id, Feedback.value, Feedback.created_at).where(
+                        Feedback.created_at >= since
+                    )
+                )
+            ).tuples()
+        )
+        learning = dict(
+            (
+                await session.execute(
+                    select(LearningRun.status, func.count())
+                    .where(LearningRun.created_at >= since)
+                    .group_by(LearningRun.status)
+                )
+            )
+            .tuples()
+            .all()
+        )
+    with_bullets: set[str] = set()
+    loaded = used = 0
+    tokens: dict[str, list[int]] = {"with": [], "without": []}
+    for inv_id, record, usage in runs:
+        book = (record or {}).get("playbook") or {}
+        n_loaded, n_used = len(book.get("loaded") or []), len(book.get("used") or [])
+        loaded, used = loaded + n_loaded, used + n_used
+        if n_loaded:
+            with_bullets.add(inv_id)
+        total = (usage or {}).get("total_tokens")
+        if isinstance(total, int):
+            tokens["with" if n_loaded else "without"].append(total)
+    agree: dict[str, Counter[str]] = {"with": Counter(), "without": Counter()}
+    weeks: Counter[str] = Counter()
+    for inv_id, value, at in votes:
+        agree["with" if inv_id in with_bullets else "without"][value] += 1
+        if value == "incorrect":
+            year, week, _ = at.isocalendar()
+            weeks[f"{year}-W{week:02d}"] += 1
+    return {
+        "days": days,
+        "bullets": {s: int(n) for s, n in sorted(statuses.items())},
+        "investigations": len(runs),
+        "with_bullets": len(with_bullets),
+        "bullets_loaded_per_investigation": _rate(loaded, len(runs)),
+        "hit_rate": _rate(used, loaded),
+        "agreement": {
+            key: {"votes": sum(c.values()), "rate": _rate(c["correct"], sum(c.values()))}
+            for key, c in agree.items()
+        },
+        "corrections_per_week": dict(sorted(weeks.items())),
+        "tokens_per_investigation": {k: _mean(v) for k, v in tokens.items()},
+        "learning_runs": {s: int(n) for s, n in sorted(learning.items())},
+    }

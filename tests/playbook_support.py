@@ -1,0 +1,131 @@
+"""Helpers for the playbook tests: a small engine with a scripted model and real stores."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.alerts import Alert, parse_alert
+from agent.engine import Engine, Outcome, Request
+from agent.events import NullSink
+from agent.gateway import LLMGateway
+from agent.history import History
+from config.settings import Settings
+from store.db import Database
+from store.investigations import InvestigationStore
+from store.playbook import PlaybookBullet, PlaybookStore, Triggers, new_id
+from tests.fakes.model import ModelRequest, ScriptedModel, json_response
+from tests.fakes.model import text_response as text
+from tools.base import RunContext, Tool, ToolRegistry
+
+ALERTS = Path(__file__).parent / "fixtures" / "alerts"
+
+
+def load_alert(name: str) -> Alert:
+    """A genuine sample alert from tests/fixtures/alerts (see the NOTICE there)."""
+    return parse_alert(json.loads((ALERTS / name).read_text()))
+
+
+async def lookup_ip(ctx: RunContext[None], ip: str) -> dict[str, Any]:
+    """Threat intelligence verdict for an IP address."""
+    return {"ip": ip, "verdict": "unknown"}
+
+
+async def query_logs(ctx: RunContext[None], sql: str) -> dict[str, Any]:
+    """Run one read-only SQL query over the log tables."""
+    return {"rows": [{"n": 3}]}
+
+
+def registry() -> ToolRegistry:
+    reg = ToolRegistry(result_chars=2000)
+    reg.add(Tool(lookup_ip, None))
+    reg.add(Tool(query_logs, None))
+    return reg
+
+
+CONCLUSION: dict[str, Any] = {
+    "verdict": "true_positive",
+    "severity": "high",
+    "confidence": "medium",
+    "summary": "The instance queried a drop-point domain.",
+    "key_findings": [{"finding": "DNS query to a drop point", "evidence": "GuardDuty finding"}],
+    "uncertainties": [],
+    "recommendations": ["Isolate the instance"],
+}
+
+
+def planned_script(
+    *, plan_cites: list[str] | None = None, conclusion: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One step (intel lookup), one reflection, one conclusion."""
+    plan = {
+        "objective": "Decide whether the instance talked to a malicious host",
+        "steps": [
+            {
+                "id": "s1",
+                "description": "Look up the remote IP",
+                "tools": ["lookup_ip"],
+                "expected": "a verdict",
+                "depends_on": [],
+            }
+        ],
+        "used_bullets": plan_cites or [],
+    }
+    return {
+        "classifier": [json_response({"needs_plan": True, "reason": "investigate"})],
+        "planner": [json_response(plan)],
+        "step": lambda _r: text("checked the IP: unknown"),
+        "reflector": [json_response({"achieved": True, "insights": [], "plan_updates": []})],
+        "concluder": [json_response(conclusion or CONCLUSION)],
+    }
+
+
+@dataclass
+class Lab:
+    db: Database
+    settings: Settings
+    store: PlaybookStore
+    investigations: InvestigationStore
+
+    def engine(self, model: ScriptedModel) -> Engine:
+        return Engine(
+            gateway=LLMGateway(model, self.settings.gemini),
+            registry=registry(),
+            history=History(self.db, self.settings.limits),
+            investigations=self.investigations,
+            settings=self.settings,
+            playbook=self.store,
+        )
+
+    async def investigate(
+        self,
+        alert: Alert | None,
+        script: dict[str, Any] | None = None,
+        *,
+        text: str = "Investigate this alert",
+        conversation_id: str = "slack:CSOC00001:1700000100.000100",
+    ) -> tuple[Outcome, ScriptedModel]:
+        model = ScriptedModel(script or planned_script())
+        request = Request(conversation_id=conversation_id, text=text, alert=alert)
+        outcome = await self.engine(model).run(request, NullSink())
+        return outcome, model
+
+
+def prompt_text(request: ModelRequest) -> str:
+    """The whole prompt of one call: system instruction and every content part."""
+    parts = [p.text or "" for c in request.contents for p in c.parts or []]
+    return request.system + "\n" + "\n".join(parts)
+
+
+def bullet(content: str, **fields: Any) -> PlaybookBullet:
+    """An active bullet (override with ``status=...``, ``triggers=Triggers(...)``...)."""
+    values: dict[str, Any] = {
+        "id": new_id(),
+        "content": content,
+        "status": "active",
+        "triggers": Triggers(),
+    }
+    values.update(fields)
+    return PlaybookBullet(**values)
