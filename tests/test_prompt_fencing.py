@@ -116,6 +116,7 @@ def stage_variables(fence: Fence) -> dict[str, dict[str, Any]]:
         "max_calls": 4,
         "max_steps": 6,
         "max_tool_calls": 4,
+        "playbook": [],  # approved bullets (tests/test_playbook.py); none here
     }
     done, failed = _step("s1", "done", t), _step("s2", "failed", t)
     pending, cancelled = _step("s3", "pending", t), _step("s4", "cancelled", t)
