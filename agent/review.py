@@ -72,14 +72,48 @@ class Review(BaseModel):
     note: str = Field("", description="why the review stopped early, when it did")
     drafts: list[dict[str, Any]] = Field(default_factory=list, description="every draft")
 
+    @property
+    def shown(self) -> bool:
+        """Whether there is a check to show (not for a skipped review)."""
+        return self.status != "skipped"
+
+    def verification(self) -> str:
+        """``5 of 5 findings verified against tool results``: what Slack shows."""
+        if self.kind == "answer":
+            missing = sum(len(f.problems) for f in self.unverified)
+            if not missing:
+                return "every value quoted was found in this answer's tool results"
+            plural = "s" if missing != 1 else ""
+            return f"{missing} quoted value{plural} not found in this answer's tool results"
+        return f"{self.verified} of {self.findings} findings verified against tool results"
+
     def headline(self) -> str:
-        """``5 of 5 findings verified against tool results`` (and the critic's score)."""
-        text = f"{self.verified} of {self.findings} findings verified against tool results"
+        """The verification plus the critic's score and the outcome, for the terminal."""
+        text = self.verification()
         if self.score is not None:
             text += f" · critic score {self.score:.2f}"
         if self.status == "rewritten":
             text += " · rewritten after review"
+        elif self.status == "failed":
+            text += f" · review incomplete ({self.note})"
         return text
+
+    def problems_of(self, index: int) -> list[str]:
+        """Why finding ``index`` is unverified (empty when it is verified)."""
+        return next((f.problems for f in self.unverified if f.index == index), [])
+
+
+def review_markdown(review: Review) -> str:
+    """The review for a terminal: verification, critic score and criteria, what was flagged."""
+    lines = [f"**Review:** {review.headline()}"]
+    if review.criteria is not None:
+        scores = ", ".join(f"{k} {v:.2f}" for k, v in review.criteria.model_dump().items())
+        lines.append(f"Critic criteria: {scores}")
+    what = "answer" if review.kind == "answer" else "key finding {n}"
+    for f in review.unverified:
+        lines.append(f"- ⚠️ {what.format(n=f.index + 1)}: {'; '.join(f.problems)}")
+    lines += [f"- ⚠️ {p}" for p in review.verdict_problems]
+    return "\n".join(lines)
 
 
 @dataclass

@@ -45,6 +45,7 @@ from agent.events import (
     ToolCalled,
 )
 from agent.planner import Plan, StepStatus
+from agent.review import Review
 from bot.escape import escape, mrkdwn
 from bot.pacer import Pacer
 from bot.render import (
@@ -82,6 +83,8 @@ class OutcomeView(Protocol):
     def limits_hit(self) -> list[str]: ...
     @property
     def error(self) -> str | None: ...
+    @property
+    def review(self) -> Review | None: ...
 
 
 async def post_in_thread(
@@ -347,12 +350,14 @@ class SlackProgress:
                 investigation_id=outcome.investigation_id,
                 limits_hit=list(outcome.limits_hit),
                 indicators=self.indicators,
+                review=outcome.review,
             )
         elif outcome.answer:
             messages += answer_messages(
                 outcome.answer,
                 investigation_id=outcome.investigation_id,
                 indicators=self.indicators,
+                review=outcome.review,
             )
         if outcome.status == "failed":
             messages.append(error_message(outcome.error or "The investigation failed."))

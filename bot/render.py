@@ -20,6 +20,7 @@ from typing import Any
 from agent.alerts import Alert
 from agent.concluder import VERDICT_LABELS, Conclusion
 from agent.planner import Plan
+from agent.review import Review
 from bot.escape import escape, mrkdwn, plain
 
 Block = dict[str, Any]
@@ -237,8 +238,14 @@ def conclusion_messages(
     investigation_id: str,
     limits_hit: list[str],
     indicators: Sequence[str] = (),
+    review: Review | None = None,
 ) -> list[Message]:
-    """The verdict as Block Kit, split into as many messages as Slack's limits need."""
+    """The verdict as Block Kit, split into as many messages as Slack's limits need.
+
+    With a ``review``, the key findings say how many were verified against the tool
+    results, and each unverified one carries ⚠️ and the reason.
+    """
+    review = review if review is not None and review.shown else None
     ind = tuple(indicators)
     sev = SEVERITY_EMOJI.get(conclusion.severity, "•")
     blocks: list[Block] = [
@@ -254,13 +261,19 @@ def conclusion_messages(
     ]
     if conclusion.key_findings:
         blocks += [{"type": "divider"}, *_sections("*Key findings*")]
-        for kf in conclusion.key_findings:
+        if review is not None:
+            blocks.append(_review_context(review))
+        for n, kf in enumerate(conclusion.key_findings):
             evidence = mrkdwn(kf.evidence, ind)
             text = f"• {mrkdwn(kf.finding, ind)}"
             if evidence:
                 sep = "\n" if "\n" in evidence else " "
                 text += f"\n   _Evidence:_{sep}{evidence}"
+            if problems := (review.problems_of(n) if review is not None else []):
+                text += f"\n   ⚠️ _Unverified:_ {mrkdwn('; '.join(problems), ind)}"
             blocks += _sections(text)
+    elif review is not None and review.verdict_problems:
+        blocks.append(_review_context(review))
     if conclusion.uncertainties:
         lines = "\n".join(f"• {mrkdwn(u, ind)}" for u in conclusion.uncertainties)
         blocks += _sections(lines, heading="*Uncertainties / not checked*")
@@ -276,11 +289,34 @@ def conclusion_messages(
     return _continued(_pack(blocks, tail), _fallback(fallback))
 
 
+def _review_context(review: Review) -> Block:
+    """``🔎 4 of 5 findings verified against tool results`` plus verdict-rule problems."""
+    icon = "🔎" if review.verified == review.findings else "⚠️"
+    texts = [f"{icon} {escape(review.verification())}"]
+    texts += [f"⚠️ {escape(p)}" for p in review.verdict_problems]
+    if review.status == "failed":
+        texts.append("the review could not finish; shown as written")
+    return _context(*texts)
+
+
 def answer_messages(
-    text: str, *, investigation_id: str | None = None, indicators: Sequence[str] = ()
+    text: str,
+    *,
+    investigation_id: str | None = None,
+    indicators: Sequence[str] = (),
+    review: Review | None = None,
 ) -> list[Message]:
-    """A direct answer (Markdown from the model), split like the conclusion."""
+    """A direct answer (Markdown from the model), split like the conclusion.
+
+    With a ``review`` of the answer, a note says whether its quoted values were
+    found in its tool results, and which were not.
+    """
     blocks = _sections(mrkdwn(text, indicators)) or _sections("_(no answer)_")
+    if review is not None and review.shown:
+        missing = [p for f in review.unverified for p in f.problems]
+        blocks.append(_review_context(review))
+        if missing:
+            blocks += _sections("⚠️ _Unverified:_ " + mrkdwn("; ".join(missing), indicators))
     tail = [_context(f"investigation `{escape(investigation_id)}`")] if investigation_id else []
     return _continued(_pack(blocks, tail), _fallback(mrkdwn(text, indicators)))
 

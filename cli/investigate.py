@@ -27,6 +27,7 @@ from agent.alerts import Alert, parse_alert
 from agent.concluder import to_markdown
 from agent.engine import Outcome, Request
 from agent.errors import AgentError
+from agent.review import review_markdown
 from cli.app import app, fail, load_settings_or_exit, one_line
 from cli.progress import TerminalProgress
 from cli.runtime import open_runtime
@@ -51,6 +52,7 @@ RECORD_ORDER = (
     "steps",
     "reflections",
     "conclusion",
+    "review",
     "answer",
     "usage",
     "timings",
@@ -234,11 +236,15 @@ def _chat_loop(
 
 
 def _print_outcome(outcome: Outcome) -> None:
-    """The answer or conclusion on stdout (failures were shown by the progress sink)."""
+    """The answer or conclusion on stdout (failures were shown by the progress sink),
+    followed by how the review checked it."""
+    review = ""
+    if outcome.review is not None and outcome.review.shown:
+        review = "\n\n" + review_markdown(outcome.review)
     if outcome.answer is not None:
-        _print_markdown(outcome.answer)
+        _print_markdown(outcome.answer + review)
     elif outcome.conclusion is not None:
-        _print_markdown(to_markdown(outcome.conclusion, outcome.plan, outcome.limits_hit))
+        _print_markdown(to_markdown(outcome.conclusion, outcome.plan, outcome.limits_hit) + review)
 
 
 def _print_markdown(text: str) -> None:

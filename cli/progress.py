@@ -26,11 +26,13 @@ from agent.events import (
     PlanCreated,
     PlanUpdated,
     Reflected,
+    Reviewed,
     Started,
     StepFinished,
     StepStarted,
     ToolCalled,
 )
+from agent.review import Review
 
 _ICONS = {
     "pending": ("○", "dim"),
@@ -150,6 +152,9 @@ class TerminalProgress:
                 f"{event.prompt_tokens}+{event.output_tokens}+{event.thinking_tokens} tokens, "
                 f"{event.latency_ms:.0f} ms[/]"
             )
+        elif isinstance(event, Reviewed):
+            review = Review.model_validate(event.review)
+            self._print(f"[magenta]review[/]: {escape(review.headline())}")
         elif isinstance(event, Concluded):
             for limit in event.limits_hit:
                 self._print(f"[yellow]limit reached:[/] {escape(limit)}")

@@ -265,9 +265,16 @@ CONCLUSION = {
     "severity": "high",
     "confidence": "medium",
     "summary": "A Tor exit node signed in with valid credentials.",
-    "key_findings": [{"finding": "Sign-in from a Tor exit", "evidence": "step s1"}],
+    "key_findings": [
+        {"finding": "Sign-in from a Tor exit", "evidence": "step s1", "evidence_refs": ["s1#1"]}
+    ],
     "uncertainties": ["MFA logs were not checked"],
     "recommendations": ["Reset the user's credentials"],
+}
+CRITIQUE = {
+    "score": 0.9,
+    "criteria": {"answers_objective": 1.0, "grounded": 0.9, "consistent": 0.9, "actionable": 0.8},
+    "issues": [],
 }
 
 
@@ -304,6 +311,7 @@ def investigation_model() -> ScriptedModel:
                 json_response({"achieved": True, "insights": ["key created"], "plan_updates": []}),
             ],
             "concluder": [json_response(CONCLUSION)],
+            "critic": [json_response(CRITIQUE)],
         }
     )
 
@@ -325,8 +333,14 @@ def test_investigate_json_end_to_end(
     assert "Tor exit node" in record["steps"][0]["findings"]
     assert [r["insights"] for r in record["reflections"]] == [["Tor exit"], ["key created"]]
     assert record["conclusion"]["verdict"] == "true_positive"
+    review = record["review"]
+    assert (review["status"], review["verified"], review["findings"]) == ("passed", 1, 1)
+    assert (review["score"], review["rewrites"]) == (0.9, 0)
+    assert review["criteria"] == CRITIQUE["criteria"]
+    assert list(record).index("review") == list(record).index("conclusion") + 1
     usage = record["usage"]
-    assert usage["llm_calls"] == 7
+    assert usage["llm_calls"] == 8
+    assert usage["stages"]["critic"]["calls"] == 1
     assert set(usage["stages"]) >= {"planner", "reflector", "concluder"}
     assert usage["total_tokens"] > 0
     assert record["timings"]["total_ms"] > 0
@@ -365,6 +379,10 @@ def test_investigate_prints_markdown_conclusion(
     assert result.exit_code == 0, result.output
     assert "**Verdict:**" in result.stdout
     assert "Reset the user's credentials" in result.stdout
+    review = "1 of 1 findings verified against tool results · critic score 0.90"
+    assert f"**Review:** {review}" in result.stdout
+    assert "Critic criteria: answers_objective 1.00, grounded 0.90" in result.stdout
+    assert f"review: {review}" in result.stderr  # the progress line
     assert "▶ s1" not in result.stdout, "progress stays on stderr"
     assert "Assess the source IP" in result.stderr
 

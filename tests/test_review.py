@@ -12,7 +12,7 @@ from typing import Any
 from google.genai import types
 
 from agent.errors import LLMUnavailable
-from agent.review import Review
+from agent.review import Review, review_markdown
 from config.settings import ReviewSettings
 from store.db import Database
 from store.investigations import InvestigationStore
@@ -206,6 +206,11 @@ async def test_nonexistent_reference_is_flagged(db: Database) -> None:
         "cites 's7#2', which is not a tool call of this investigation"
     ]
     assert len(h.model.requests_for("concluder")) == 1
+    assert review_markdown(review).splitlines() == [
+        "**Review:** 0 of 1 findings verified against tool results · critic score 0.90",
+        "Critic criteria: answers_objective 0.90, grounded 0.90, consistent 0.90, actionable 0.90",
+        "- ⚠️ key finding 1: cites 's7#2', which is not a tool call of this investigation",
+    ]
 
 
 async def test_citing_a_failed_call_or_nothing_is_flagged(db: Database) -> None:

@@ -83,6 +83,13 @@ CONCLUSION = {
 }
 
 
+CRITIQUE = {
+    "score": 0.9,
+    "criteria": {"answers_objective": 0.9, "grounded": 0.9, "consistent": 0.9, "actionable": 0.8},
+    "issues": [],
+}
+
+
 def alert_model() -> dict[str, Any]:
     return {
         "planner": [json_response(PLAN)],
@@ -93,6 +100,7 @@ def alert_model() -> dict[str, Any]:
             json_response({"achieved": True, "insights": ["lateral SSH"], "plan_updates": []}),
         ],
         "concluder": [json_response(CONCLUSION)],
+        "critic": [json_response(CRITIQUE)],
     }
 
 
@@ -178,6 +186,7 @@ async def test_webhook_alert_to_conclusion_then_follow_up_from_history(
         ]
         investigation_id = actions[0]["elements"][0]["value"]
         assert "Isolate web-server-prod-01" in blocks_text(conclusion)
+        assert "🔎 1 of 1 findings verified against tool results" in blocks_text(conclusion)
 
         # the verdict is written back to the alert
         stored = await AlertStore(h.db).get(alert_id)

@@ -27,6 +27,7 @@ from agent.events import (
     ToolCalled,
 )
 from agent.planner import Plan, Step
+from agent.review import Review
 from bot.pacer import Pacer
 from bot.progress import SlackProgress
 from tests.fakes.slack_api import Call, FakeSlackAPI
@@ -91,6 +92,7 @@ class FakeOutcome:
     plan: Plan | None = None
     limits_hit: list[str] = field(default_factory=list)
     error: str | None = None
+    review: Review | None = None
 
 
 def run_events(plan: Plan) -> list[Event]:

@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 from agent.alerts import Alert, Indicator
 from agent.concluder import Conclusion, KeyFinding
+from agent.grounding import FindingCheck
 from agent.planner import Plan, Step
+from agent.review import Review
 from bot.render import (
     HEADER_CHARS,
     MAX_BLOCKS,
@@ -132,9 +134,32 @@ def assert_slack_safe(messages: list[dict[str, Any]]) -> None:
                 assert block["text"]["text"].count("```") % 2 == 0
 
 
+def review() -> Review:
+    """The review of ``conclusion()``: the past-alert finding cites a call that never ran."""
+    return Review(
+        status="kept",
+        findings=3,
+        verified=2,
+        unverified=[
+            FindingCheck(
+                index=2,
+                verified=False,
+                refs=["s3#4"],
+                problems=["cites 's3#4', which is not a tool call of this investigation"],
+            )
+        ],
+        score=0.75,
+        rewrites=1,
+    )
+
+
 def test_conclusion_golden() -> None:
     messages = conclusion_messages(
-        conclusion(), investigation_id="inv-7f3a", limits_hit=[], indicators=INDICATORS
+        conclusion(),
+        investigation_id="inv-7f3a",
+        limits_hit=[],
+        indicators=INDICATORS,
+        review=review(),
     )
     assert len(messages) == 1
     assert_slack_safe(messages)
@@ -153,6 +178,49 @@ def test_conclusion_leads_with_verdict_and_ends_with_feedback_buttons() -> None:
         ("feedback_correct", "inv-7f3a"),
         ("feedback_incorrect", "inv-7f3a"),
     ]
+
+
+def test_review_marks_unverified_findings_and_counts_the_verified() -> None:
+    [message] = conclusion_messages(
+        conclusion(), investigation_id="inv-7f3a", limits_hit=[], review=review()
+    )
+    texts = [json.dumps(b, ensure_ascii=False) for b in message["blocks"]]
+    [count] = [t for t in texts if "findings verified" in t]
+    assert "⚠️ 2 of 3 findings verified against tool results" in count
+    flagged = [t for t in texts if "Unverified" in t]
+    assert len(flagged) == 1 and "No earlier alerts" in flagged[0]
+    assert "cites 's3#4', which is not a tool call of this investigation" in flagged[0]
+
+    passed = review().model_copy(update={"verified": 3, "unverified": [], "status": "passed"})
+    [message] = conclusion_messages(
+        conclusion(), investigation_id="inv-7f3a", limits_hit=[], review=passed
+    )
+    text = json.dumps(message["blocks"], ensure_ascii=False)
+    assert "🔎 3 of 3 findings verified against tool results" in text and "Unverified" not in text
+    skipped = Review(status="skipped", note="the review is turned off")
+    [message] = conclusion_messages(
+        conclusion(), investigation_id="inv-7f3a", limits_hit=[], review=skipped
+    )
+    assert "verified" not in json.dumps(message["blocks"])
+
+
+def test_answer_review_names_values_not_found() -> None:
+    flagged = Review(
+        status="kept",
+        kind="answer",
+        findings=1,
+        unverified=[
+            FindingCheck(
+                index=0,
+                verified=False,
+                problems=["ipv4 '198.51.100.23' does not appear in the cited tool results"],
+            )
+        ],
+    )
+    [message] = answer_messages("It is bad.", investigation_id="inv-1", review=flagged)
+    text = json.dumps(message["blocks"], ensure_ascii=False)
+    assert "1 quoted value not found in this answer's tool results" in text
+    assert "⚠️ _Unverified:_ ipv4 '198.51.100[.]23'" in text  # defanged like every IP
 
 
 def test_plan_and_notice_goldens() -> None:
