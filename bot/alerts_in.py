@@ -8,7 +8,10 @@ channel is not an alert. The result is handed to ``agent.alerts.parse_alert``:
   the text, an attachment or a block), that object is the alert — GuardDuty, SCC
   and generic formats are recognised by the parser;
 * otherwise a generic alert ``{title, severity, description, fields, link, slack}``
-  is assembled from attachment titles/fields/colours and header/section blocks.
+  is assembled from attachment titles/fields/colours and header/section blocks, with
+  Slack mrkdwn (`` `High` ``, ``*bold*``, ``<url|label>``) taken off the values.
+
+The posting bot's or integration's own name (``posted_by``) is never an indicator.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from agent.alerts import Alert, parse_alert
+from agent.catalogue import Catalogue
 from store.alerts import AlertStore
 
 log = logging.getLogger(__name__)
@@ -27,6 +32,9 @@ _FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 _COLOR_SEVERITY = {"danger": "high", "#ff0000": "high", "warning": "medium", "good": "low"}
 _SEVERITY_KEYS = ("severity", "priority", "risk", "level")
 _MAX_TEXT = 4000
+_LINK = re.compile(r"<(?:[^|>]*\|)?([^>]*)>")
+_MARKS = re.compile(r"(?<![\w])([*_~`]+)(\S(?:.*?\S)?)\1(?![\w])", re.DOTALL)
+_BLOCK_FIELD = re.compile(r"^\s*\*([^*\n]{1,60})\*\s*:?\s*(.*)$", re.DOTALL)
 
 
 def is_integration_message(event: dict[str, Any]) -> bool:
@@ -48,6 +56,24 @@ def alert_from_message(event: dict[str, Any]) -> tuple[dict[str, Any], str | Non
     if not built["title"] and not built["description"] and not built["fields"]:
         return None  # nothing to investigate (e.g. an empty bot ping)
     return built, "generic"
+
+
+def posted_by(event: dict[str, Any]) -> list[str]:
+    """The names the posting bot or integration goes by (never indicators)."""
+    profile = event.get("bot_profile")
+    names = [event.get("username"), profile.get("name") if isinstance(profile, dict) else None]
+    for att in event.get("attachments") or []:
+        if isinstance(att, dict):
+            names += [att.get("author_name"), att.get("footer")]
+    return [n.strip() for n in names if isinstance(n, str) and n.strip()]
+
+
+def plain_text(text: str) -> str:
+    """Slack mrkdwn taken off: ``<url|label>`` → label, `` `x` ``/``*x*``/``_x_`` → x."""
+    text = _LINK.sub(lambda m: m.group(1), text)
+    for _ in range(3):  # nested marks: *`High`*
+        text = _MARKS.sub(lambda m: m.group(2), text)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").strip()
 
 
 def _texts(event: dict[str, Any]) -> list[str]:
@@ -94,11 +120,7 @@ def _embedded_json(event: dict[str, Any]) -> dict[str, Any] | None:
 def _generic(event: dict[str, Any]) -> dict[str, Any]:
     attachments = [a for a in event.get("attachments") or [] if isinstance(a, dict)]
     first = attachments[0] if attachments else {}
-    fields: dict[str, str] = {}
-    for att in attachments:
-        for field in att.get("fields") or []:
-            if isinstance(field, dict) and field.get("title"):
-                fields[str(field["title"])] = str(field.get("value") or "")
+    fields = _fields(event, attachments)
     header = _header_text(event)
     text = str(event.get("text") or "").strip()
     title = str(first.get("title") or header or first.get("pretext") or "").strip()
@@ -109,18 +131,36 @@ def _generic(event: dict[str, Any]) -> dict[str, Any]:
         + [t for b in event.get("blocks") or [] if _kind(b) == "section" for t in _block_texts(b)]
     )
     return {
-        "title": title[:300],
+        "title": plain_text(title)[:300],
         "severity": _severity(fields, str(first.get("color") or "")),
-        "description": description[:_MAX_TEXT],
+        "description": plain_text(description)[:_MAX_TEXT],
         "fields": fields,
         "link": first.get("title_link") or first.get("from_url"),
         "slack": {
             "channel": event.get("channel"),
             "ts": event.get("ts"),
             "bot_id": event.get("bot_id"),
-            "username": event.get("username") or (event.get("bot_profile") or {}).get("name"),
+            "posted_by": next(iter(posted_by(event)), None),
         },
     }
+
+
+def _fields(event: dict[str, Any], attachments: list[dict[str, Any]]) -> dict[str, str]:
+    """Attachment fields and ``*Key*: value`` block fields, mrkdwn taken off."""
+    fields: dict[str, str] = {}
+    for att in attachments:
+        for field in att.get("fields") or []:
+            if isinstance(field, dict) and field.get("title"):
+                fields[plain_text(str(field["title"]))] = plain_text(str(field.get("value") or ""))
+    for block in event.get("blocks") or []:
+        if not isinstance(block, dict) or _kind(block) != "section":
+            continue
+        for child in block.get("fields") or []:
+            for text in _block_texts(child):
+                m = _BLOCK_FIELD.match(text)
+                if m:
+                    fields.setdefault(plain_text(m.group(1)), plain_text(m.group(2)))
+    return fields
 
 
 def _severity(fields: dict[str, str], color: str) -> str | None:
@@ -151,8 +191,9 @@ def _non_rich_blocks(event: dict[str, Any]) -> list[object]:
 class AlertIntake:
     """Parses an alert payload and stores it; both entry points (Slack, webhook) use it."""
 
-    def __init__(self, store: AlertStore) -> None:
+    def __init__(self, store: AlertStore, catalogue: Catalogue | None = None) -> None:
         self.store = store
+        self.catalogue = catalogue
 
     async def accept(
         self,
@@ -161,8 +202,11 @@ class AlertIntake:
         *,
         slack_channel: str | None = None,
         slack_ts: str | None = None,
+        not_indicators: Sequence[str] = (),
     ) -> Alert:
-        alert = parse_alert(data, source_hint)
+        alert = parse_alert(
+            data, source_hint, catalogue=self.catalogue, not_indicators=not_indicators
+        )
         await self.store.save(alert, slack_channel=slack_channel, slack_ts=slack_ts)
         log.info("alert %s stored (source %s)", alert.id, alert.source)
         return alert

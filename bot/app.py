@@ -34,6 +34,7 @@ from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.alerts import Alert
+from agent.catalogue import load_catalogue
 from bot.alerts_in import AlertIntake
 from bot.coordinator import Coordinator, SlackReporter
 from bot.listeners import Investigate, Listeners, ack_only
@@ -300,7 +301,7 @@ def create_socbot(
     slack = settings.slack
     store = SlackStore(db)
     alerts = AlertStore(db)
-    intake = AlertIntake(alerts)
+    intake = AlertIntake(alerts, load_catalogue(settings.alerts.formats_dir))
     reporter = SlackReporter(client, pacer)
     coordinator = Coordinator(slack.max_concurrent_investigations, reporter)
     deduper = Deduper(store)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from slack_bolt.async_app import AsyncApp
@@ -28,7 +28,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.alerts import Alert
-from bot.alerts_in import alert_from_message
+from bot.alerts_in import alert_from_message, posted_by
 from bot.coordinator import Coordinator, Reporter, ThreadRef
 from bot.middleware import Deduper
 from config.settings import SlackSettings
@@ -75,6 +75,7 @@ class AlertIntake(Protocol):
         *,
         slack_channel: str | None = None,
         slack_ts: str | None = None,
+        not_indicators: Sequence[str] = (),
     ) -> Alert: ...
 
 
@@ -246,7 +247,9 @@ class Listeners:
             return
         ts = str(event["ts"])
         data, hint = parsed
-        alert = await self.intake.accept(data, hint, slack_channel=channel, slack_ts=ts)
+        alert = await self.intake.accept(
+            data, hint, slack_channel=channel, slack_ts=ts, not_indicators=posted_by(event)
+        )
         await self.store.remember_thread(channel, ts)
         triage = self.triages.get(channel)
         if triage is not None:  # grouped, queued or deferred; investigated in its thread

@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from agent.alerts import Alert, parse_alert
+from agent.catalogue import FormatError, load_catalogue
 from agent.concluder import to_markdown
 from agent.engine import Outcome, Request
 from agent.errors import AgentError
@@ -72,7 +73,7 @@ def investigate(
 ) -> None:
     """Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."""
     settings = load_settings_or_exit()
-    alert = _read_alert(path)
+    alert = _read_alert(path, settings.alerts.formats_dir)
     progress = TerminalProgress(Console(stderr=True, quiet=quiet), verbose=verbose)
     try:
         with progress:
@@ -254,7 +255,7 @@ def _print_markdown(text: str) -> None:
         typer.echo(text)
 
 
-def _read_alert(path: str) -> Alert:
+def _read_alert(path: str, formats_dir: str | None = None) -> Alert:
     source = "standard input" if path == "-" else path
     try:
         raw = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
@@ -271,7 +272,9 @@ def _read_alert(path: str) -> Alert:
     if not isinstance(data, dict):
         raise fail(f"{source!r} must hold one JSON object (an alert), not {type(data).__name__}")
     try:
-        return parse_alert(data)
+        return parse_alert(data, catalogue=load_catalogue(formats_dir))
+    except FormatError as exc:
+        raise fail(str(exc)) from None
     except (AgentError, ValueError) as exc:
         raise fail(f"{source!r} is not an alert socbot understands: {one_line(exc)}") from None
 

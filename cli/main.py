@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cli import db_cmd, investigate, playbook_cmd, serve, tools_cmd  # noqa: F401  (registers commands)
+from cli import alerts_cmd, db_cmd, investigate, playbook_cmd, serve, tools_cmd  # noqa: F401  (registers commands)
 from cli.app import app
 
 __all__ = ["app"]

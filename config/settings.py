@@ -248,6 +248,16 @@ class LearningSettings(Section):
     max_evidence_chars: int = Field(600, ge=100, description="evidence shown per proposal")
 
 
+class AlertSettings(Section):
+    """How alert payloads are read (``agent.catalogue``)."""
+
+    formats_dir: str | None = Field(
+        None,
+        description="a directory of alert format TOML files added to the built-in catalogue "
+        "(a file with a built-in format's name replaces it)",
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SOCBOT_", env_nested_delimiter="__", extra="forbid", toml_file=None
@@ -267,6 +277,7 @@ class Settings(BaseSettings):
     slack: SlackSettings = SlackSettings()
     playbook: PlaybookSettings = PlaybookSettings()
     learning: LearningSettings = LearningSettings()
+    alerts: AlertSettings = AlertSettings()
 
     @classmethod
     def settings_customise_sources(

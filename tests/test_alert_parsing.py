@@ -179,8 +179,8 @@ def test_unknown_payload_is_kept_with_best_effort_title() -> None:
 def test_unknown_payload_without_text_and_unknown_hint() -> None:
     alert = parse_alert({"a": 1, "b": [2, 3]}, source_hint="Splunk")
     assert alert.source == "splunk"
-    assert alert.title == "Unrecognised alert (a, b)"
-    assert parse_alert({}).title == "Unrecognised alert (empty)"
+    assert alert.title == "Unrecognised splunk alert"  # never a bare key name
+    assert parse_alert({}).title == "Unrecognised alert"
 
 
 def test_hint_picks_the_parser_but_shape_still_decides() -> None:

@@ -107,6 +107,12 @@ def test_no_false_positives(text: str, expected: set[tuple[str, str]]) -> None:
             {("sha256", SHA256)},
         ),
         ({"requestId": "0123456789abcdef0123456789abcdef"}, set()),
+        ({"customerIDString": "a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4"}, set()),  # an id, not md5
+        ({"FilePath": "C:\\Users\\bob\\Downloads\\eicar.com"}, set()),
+        ({"path": "/tmp/x/eicar.com"}, set()),
+        ({"CommandLine": "open -a app.app --args eicar.com"}, set()),
+        ({"cmdline": "curl -s evil.example.com"}, {("domain", "evil.example.com")}),
+        ({"output": "fd.name=evil.io:443 proc.name=curl"}, {("domain", "evil.io")}),
         ({"m": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, set()),
         ({"Domain": "updates.zip"}, {("domain", "updates.zip")}),
         ({"file": "updates.zip"}, set()),

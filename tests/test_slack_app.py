@@ -22,7 +22,7 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from agent.alerts import parse_alert
-from bot.alerts_in import alert_from_message
+from bot.alerts_in import alert_from_message, posted_by
 from bot.app import build_client
 from bot.coordinator import ThreadRef
 from bot.listeners import route
@@ -687,3 +687,39 @@ def test_blocks_only_message_becomes_a_generic_alert() -> None:
 )
 def test_not_an_alert(event: dict[str, Any]) -> None:
     assert alert_from_message(event) is None
+
+
+def test_forwarded_fields_lose_mrkdwn_and_the_bot_name_is_no_indicator() -> None:
+    event = {
+        "type": "message",
+        "subtype": "bot_message",
+        "bot_id": "B0WAZUH001",
+        "username": "wazuh-alerts",
+        "text": "",
+        "attachments": [
+            {
+                "title": "*sshd: brute force* on <https://wazuh.example/agents/007|web-01>",
+                "author_name": "wazuh-alerts",
+                "fields": [
+                    {"title": "*Severity*", "value": "`High`"},
+                    {"title": "Source IP", "value": "<http://45.33.32.156|45.33.32.156>"},
+                ],
+            }
+        ],
+        "blocks": [
+            {
+                "type": "section",
+                "fields": [{"type": "mrkdwn", "text": "*User*\n_admin_"}],
+            }
+        ],
+    }
+    parsed = alert_from_message(event)
+    assert parsed is not None
+    data, hint = parsed
+    assert data["title"] == "sshd: brute force on web-01"
+    assert data["fields"] == {"Severity": "High", "Source IP": "45.33.32.156", "User": "admin"}
+    alert = parse_alert(data, hint, not_indicators=posted_by(event))
+    assert alert.severity == "high"
+    values = {i.value for i in alert.indicators} | {e.value for e in alert.entities}
+    assert "45.33.32.156" in values
+    assert "wazuh-alerts" not in values

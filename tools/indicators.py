@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from agent.alerts import Indicator, IndicatorKind
+from agent.alert_model import Indicator, IndicatorKind
 from tools.addresses import ipv4_in_host, non_public_reason
 
 MAX_INDICATORS = 100
@@ -66,12 +66,25 @@ REFERENCE_DOMAINS = (
     "otx.alienvault.com",
     "abuseipdb.com",
     "urlscan.io",
+    # vendor consoles linked from their alerts: where to look, not what was seen
+    "falcon.crowdstrike.com",
+    "security.microsoft.com",
+    "portal.azure.com",
+    "portal.cloud.microsoft",
+    "app.wiz.io",
+    "app.datadoghq.com",
+    "app.datadoghq.eu",
+    "console.chronicle.security",
+)
+# In a command line a file name ends in these too ("eicar.com", "Safari.app").
+COMMAND_FILE_EXTENSIONS = FILE_EXTENSIONS | frozenset(
+    "com app exe scr pif msi dmg pkg jar apk ps1 vbs hta lnk iso img".split()
 )
 # Cloud API endpoints named in every audit record: bare mentions are not indicators.
 SERVICE_DOMAINS = ("googleapis.com", "amazonaws.com")
 
 _HASH_KEY_HINTS = ("hash", "md5", "sha1", "sha256", "digest", "checksum")
-_ID_KEYS = frozenset({"id", "ids", "uuid", "arn", "name", "etag", "nonce", "token"})
+_COMMAND_KEY_HINTS = ("cmdline", "commandline", "command_line", "command", "args", "argv")
 _PRINCIPAL_KEYS = frozenset(
     {
         "principalemail",
@@ -93,7 +106,7 @@ _PLACEHOLDERS = frozenset({"", "-", "n/a", "na", "none", "null", "unknown"})
 _LABEL = r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)"
 _DOMAIN = rf"(?:{_LABEL}\.)+(?:[a-z]{{2,24}}|xn--[a-z0-9-]{{1,59}})"
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>`{}|\\^]+", re.I)
-_DOMAIN_RE = re.compile(rf"(?<![\w@.-]){_DOMAIN}(?![\w-]|\.[a-z0-9])", re.I)
+_DOMAIN_RE = re.compile(rf"(?<![\w@.-]){_DOMAIN}(?![\w=-]|\.[a-z0-9])", re.I)
 _EMAIL_RE = re.compile(rf"(?<![\w.+-])[a-z0-9][\w.+-]{{0,63}}@{_DOMAIN}(?![\w-]|\.[a-z0-9])", re.I)
 _IPV4_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d|/\d)")
 _IPV6_RE = re.compile(r"(?<![\w:.])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?![\w:.])", re.I)
@@ -107,7 +120,7 @@ _ARN_RE = re.compile(
 _VERSION_BEFORE = re.compile(
     r"(?:\b(?:version|ver|release|build|v)\s*[:=]?\s*|(?:^|[\s(;,])[a-z][\w.+-]*/)$", re.I
 )
-_HASH_PREFIX = re.compile(r"(?:md5|sha1|sha256|sha-1|sha-256|hash)\s*[:=]\s*$", re.I)
+_HASH_PREFIX = re.compile(r"(?:md5|sha1|sha256|sha-1|sha-256|hash)\s*[:=]?\s*$", re.I)
 _TRAILING = ".,;:)]}'\"!?"
 _HASH_KINDS: dict[int, IndicatorKind] = {32: "md5", 40: "sha1", 64: "sha256"}
 
@@ -153,7 +166,11 @@ def _from_string(key: str, text: str) -> Iterator[Indicator]:
     text = _refang(text)
     for m in _ARN_RE.finditer(text):
         yield Indicator(kind="principal", value=m.group(0).rstrip(_TRAILING))
-    yield from _urls_and_hosts(text, domain_key=any(h in lkey for h in _DOMAIN_KEY_HINTS))
+    yield from _urls_and_hosts(
+        text,
+        domain_key=any(h in lkey for h in _DOMAIN_KEY_HINTS),
+        command=any(h in lkey for h in _COMMAND_KEY_HINTS),
+    )
     for m in _EMAIL_RE.finditer(text):
         if _public_tld(m.group(0).rsplit(".", 1)[-1]):
             yield Indicator(kind="email", value=m.group(0).lower())
@@ -173,7 +190,7 @@ def _principal(text: str) -> str | None:
     return value.lower() if "@" in value else value
 
 
-def _urls_and_hosts(text: str, *, domain_key: bool) -> Iterator[Indicator]:
+def _urls_and_hosts(text: str, *, domain_key: bool, command: bool) -> Iterator[Indicator]:
     for m in _URL_RE.finditer(text):
         url = m.group(0).rstrip(_TRAILING)
         host = _url_host(url)
@@ -185,6 +202,8 @@ def _urls_and_hosts(text: str, *, domain_key: bool) -> Iterator[Indicator]:
             continue
         labels = domain.split(".")
         tld = labels[-1]
+        if _in_path(text, m.start()) or (command and _looks_like_file(labels, command=True)):
+            continue  # a file: C:/Users/x/eicar.com, /Applications/Safari.app, "open app.app"
         if tld in INTERNAL_TLDS and domain_key:
             yield Indicator(kind="domain", value=domain, private=True)
         elif ipv4_in_host(domain) is not None:  # 10-0-0-1.nip.io: an internal address
@@ -214,12 +233,18 @@ def _ips(text: str) -> Iterator[Indicator]:
 
 
 def _hashes(lkey: str, text: str) -> Iterator[Indicator]:
+    """Hashes under a key that says hash, or in text after ``md5:``/``sha256``...
+
+    A value that is nothing but 32/40/64 hex digits under any other key is an id
+    (sensor, customer, request, finding), not a hash; in running text a 64-digit
+    value is taken as a SHA-256.
+    """
     hash_key = any(h in lkey for h in _HASH_KEY_HINTS)
-    id_key = lkey in _ID_KEYS or lkey.endswith(("id", "ids", "arn"))
+    whole = text.strip()
     for m in _HASH_RE.finditer(text):
         value = m.group(0).lower()
         prefixed = _HASH_PREFIX.search(text[max(0, m.start() - 10) : m.start()]) is not None
-        if id_key and not (hash_key or prefixed):
+        if not (hash_key or prefixed or (len(value) == 64 and m.group(0) != whole)):
             continue
         if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
             continue
@@ -250,5 +275,12 @@ def _public_tld(tld: str) -> bool:
     return tld in PUBLIC_TLDS or tld.startswith("xn--")
 
 
-def _looks_like_file(labels: list[str]) -> bool:
-    return len(labels) == 2 and labels[-1] in FILE_EXTENSIONS
+def _looks_like_file(labels: list[str], *, command: bool = False) -> bool:
+    extensions = COMMAND_FILE_EXTENSIONS if command else FILE_EXTENSIONS
+    return len(labels) == 2 and labels[-1] in extensions
+
+
+def _in_path(text: str, start: int) -> bool:
+    """The name follows a path separator (not the ``//`` of a URL)."""
+    before = text[max(0, start - 2) : start]
+    return before[-1:] == "\\" or (before[-1:] == "/" and before != "//")

