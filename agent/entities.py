@@ -26,6 +26,7 @@ _MAX_VALUE = {"process": 1000, "url": 2000}
 _PLACEHOLDERS = frozenset(
     {"", "-", "--", "n/a", "na", "none", "null", "unknown", "nil", "undefined", "(null)"}
 )
+_PRINCIPAL_PREFIXES = frozenset({"user", "serviceaccount", "group", "principal", "principalset"})
 _HEX = re.compile(r"^[0-9a-f]+$", re.I)
 _DOMAIN = re.compile(r"^(?=.{4,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}$")
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[a-z0-9.-]+\.[a-z]{2,24}$", re.I)
@@ -223,4 +224,8 @@ def _valid(kind: str, value: str) -> str | None:
         return value if "://" in value and " " not in value else None
     if kind in ("user", "host") and (value.isdigit() or "\n" in value):
         return None
+    if kind == "user":
+        prefix, sep, rest = value.partition(":")
+        if sep and prefix.lower() in _PRINCIPAL_PREFIXES and rest.strip():
+            return _valid(kind, rest.strip().removeprefix("//"))
     return value
