@@ -219,7 +219,13 @@ class SocBot:
         and the heap built so far is frozen (``freeze_heap``).
         """
         bolt = self.bolt if self.http_mode else None
-        app = build_web_app(bolt=bolt, webhook=self.webhook, health=self.health)
+        secret = self.slack.signing_secret
+        app = build_web_app(
+            bolt=bolt,
+            webhook=self.webhook,
+            health=self.health,
+            signing_secret=secret.get_secret_value() if secret else None,
+        )
         app.on_startup.append(self._resume)
         app.on_startup.append(self._freeze_heap)
         app.on_cleanup.append(self._unfreeze_heap)

@@ -1,8 +1,10 @@
 """One aiohttp server: ``POST /slack/events`` (HTTP mode), ``POST /alerts``, ``GET /healthz``.
 
-In HTTP mode bolt verifies the signature (bad or stale → 401) and acks before any
-listener work runs (``process_before_response=False``). In Socket Mode the same
-server runs without ``/slack/events``: events arrive over the socket.
+In HTTP mode the body is checked before bolt parses it (``bot.slack_body``: bad or
+stale signature → 401, wrong content type → 415, malformed or mis-shaped body → 400,
+nothing stored, nothing of the body logged); bolt verifies the signature again and
+acks before any listener work runs (``process_before_response=False``). In Socket
+Mode the same server runs without ``/slack/events``: events arrive over the socket.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
 
+from bot.slack_body import BadSlackRequest, check_slack_request
 from bot.webhook import AlertWebhook
 
 log = logging.getLogger(__name__)
@@ -24,7 +28,11 @@ SLACK_BODY_LIMIT = 2 * 1024 * 1024
 
 
 def build_web_app(
-    *, bolt: AsyncApp | None, webhook: AlertWebhook, health: Health
+    *,
+    bolt: AsyncApp | None,
+    webhook: AlertWebhook,
+    health: Health,
+    signing_secret: str | None = None,
 ) -> web.Application:
     """The aiohttp application; ``bolt=None`` leaves out ``/slack/events`` (Socket Mode)."""
     limit = max(SLACK_BODY_LIMIT, webhook.settings.max_alert_bytes + 1024)
@@ -36,10 +44,26 @@ def build_web_app(
     app.router.add_get("/healthz", healthz)
     app.router.add_post("/alerts", webhook.handle)
     if bolt is not None:
-        slack_app = bolt
+        if not signing_secret:
+            raise ValueError("/slack/events needs the signing secret")
+        slack_app, secret = bolt, signing_secret
 
         async def slack_events(request: web.Request) -> web.Response:
-            bolt_request = await to_bolt_request(request)
+            raw = await request.read()
+            try:
+                text = check_slack_request(raw, request.headers, secret)
+                bolt_request = AsyncBoltRequest(
+                    body=text,
+                    query=request.query_string,
+                    headers=dict(request.headers),
+                )
+            except BadSlackRequest as error:
+                log.info("Slack request refused (%s): %s", error.status, error)
+                return web.json_response({"error": str(error)}, status=error.status)
+            except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
+                # what bolt could not read despite the checks: still the sender's fault
+                log.info("Slack request refused (400): %s", type(error).__name__)
+                return web.json_response({"error": "malformed Slack request"}, status=400)
             bolt_response = await slack_app.async_dispatch(bolt_request)
             return await to_aiohttp_response(bolt_response)
 

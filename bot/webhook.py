@@ -9,9 +9,11 @@
 * Disabled (503 with the reason) until ``SOCBOT_WEBHOOK_TOKEN`` and
   ``slack.webhook_channel`` are set.
 * ``Authorization: Bearer <token>`` compared in constant time; missing or wrong →
-  401. Body over ``slack.max_alert_bytes`` → 413; not a JSON object → 400; a
+  401. Body over ``slack.max_alert_bytes`` → 413; anything but one UTF-8 JSON
+  object (nested at most ``bot.json_input.MAX_DEPTH`` levels, no duplicate keys,
+  no NaN or absurd numbers: ``bot.json_input``) → 400 with the reason; a
   ``source`` hint that is not a plain word → 400. Nothing is stored for a
-  rejected request.
+  rejected request, and its body is never logged.
 * Accepted: the alert is parsed and stored, the answer is 202
   ``{"alert_id": "..."}`` at once; the alert card is posted to the webhook
   channel and the investigation runs in its thread in the background.
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -30,6 +31,7 @@ from typing import Any
 from aiohttp import web
 
 from agent.alerts import Alert
+from bot.json_input import BadJson, loads_object
 from config.settings import SlackSettings
 
 log = logging.getLogger(__name__)
@@ -92,11 +94,10 @@ class AlertWebhook:
         if len(body) > limit:
             return _problem(413, f"alert body is larger than {limit} bytes")
         try:
-            data = json.loads(body)
-        except ValueError:  # also UnicodeDecodeError
-            return _problem(400, "body is not valid JSON")
-        if not isinstance(data, dict) or not data:
-            return _problem(400, "body must be a non-empty JSON object")
+            data = loads_object(body)
+        except BadJson as error:
+            log.info("alert refused: %s", error)
+            return _problem(400, str(error))
         try:
             alert = await self.accept(data, source.lower() if source else None)
         except ValueError as error:

@@ -8,6 +8,7 @@ real SQLite; the investigation is a recording stand-in (engine flows:
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,31 @@ REJECTIONS = [
     ("empty-object", AUTH, b"{}", 400),
     ("too-large", AUTH, json.dumps({"title": "x" * 70_000}).encode(), 413),
 ]
+# Hostile bodies: each a class of input that crashed a parser or a store somewhere.
+MARK = "zq-hostile-marker"
+HOSTILE = [
+    ("nested-arrays", b"[" * 30_000 + b"]" * 30_000, "nested deeper than 64 levels"),
+    ("nested-objects", b'{"a":' * 5_000 + b"1" + b"}" * 5_000, "nested deeper than 64 levels"),
+    ("nested-in-alert", b'{"title":"x","d":' + b"[" * 65 + b"]" * 65 + b"}", "deeper than 64"),
+    ("unclosed-deep", b'{"t":' + b"[" * 60_000, "nested deeper"),
+    ("brackets-in-strings-are-text", b'{"t":"' + b"[" * 60_000 + b'",', "not valid JSON"),
+    ("invalid-utf8", b'{"title":"' + MARK.encode() + b'\xff\xfe"}', "not valid UTF-8"),
+    ("latin1", ('{"title":"caf\u00e9 ' + MARK + '"}').encode("latin-1"), "not valid UTF-8"),
+    ("utf8-bom", ("\ufeff" + json.dumps({"title": MARK})).encode(), "not valid JSON"),
+    ("lone-surrogate", b'{"title":"\\ud800' + MARK.encode() + b'"}', "unpaired surrogate"),
+    ("nul-character", b'{"title":"a\\u0000' + MARK.encode() + b'"}', "NUL character"),
+    ("duplicate-keys", b'{"severity":"low","severity":"critical"}', "same key twice"),
+    ("nan", b'{"title":"x","score":NaN}', "NaN and Infinity"),
+    ("infinity", b'{"title":"x","score":-Infinity}', "NaN and Infinity"),
+    ("float-overflow", b'{"title":"x","score":1e999}', "out of range"),
+    ("huge-integer", b'{"title":"x","n":' + b"9" * 5_000 + b"}", "longer than 100 digits"),
+    ("string-top-level", json.dumps(MARK).encode(), "non-empty JSON object"),
+    ("number-top-level", b"12345", "non-empty JSON object"),
+    ("null-top-level", b"null", "non-empty JSON object"),
+    ("truncated", b'{"title": "' + MARK.encode(), "not valid JSON"),
+    ("trailing-garbage", b'{"title":"x"} {"title":"y"}', "not valid JSON"),
+    ("empty-body", b"", "not valid JSON"),
+]
 
 
 @pytest.mark.parametrize(
@@ -153,6 +179,36 @@ async def test_rejected_requests_store_nothing(
     await harness.settle()
     assert await stored_alerts(harness) == 0
     assert fake.calls == [] and investigate.calls == []
+
+
+@pytest.mark.parametrize(("body", "reason"), [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+async def test_hostile_bodies_get_a_clear_400_store_nothing_and_log_nothing_of_the_body(
+    harness: SlackHarness,
+    fake: FakeSlackAPI,
+    investigate: RecordingInvestigate,
+    caplog: pytest.LogCaptureFixture,
+    body: bytes,
+    reason: str,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    response = await harness.client.post(
+        "/alerts", data=body, headers={"Content-Type": "application/json", **AUTH}
+    )
+    assert response.status == 400
+    error = (await response.json())["error"]
+    assert reason in error and MARK not in error
+    await harness.settle()
+    assert await stored_alerts(harness) == 0
+    assert fake.calls == [] and investigate.calls == []
+    assert all(MARK not in r.getMessage() for r in caplog.records)
+
+
+async def test_nesting_up_to_the_limit_is_accepted(harness: SlackHarness) -> None:
+    body = b'{"title":"deep","d":' + b"[" * 63 + b"1" + b"]" * 63 + b"}"
+    response = await harness.client.post("/alerts", data=body, headers=AUTH)
+    assert response.status == 202
+    await harness.settle()
+    assert await stored_alerts(harness) == 1
 
 
 async def test_bad_source_hint_is_400(harness: SlackHarness) -> None:
