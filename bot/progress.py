@@ -57,6 +57,7 @@ from bot.render import (
     error_message,
     plan_message,
 )
+from bot.stats import RunStats
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,10 @@ class OutcomeView(Protocol):
     def error(self) -> str | None: ...
     @property
     def review(self) -> Review | None: ...
+    @property
+    def usage(self) -> dict[str, Any]: ...
+    @property
+    def record(self) -> dict[str, Any]: ...
 
 
 async def post_in_thread(
@@ -344,6 +349,7 @@ class SlackProgress:
 
     def _outcome_messages(self, outcome: OutcomeView) -> list[Message]:
         messages: list[Message] = []
+        stats = RunStats.from_outcome(outcome.usage, outcome.record)
         if outcome.conclusion is not None:
             messages += conclusion_messages(
                 outcome.conclusion,
@@ -351,6 +357,7 @@ class SlackProgress:
                 limits_hit=list(outcome.limits_hit),
                 indicators=self.indicators,
                 review=outcome.review,
+                stats=stats,
             )
         elif outcome.answer:
             messages += answer_messages(
@@ -358,6 +365,7 @@ class SlackProgress:
                 investigation_id=outcome.investigation_id,
                 indicators=self.indicators,
                 review=outcome.review,
+                stats=stats,
             )
         if outcome.status == "failed":
             messages.append(error_message(outcome.error or "The investigation failed."))

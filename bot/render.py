@@ -22,6 +22,7 @@ from agent.concluder import VERDICT_LABELS, Conclusion
 from agent.planner import Plan
 from agent.review import Review
 from bot.escape import escape, mrkdwn, plain
+from bot.stats import RunStats
 
 Block = dict[str, Any]
 Message = dict[str, Any]
@@ -239,6 +240,7 @@ def conclusion_messages(
     limits_hit: list[str],
     indicators: Sequence[str] = (),
     review: Review | None = None,
+    stats: RunStats | None = None,
 ) -> list[Message]:
     """The verdict as Block Kit, split into as many messages as Slack's limits need.
 
@@ -282,6 +284,8 @@ def conclusion_messages(
         lines = "\n".join(f"{n}. {mrkdwn(r, ind)}" for n, r in recs)
         blocks += _sections(lines, heading="*Recommendations*")
     footer = [f"investigation `{escape(investigation_id)}`"]
+    if stats is not None:
+        footer.append(stats.text())
     if limits_hit:
         footer.insert(0, "⚠️ Stopped early: " + escape("; ".join(limits_hit)))
     tail = [_context(*footer), feedback_actions(investigation_id)]
@@ -305,6 +309,7 @@ def answer_messages(
     investigation_id: str | None = None,
     indicators: Sequence[str] = (),
     review: Review | None = None,
+    stats: RunStats | None = None,
 ) -> list[Message]:
     """A direct answer (Markdown from the model), split like the conclusion.
 
@@ -317,7 +322,10 @@ def answer_messages(
         blocks.append(_review_context(review))
         if missing:
             blocks += _sections("⚠️ _Unverified:_ " + mrkdwn("; ".join(missing), indicators))
-    tail = [_context(f"investigation `{escape(investigation_id)}`")] if investigation_id else []
+    footer = [f"investigation `{escape(investigation_id)}`"] if investigation_id else []
+    if stats is not None:
+        footer.append(stats.text())
+    tail = [_context(*footer)] if footer else []
     return _continued(_pack(blocks, tail), _fallback(mrkdwn(text, indicators)))
 
 

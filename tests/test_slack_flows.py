@@ -51,6 +51,7 @@ from tests.slack_support import (
 ALERTS = Path(__file__).parent / "fixtures" / "alerts"
 GOLDEN = Path(__file__).parent / "fixtures" / "slack"
 _IDS = re.compile(r"\b[0-9a-f]{32}\b")
+_DURATION = re.compile(r"⏱ [0-9hmins ]+ ·")  # the footer's run time varies; calls, cost do not
 MENTION_TS = "1700000100.000100"
 
 PLAN = {
@@ -218,7 +219,8 @@ def thread_as_seen(fake: FakeSlackAPI, channel: str, root: str) -> list[dict[str
         for m in fake.messages
         if m.channel == channel and (m.ts == root or m.thread_ts == root)
     ]
-    normalized: list[dict[str, Any]] = json.loads(_IDS.sub("<id>", json.dumps(seen)))
+    text = _DURATION.sub("⏱ <duration> ·", _IDS.sub("<id>", json.dumps(seen, ensure_ascii=False)))
+    normalized: list[dict[str, Any]] = json.loads(text)
     return normalized
 
 

@@ -93,6 +93,10 @@ class FakeOutcome:
     limits_hit: list[str] = field(default_factory=list)
     error: str | None = None
     review: Review | None = None
+    usage: dict[str, Any] = field(
+        default_factory=lambda: {"llm_calls": 12, "cost_usd": 0.014642, "unpriced_calls": 0}
+    )
+    record: dict[str, Any] = field(default_factory=lambda: {"timings": {"total_ms": 83_400.0}})
 
 
 def run_events(plan: Plan) -> list[Event]:
@@ -201,6 +205,11 @@ async def test_status_and_outcome_posts_are_safe_threaded_and_paced(fake: FakeSl
         assert post.token == "xoxb-test"
     assert posts[1].args["blocks"][0]["text"]["text"] == "🟢 Benign · low severity"
     assert posts[1].args["blocks"][-1]["elements"][0]["action_id"] == "feedback_correct"
+    footer = posts[1].args["blocks"][-2]["elements"]
+    assert [e["text"] for e in footer] == [
+        f"investigation `{INV}`",
+        "⏱ 1 min 23 s · 12 model calls · $0.0146",
+    ]
     assert posts[1].at - posts[0].at >= 0.08  # the pacer: 10 messages/s in tests
 
 

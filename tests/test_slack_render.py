@@ -37,6 +37,7 @@ from bot.render import (
     split_text,
     still_working_message,
 )
+from bot.stats import RunStats, duration, usd
 
 GOLDEN = Path(__file__).parent / "golden" / "slack"
 INDICATORS = ["185.220.101.42", "update-check.lol", "i-0abc1234def567890"]
@@ -153,6 +154,9 @@ def review() -> Review:
     )
 
 
+STATS = RunStats(duration_s=83.4, model_calls=12, cost_usd=0.014642)
+
+
 def test_conclusion_golden() -> None:
     messages = conclusion_messages(
         conclusion(),
@@ -160,6 +164,7 @@ def test_conclusion_golden() -> None:
         limits_hit=[],
         indicators=INDICATORS,
         review=review(),
+        stats=STATS,
     )
     assert len(messages) == 1
     assert_slack_safe(messages)
@@ -233,6 +238,7 @@ def test_plan_and_notice_goldens() -> None:
         "answer": answer_messages(
             "# Yes\n185.220.101.42 is a **Tor exit node** (see https://metrics.torproject.org).",
             investigation_id="inv-1",
+            stats=RunStats(duration_s=4.2, model_calls=1, cost_usd=0.00021),
         ),
         "error": error_message("The language model is unavailable right now.\nTraceback: x"),
         "still_working": still_working_message(),
@@ -376,3 +382,38 @@ def test_split_text_property(text: str, limit: int) -> None:
     assert all(len(c) <= limit for c in chunks)
     assert all(c.count("```") % 2 == 0 for c in chunks)
     assert all(not re.search(r"&[a-z]*$", c) for c in chunks)
+
+
+@pytest.mark.parametrize(
+    ("usage", "record", "text"),
+    [
+        (
+            {"llm_calls": 12, "cost_usd": 0.014642, "unpriced_calls": 0},
+            {"timings": {"total_ms": 83_400.0}},
+            "⏱ 1 min 23 s · 12 model calls · $0.0146",
+        ),
+        (  # a model without a price: the cost is a floor
+            {"llm_calls": 3, "cost_usd": 0.5, "unpriced_calls": 1},
+            {"timings": {"total_ms": 4_000}},
+            "⏱ 4 s · 3 model calls · ≥ $0.5000",
+        ),
+        (  # no call had a price, no timing recorded
+            {"llm_calls": 1, "cost_usd": 0.0, "unpriced_calls": 1},
+            {},
+            "1 model call",
+        ),
+        ({"llm_calls": 40, "cost_usd": 2.345, "unpriced_calls": 0}, {}, "40 model calls · $2.35"),
+    ],
+)
+def test_run_stats_footer(usage: dict[str, Any], record: dict[str, Any], text: str) -> None:
+    assert RunStats.from_outcome(usage, record).text() == text
+
+
+def test_duration_and_usd_formats() -> None:
+    assert [duration(s) for s in (0.4, 59.6, 125, 3725)] == [
+        "0 s",
+        "1 min 00 s",
+        "2 min 05 s",
+        "1 h 02 min",
+    ]
+    assert [usd(x) for x in (0.00021, 0.9999, 1234.5)] == ["$0.0002", "$0.9999", "$1,234.50"]
