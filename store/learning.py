@@ -93,40 +93,36 @@ async def metrics(db: Database, *, days: int = 90) -> dict[str, Any]:
     """
     since = _since(db, days)
     async with db.session() as session:
-        statuses = dict(
-            (await session.execute(select(Bullet.status, func.count()).group_by(Bullet.status)))
-            .tuples()
-            .all()
-        )
-        runs = list(
-            (
-                await session.execute(
-                    select(Investigation.id, Investigation.record, Investigation.usage).where(
-                        Investigation.created_at >= since, Investigation.mode == "planned"
-                    )
-                )
-            ).tuples()
-        )
-        votes = list(
-            (
-                await session.execute(
-                    select(Feedback.investigation_id, Feedback.value, Feedback.created_at).where(
-                        Feedback.created_at >= since
-                    )
-                )
-            ).tuples()
-        )
-        learning = dict(
-            (
-                await session.execute(
-                    select(LearningRun.status, func.count())
-                    .where(LearningRun.created_at >= since)
-                    .group_by(LearningRun.status)
+        statuses = {
+            str(status): int(count)
+            for status, count in await session.execute(
+                select(Bullet.status, func.count()).group_by(Bullet.status)
+            )
+        }
+        runs = [
+            (str(inv_id), record, usage)
+            for inv_id, record, usage in await session.execute(
+                select(Investigation.id, Investigation.record, Investigation.usage).where(
+                    Investigation.created_at >= since, Investigation.mode == "planned"
                 )
             )
-            .tuples()
-            .all()
-        )
+        ]
+        votes = [
+            (str(inv_id), str(value), at)
+            for inv_id, value, at in await session.execute(
+                select(Feedback.investigation_id, Feedback.value, Feedback.created_at).where(
+                    Feedback.created_at >= since
+                )
+            )
+        ]
+        learning = {
+            str(status): int(count)
+            for status, count in await session.execute(
+                select(LearningRun.status, func.count())
+                .where(LearningRun.created_at >= since)
+                .group_by(LearningRun.status)
+            )
+        }
     with_bullets: set[str] = set()
     loaded = used = 0
     tokens: dict[str, list[int]] = {"with": [], "without": []}
@@ -148,7 +144,7 @@ async def metrics(db: Database, *, days: int = 90) -> dict[str, Any]:
             weeks[f"{year}-W{week:02d}"] += 1
     return {
         "days": days,
-        "bullets": {s: int(n) for s, n in sorted(statuses.items())},
+        "bullets": dict(sorted(statuses.items())),
         "investigations": len(runs),
         "with_bullets": len(with_bullets),
         "bullets_loaded_per_investigation": _rate(loaded, len(runs)),
@@ -159,5 +155,5 @@ async def metrics(db: Database, *, days: int = 90) -> dict[str, Any]:
         },
         "corrections_per_week": dict(sorted(weeks.items())),
         "tokens_per_investigation": {k: _mean(v) for k, v in tokens.items()},
-        "learning_runs": {s: int(n) for s, n in sorted(learning.items())},
+        "learning_runs": dict(sorted(learning.items())),
     }

@@ -12,9 +12,13 @@ from agent.engine import Engine, Outcome, Request
 from agent.events import NullSink
 from agent.gateway import LLMGateway
 from agent.history import History
+from agent.learning.service import Learner, ReviewPoster
+from agent.prompts import Prompts
 from config.settings import Settings
 from store.db import Database
+from store.feedback import FeedbackStore
 from store.investigations import InvestigationStore
+from store.learning import LearningStore
 from store.playbook import PlaybookBullet, PlaybookStore, Triggers, new_id
 from tests.fakes.model import ModelRequest, ScriptedModel, json_response
 from tests.fakes.model import text_response as text
@@ -56,6 +60,13 @@ CONCLUSION: dict[str, Any] = {
 }
 
 
+CRITIQUE: dict[str, Any] = {
+    "score": 0.9,
+    "criteria": {"answers_objective": 0.9, "grounded": 0.9, "consistent": 0.9, "actionable": 0.9},
+    "issues": [],
+}
+
+
 def planned_script(
     *, plan_cites: list[str] | None = None, conclusion: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -79,6 +90,7 @@ def planned_script(
         "step": lambda _r: text("checked the IP: unknown"),
         "reflector": [json_response({"achieved": True, "insights": [], "plan_updates": []})],
         "concluder": [json_response(conclusion or CONCLUSION)],
+        "critic": lambda _r: json_response(CRITIQUE),
     }
 
 
@@ -97,6 +109,18 @@ class Lab:
             investigations=self.investigations,
             settings=self.settings,
             playbook=self.store,
+        )
+
+    def learner(self, model: ScriptedModel, review: ReviewPoster | None = None) -> Learner:
+        return Learner(
+            gateway=LLMGateway(model, self.settings.gemini),
+            prompts=Prompts(),
+            playbook=self.store,
+            investigations=self.investigations,
+            feedback=FeedbackStore(self.db),
+            runs=LearningStore(self.db),
+            settings=self.settings,
+            review=review,
         )
 
     async def investigate(
@@ -129,3 +153,30 @@ def bullet(content: str, **fields: Any) -> PlaybookBullet:
     }
     values.update(fields)
     return PlaybookBullet(**values)
+
+
+def insight(key: str, error: str = "none") -> dict[str, str]:
+    """One seed-001 Insight as the scripted Reflector returns it."""
+    return {
+        "reasoning": "The run treated the scan as hostile.",
+        "error_identification": error,
+        "root_cause_analysis": "socbot did not know the team's scanner range.",
+        "correct_approach": "Check the source range against the scanner before escalating.",
+        "key_insight": key,
+    }
+
+
+def learner_model(
+    insights: list[dict[str, str]],
+    operations: list[dict[str, Any]],
+    evaluations: list[dict[str, str]] | None = None,
+) -> ScriptedModel:
+    """A scripted Reflector + Curator."""
+    return ScriptedModel(
+        {
+            "playbook_reflector": [
+                json_response({"insights": insights, "bullet_evaluations": evaluations or []})
+            ],
+            "playbook_curator": [json_response({"operations": operations})],
+        }
+    )

@@ -1,0 +1,1 @@
+"""Learning from analysts' ground truth: Reflector (seed 001) and Curator, under human review."""
