@@ -14,13 +14,12 @@ from rich.table import Table
 
 from agent.alerts import Alert, parse_alert
 from agent.catalogue import Catalogue, FormatError, load_catalogue
-from cli.app import app, fail, load_settings_or_exit
+from cli.app import command_app, fail, load_settings_or_exit
 
-alerts_app = typer.Typer(help="Inspect how alert payloads are read.", no_args_is_help=True)
-app.add_typer(alerts_app, name="alerts")
+app = command_app(help="Inspect how alert payloads are read.")
 
 
-@alerts_app.command("parse")
+@app.command("parse")
 def parse(
     file: Annotated[Path, typer.Argument(help="alert payload (JSON); - reads standard input")],
     formats: Annotated[

@@ -1,22 +1,34 @@
-"""The typer application; command modules attach their commands to ``app``."""
+"""Helpers every command module shares; light to import (typer only).
+
+A command module builds its own ``app = command_app()``, attaches its command(s)
+to it, and is listed in ``cli.main.COMMANDS``, which imports it only when one of
+its commands runs (or its ``--help`` is asked for).
+"""
 
 from __future__ import annotations
 
 import os
-import tomllib
+from typing import TYPE_CHECKING, Any
 
 import typer
-from pydantic import ValidationError
 
-from config.settings import DEFAULT_CONFIG_PATH, ConfigError, Settings, load_settings
+if TYPE_CHECKING:
+    from config.settings import Settings
 
-app = typer.Typer(
-    name="socbot",
-    help="socbot investigates security alerts with Plan & Execute on Gemini.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
+
+def command_app(**kwargs: Any) -> typer.Typer:
+    """A Typer for one command module, with the root's plain help (flags shown as flags)."""
+    kwargs.setdefault("no_args_is_help", True)
+    return typer.Typer(
+        rich_markup_mode=None, add_completion=False, pretty_exceptions_enable=False, **kwargs
+    )
+
+
+def new_conversation_id() -> str:
+    """A terminal conversation id (``cli:`` and 12 hex digits), for investigate and chat alike."""
+    import uuid
+
+    return f"cli:{uuid.uuid4().hex[:12]}"
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -33,6 +45,12 @@ def one_line(exc: BaseException) -> str:
 
 def load_settings_or_exit() -> Settings:
     """Settings, or a one-line error naming the bad setting (never echoing its value)."""
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from config.settings import DEFAULT_CONFIG_PATH, ConfigError, load_settings
+
     try:
         return load_settings()
     except ValidationError as exc:

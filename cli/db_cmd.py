@@ -12,13 +12,12 @@ from typing import Annotated
 
 import typer
 
-from cli.app import app, fail, load_settings_or_exit, one_line
+from cli.app import command_app, fail, load_settings_or_exit, one_line
 
-db_app = typer.Typer(help="Manage the database schema.", no_args_is_help=True)
-app.add_typer(db_app, name="db")
+app = command_app(help="Manage the database schema.")
 
 
-@db_app.command("upgrade")
+@app.command("upgrade")
 def upgrade() -> None:
     """Create or migrate the database schema to the newest revision."""
     from config.settings import ConfigError
@@ -46,7 +45,7 @@ async def _upgrade(url: str) -> tuple[str, str | None]:
 MessageOpt = Annotated[str, typer.Option("-m", "--message", help="What the revision changes.")]
 
 
-@db_app.command("revision")
+@app.command("revision")
 def revision(message: MessageOpt) -> None:
     """Write a migration for the changes in store/models.py (developers; review it)."""
     import tempfile

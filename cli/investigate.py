@@ -1,4 +1,4 @@
-"""``socbot investigate PATH`` and ``socbot chat``: the engine from a terminal.
+"""``socbot investigate PATH``: the engine from a terminal (``socbot chat``: ``cli.chat``).
 
 Progress goes to stderr (``cli.progress``); stdout carries only the result —
 the conclusion as Markdown, or with ``--json`` the investigation record — so
@@ -13,8 +13,6 @@ import asyncio
 import json
 import sys
 import time
-import uuid
-from contextlib import AsyncExitStack
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,7 +27,7 @@ from agent.concluder import to_markdown
 from agent.engine import Outcome, Request
 from agent.errors import AgentError
 from agent.review import review_markdown
-from cli.app import app, fail, load_settings_or_exit, one_line
+from cli.app import command_app, fail, load_settings_or_exit, new_conversation_id, one_line
 from cli.progress import TerminalProgress
 from cli.runtime import open_runtime
 from config.settings import ConfigError, Settings
@@ -59,6 +57,8 @@ RECORD_ORDER = (
     "timings",
 )
 
+app = command_app()
+
 PathArg = Annotated[str, typer.Argument(help="Alert JSON file, or - to read standard input.")]
 JsonOpt = Annotated[
     bool, typer.Option("--json", help="Print the investigation record as JSON to stdout.")
@@ -87,7 +87,7 @@ def investigate(
     if as_json:
         typer.echo(json.dumps(record, indent=2, ensure_ascii=False, default=str))
     else:
-        _print_outcome(outcome)
+        print_outcome(outcome)
     if quiet and outcome.error:
         typer.secho(f"{outcome.status}: {outcome.error}", err=True, fg=typer.colors.RED)
     typer.secho(
@@ -104,7 +104,7 @@ def investigate(
 async def _investigate(
     settings: Settings, alert: Alert, progress: TerminalProgress
 ) -> tuple[Outcome, dict[str, Any]]:
-    conversation_id = f"cli:{alert.id}"
+    conversation_id = new_conversation_id()
     async with open_runtime(settings) as rt:
         started = time.monotonic()
         outcome = await rt.engine.run(
@@ -176,67 +176,7 @@ def _step_timings(trace: list[dict[str, Any]]) -> dict[str, float]:
     return steps
 
 
-@app.command()
-def chat(
-    conversation: Annotated[
-        str | None,
-        typer.Option("--conversation", "-c", help="Resume this conversation id."),
-    ] = None,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Talk to socbot in the terminal, with persistent history (Ctrl-D to leave)."""
-    settings = load_settings_or_exit()
-    console = Console(stderr=True)
-    try:
-        with asyncio.Runner() as runner:
-            _chat_loop(runner, settings, console, conversation, verbose)
-    except (ConfigError, AgentError, OSError) as exc:
-        raise fail(one_line(exc)) from None
-
-
-def _chat_loop(
-    runner: asyncio.Runner,
-    settings: Settings,
-    console: Console,
-    conversation: str | None,
-    verbose: bool,
-) -> None:
-    stack = AsyncExitStack()  # keeps the runtime open across several Runner.run calls
-    rt = runner.run(stack.enter_async_context(open_runtime(settings)))
-    try:
-        conversation_id = conversation or f"cli:{uuid.uuid4().hex[:12]}"
-        if conversation is not None:
-            if not runner.run(rt.conversations.exists(conversation)):
-                raise fail(f"no conversation {conversation!r}; start one with `socbot chat`")
-            count = runner.run(rt.conversations.count(conversation))
-            console.print(f"resuming conversation {conversation_id} ({count} messages)")
-        else:
-            console.print(f"conversation {conversation_id}")
-        console.print(f"[dim]resume later with: socbot chat --conversation {conversation_id}[/]")
-        while True:
-            try:
-                text = console.input("[bold cyan]you>[/] ").strip()
-            except (EOFError, KeyboardInterrupt):
-                console.print()
-                return
-            if text in ("/exit", "/quit"):
-                return
-            if not text:
-                continue
-            with TerminalProgress(console, verbose=verbose) as progress:
-                try:
-                    outcome = runner.run(
-                        rt.engine.run(Request(conversation_id=conversation_id, text=text), progress)
-                    )
-                except KeyboardInterrupt:
-                    console.print("[yellow]cancelled[/]")
-                    continue
-            _print_outcome(outcome)
-    finally:
-        runner.run(stack.aclose())
-
-
-def _print_outcome(outcome: Outcome) -> None:
+def print_outcome(outcome: Outcome) -> None:
     """The answer or conclusion on stdout (failures were shown by the progress sink),
     followed by how the review checked it."""
     review = ""

@@ -1,11 +1,105 @@
-"""Entry point: imports every command module so that its commands register."""
+"""Entry point: the ``socbot`` root command; each subcommand's module loads when it runs.
+
+``socbot --help`` and ``--version`` import nothing but typer, so they answer at
+once; ``socbot tools list`` does not import the model SDK. To add a command:
+write a module with ``app = command_app()`` (``cli.app``) holding the command —
+or, for a group such as ``tools``, being the group — and add one line to
+``COMMANDS`` with the command's one-line help (a test checks it matches).
+"""
 
 from __future__ import annotations
 
-from cli import alerts_cmd, db_cmd, investigate, playbook_cmd, serve, tools_cmd  # noqa: F401  (registers commands)
-from cli.app import app
+import importlib
+from dataclasses import dataclass
+from typing import Annotated
 
-__all__ = ["app"]
+import typer
+from typer import _click as click  # the click that typer bundles
+from typer.core import TyperGroup
+
+from cli.app import command_app
+
+
+@dataclass(frozen=True)
+class Lazy:
+    module: str
+    help: str
+
+
+# In the order `socbot --help` lists them.
+COMMANDS: dict[str, Lazy] = {
+    "investigate": Lazy(
+        "cli.investigate", "Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."
+    ),
+    "chat": Lazy("cli.chat", "Talk to socbot in the terminal, with persistent history."),
+    "serve": Lazy(
+        "cli.serve",
+        "Run the Slack bot: mentions, thread follow-ups, alert channels and POST /alerts.",
+    ),
+    "tools": Lazy("cli.tools_cmd", "Inspect the investigation tools."),
+    "playbook": Lazy("cli.playbook_cmd", "Review and manage the team playbook."),
+    "alerts": Lazy("cli.alerts_cmd", "Inspect how alert payloads are read."),
+    "db": Lazy("cli.db_cmd", "Manage the database schema."),
+}
+
+ENVIRONMENT_HELP = """\b
+Environment:
+  GEMINI_API_KEY       Gemini API key (required; or Vertex AI, see README)
+  SOCBOT_CONFIG        settings file (default config/socbot.toml; a
+                       socbot.local.toml beside it overrides it)
+  SOCBOT_DATABASE_URL  database URL (default: SQLite in ./var/socbot.db)
+  SLACK_BOT_TOKEN      for `socbot serve`, with SLACK_APP_TOKEN (socket
+                       mode) or SLACK_SIGNING_SECRET (http mode)
+  SOCBOT_*             any setting, e.g. SOCBOT_LIMITS__MAX_STEPS=5
+"""
+
+
+def load_command(name: str) -> click.Command | None:
+    """Import the module of command ``name`` and return its click command."""
+    entry = COMMANDS.get(name)
+    if entry is None:
+        return None
+    module_app = importlib.import_module(entry.module).app
+    group = typer.main.get_group(module_app)
+    return group.commands.get(name, group)
+
+
+class LazyGroup(TyperGroup):
+    """A group whose commands are imported on first use; help uses ``COMMANDS``."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*COMMANDS, *(n for n in super().list_commands(ctx) if n not in COMMANDS)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, cmd_name) or load_command(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"socbot {version('socbot')}")
+        raise typer.Exit()
+
+
+app = command_app(
+    name="socbot", cls=LazyGroup, epilog=ENVIRONMENT_HELP, invoke_without_command=False
+)
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """socbot investigates security alerts with Plan & Execute on Gemini."""
+
 
 if __name__ == "__main__":
     app()

@@ -17,14 +17,13 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from cli.app import app, fail, load_settings_or_exit, one_line
+from cli.app import command_app, fail, load_settings_or_exit, one_line
 
 if TYPE_CHECKING:
     from store.db import Database
     from store.playbook import PlaybookBullet
 
-playbook_app = typer.Typer(help="Review and manage the team playbook.", no_args_is_help=True)
-app.add_typer(playbook_app, name="playbook")
+app = command_app(help="Review and manage the team playbook.")
 
 T = TypeVar("T")
 StatusOpt = Annotated[
@@ -69,7 +68,7 @@ def _line(b: PlaybookBullet) -> str:
     return f"{b.id}  {b.status:<8} {b.kind:<12} {b.scope:<20} {counts:<7}{op}  {text[:90]}"
 
 
-@playbook_app.command("list")
+@app.command("list")
 def list_bullets(status: StatusOpt = None) -> None:
     """List bullets (all, or those with the given statuses)."""
     from store.playbook import STATUSES, PlaybookStore
@@ -84,7 +83,7 @@ def list_bullets(status: StatusOpt = None) -> None:
         typer.echo("no bullets")
 
 
-@playbook_app.command("show")
+@app.command("show")
 def show(bullet_id: IdArg) -> None:
     """Everything about one bullet, as JSON: content, triggers, counters, provenance."""
     from store.playbook import PlaybookStore
@@ -95,7 +94,7 @@ def show(bullet_id: IdArg) -> None:
     typer.echo(json.dumps(bullet.model_dump(mode="json"), indent=2, ensure_ascii=False))
 
 
-@playbook_app.command("add")
+@app.command("add")
 def add(
     content: Annotated[str, typer.Argument(help="The instruction or fact, one or two sentences.")],
     kind: Annotated[str, typer.Option(help="fact, pattern, anti_pattern or skill.")] = "fact",
@@ -150,25 +149,25 @@ def _change(action: str, bullet_id: str, by: str | None, reason: str = "") -> No
     typer.echo(f"{bullet.id} is now {bullet.status}")
 
 
-@playbook_app.command("approve")
+@app.command("approve")
 def approve(bullet_id: IdArg, by: ByOpt = None) -> None:
     """Approve a proposal: it (or its change) becomes active."""
     _change("approve", bullet_id, by)
 
 
-@playbook_app.command("reject")
+@app.command("reject")
 def reject(bullet_id: IdArg, by: ByOpt = None, reason: ReasonOpt = "") -> None:
     """Reject a proposal: it never reaches a prompt."""
     _change("reject", bullet_id, by, reason)
 
 
-@playbook_app.command("retire")
+@app.command("retire")
 def retire(bullet_id: IdArg, by: ByOpt = None, reason: ReasonOpt = "") -> None:
     """Retire a bullet: it no longer reaches any prompt."""
     _change("retire", bullet_id, by, reason)
 
 
-@playbook_app.command("export")
+@app.command("export")
 def export(
     folder: Annotated[Path, typer.Argument(help="Folder to write the YAML files into.")],
     status: StatusOpt = None,
@@ -185,7 +184,7 @@ def export(
     typer.echo(f"exported {len(written)} bullets to {folder}")
 
 
-@playbook_app.command("import")
+@app.command("import")
 def import_(
     folder: Annotated[Path, typer.Argument(help="Folder of YAML files (from export).")],
 ) -> None:
@@ -204,7 +203,7 @@ def import_(
     typer.echo(f"imported from {folder}: {counts['added']} added, {counts['updated']} updated")
 
 
-@playbook_app.command("stats")
+@app.command("stats")
 def stats(
     days: Annotated[int, typer.Option(help="Look back this many days.")] = 90,
     as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,

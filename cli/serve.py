@@ -31,12 +31,14 @@ from bot.coordinator import EngineInvestigator
 from bot.pacer import Pacer
 from bot.server import start_site
 from bot.socket_mode import run_socket_mode
-from cli.app import app, fail, load_settings_or_exit, one_line
+from cli.app import command_app, fail, load_settings_or_exit, one_line
 from cli.runtime import Runtime, open_runtime
 from config.settings import ConfigError, Settings, SlackSettings
 from store.alerts import AlertStore
 
 log = logging.getLogger(__name__)
+
+app = command_app()
 
 OpenRuntime = Callable[[Settings], AbstractAsyncContextManager[Runtime]]
 

@@ -6,18 +6,16 @@ import asyncio
 from dataclasses import dataclass
 
 import httpx
-import typer
 from rich.console import Console
 from rich.table import Table
 
-from cli.app import app, fail, load_settings_or_exit, one_line
+from cli.app import command_app, fail, load_settings_or_exit, one_line
 from config.settings import ConfigError, Settings
 from store.db import Database
 from tools import intel
 from tools.setup import build_registry
 
-tools_app = typer.Typer(help="Inspect the investigation tools.", no_args_is_help=True)
-app.add_typer(tools_app, name="tools")
+app = command_app(help="Inspect the investigation tools.")
 
 
 @dataclass(frozen=True)
@@ -27,7 +25,7 @@ class ToolRow:
     detail: str  # description when enabled, reason when disabled
 
 
-@tools_app.command("list")
+@app.command("list")
 def list_tools() -> None:
     """Show enabled tools with their description, and disabled ones with the reason."""
     settings = load_settings_or_exit()

@@ -269,6 +269,9 @@ class Settings(BaseSettings):
         description="what the planner is told about the monitored environment",
     )
     debug_payloads: bool = Field(False, description="log alert and tool payloads")
+    chat_history_file: str = Field(
+        "var/chat_history", description="`socbot chat` prompt history; empty = not kept"
+    )
     gemini: GeminiSettings = GeminiSettings()
     limits: Limits = Limits()
     review: ReviewSettings = ReviewSettings()

@@ -13,6 +13,7 @@ from rich.console import Console
 from sqlalchemy import select
 from typer.testing import CliRunner
 
+import cli.chat
 import cli.investigate
 from agent.events import (
     Concluded,
@@ -57,6 +58,7 @@ def use_model(monkeypatch: pytest.MonkeyPatch, model: ScriptedModel) -> None:
         return open_runtime(settings, backend=model)
 
     monkeypatch.setattr(cli.investigate, "open_runtime", scripted)
+    monkeypatch.setattr(cli.chat, "open_runtime", scripted)
 
 
 def assert_one_line_error(output: str, *needles: str) -> None:
