@@ -305,9 +305,9 @@ class AlertTriage:
     async def _investigate(self, thread: ThreadRef, alert: Alert, group: Group | None) -> None:
         self._queued.discard(alert.id)
         self._set("investigating", "queued")
-        await self.alerts.set_status(alert.id, "investigating")
         status = "failed"
-        try:
+        try:  # a shutdown may cancel us while the status is written: still ends as deferred
+            await self.alerts.set_status(alert.id, "investigating")
             await self.investigate(thread, alert_request_text(alert), alert)
             stored = await self.alerts.get(alert.id)
             if stored is not None and stored.verdict:

@@ -177,8 +177,8 @@ class SlackHarness:
             if listeners:
                 await asyncio.wait(listeners, timeout=5)
             await self.app.webhook.drain()
-            if self.app.triage is not None:
-                await self.app.triage.drain()  # cards posted, runs handed over
+            for triage in self.app.triages():  # webhook and alert channels
+                await triage.drain()  # cards posted, runs handed over
             await self.app.coordinator.wait_idle()
 
 
