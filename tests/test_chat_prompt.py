@@ -101,8 +101,14 @@ def test_chat_at_the_prompt_sends_the_pasted_message_to_the_model(
     stderr = io.StringIO()
     console = Console(file=stderr, width=100)
     with terminal() as keys, asyncio.Runner() as runner:
-        keys.send_text(f"{PASTE_START}{pasted}{PASTE_END}{ENTER}/exit{ENTER}")
-        chat_loop(runner, settings, console, prompt_reader(settings.chat_history_file))
+        prompt = prompt_reader(settings.chat_history_file)
+        typed = iter([f"{PASTE_START}{pasted}{PASTE_END}{ENTER}", f"/exit{ENTER}"])
+
+        def read(runner: asyncio.Runner) -> str:  # keys typed once the prompt is shown
+            keys.send_text(next(typed))
+            return prompt(runner)
+
+        chat_loop(runner, settings, console, read)
     seen = "\n".join(
         part.text or ""
         for content in model.requests_for("direct")[-1].contents
