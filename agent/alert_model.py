@@ -117,7 +117,7 @@ def parse_time(value: Any) -> datetime | None:
             text = value.strip()
             if text.isdigit():
                 return parse_time(int(text))
-            parsed = _iso(text)
+            parsed = _iso(text) if text[:4].isdigit() and text[4:5] == "-" else _legacy(text)
             return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
     except (ValueError, OverflowError, OSError):
         return None
@@ -134,6 +134,14 @@ def _iso(text: str) -> datetime:
         if not dot or digits <= 6:
             raise
         return datetime.fromisoformat(f"{head}.{rest[:6]}{rest[digits:]}")
+
+
+def _legacy(text: str) -> datetime:
+    """``2016 Jan 29 13:08:36`` (OSSEC, Wazuh 2.x), else ISO 8601."""
+    try:
+        return datetime.strptime(text, "%Y %b %d %H:%M:%S")
+    except ValueError:
+        return _iso(text)
 
 
 def one_line(text: str, limit: int) -> str:

@@ -19,6 +19,7 @@ envelopes around it (``agent.envelopes``).
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,10 +27,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import jmespath
-from jmespath import functions
-from jmespath.exceptions import JMESPathError
-from jmespath.parser import ParsedResult
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.alert_model import (
@@ -42,12 +39,22 @@ from agent.alert_model import (
 )
 from agent.entities import clean_entities, walk_entities
 from agent.envelopes import JSON, Unwrapped, unwrap
+from agent.jmes import (
+    FormatError,
+    compile_expression,
+    flatten,
+    lower_keys,
+    number,
+    scalar,
+    search,
+    text,
+    truthy,
+)
+
+__all__ = ["Catalogue", "Fields", "Format", "FormatError", "Parsed", "load_catalogue"]
 
 BUILTIN_DIR = Path(__file__).parent / "formats"
-
-
-class FormatError(ValueError):
-    """A format file that cannot be used; the message names the file and the problem."""
+_SAFE_SOURCE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
 class _Spec(BaseModel):
@@ -61,6 +68,7 @@ class MatchSpec(_Spec):
 
 class FieldsSpec(_Spec):
     title: str
+    source: str | None = None  # when the source depends on the payload (Graph serviceSource)
     severity: str | None = None
     time: str | None = None
     description: str | None = None
@@ -117,7 +125,7 @@ class Format:
         self.spec, self.origin = spec, origin
         self.name, self.source = spec.name, spec.source or spec.name
         self.aliases = [a.lower() for a in spec.aliases]
-        compile_ = functools.partial(_compile, origin=origin)
+        compile_ = functools.partial(compile_expression, origin=origin)
         self._all = [compile_(e) for e in spec.match.all]
         self._any = [compile_(e) for e in spec.match.any]
         f = spec.fields
@@ -125,44 +133,50 @@ class Format:
         self._severity = compile_(f.severity) if f.severity else None
         self._time = compile_(f.time) if f.time else None
         self._description = compile_(f.description) if f.description else None
+        self._source = compile_(f.source) if f.source else None
         self._entities = [(e, compile_(e.value)) for e in spec.entities]
         self._words = {k.strip().lower(): v for k, v in spec.severity.words.items()}
         self._ranges = sorted(spec.severity.ranges)
 
     def matches(self, doc: JSON) -> bool:
-        doc = _lower(doc) if self.spec.ignore_case else doc
-        if not all(_truthy(_search(e, doc)) for e in self._all):
+        doc = lower_keys(doc) if self.spec.ignore_case else doc
+        if not all(truthy(search(e, doc)) for e in self._all):
             return False
-        return not self._any or any(_truthy(_search(e, doc)) for e in self._any)
+        return not self._any or any(truthy(search(e, doc)) for e in self._any)
 
     def read(self, doc: JSON) -> Fields:
-        lowered = _lower(doc) if self.spec.ignore_case else doc
+        lowered = lower_keys(doc) if self.spec.ignore_case else doc
         named = [
             (spec.kind, value, spec.role)
             for spec, expr in self._entities
-            for value in _flatten(_search(expr, lowered))
+            for value in flatten(search(expr, lowered))
         ]
         return Fields(
-            source=self.source,
+            source=self._source_of(lowered),
             format=self.name,
-            title=_text(_search(self._title, lowered)) or "",
-            severity=self.severity(_search(self._severity, lowered)),
-            event_time=parse_time(_scalar(_search(self._time, lowered))),
-            description=_text(_search(self._description, lowered)),
+            title=text(search(self._title, lowered)) or "",
+            severity=self.severity(search(self._severity, lowered)),
+            event_time=parse_time(scalar(search(self._time, lowered))),
+            description=text(search(self._description, lowered)),
             entities=clean_entities([*named, *walk_entities(doc)]),
         )
 
+    def _source_of(self, doc: JSON) -> str:
+        """The format's source, or a safe name read from the payload (used in paths)."""
+        found = (text(search(self._source, doc)) or "").lower()
+        return found if _SAFE_SOURCE.match(found) else self.source
+
     def severity(self, value: Any) -> Severity | None:
         """The socbot severity of a vendor value, by this format's table."""
-        value = _scalar(value)
+        value = scalar(value)
         if isinstance(value, str) and value.strip().lower() in self._words:
             return self._words[value.strip().lower()]
-        number = _number(value)
-        if number is None:
+        score = number(value)
+        if score is None:
             return severity_word(value)
         if not self._ranges:
-            return normalize_severity(number)
-        below = [sev for bound, sev in self._ranges if number >= bound]
+            return normalize_severity(score)
+        below = [sev for bound, sev in self._ranges if score >= bound]
         return below[-1] if below else None
 
 
@@ -190,7 +204,7 @@ class Catalogue:
 
 def _finish(fields: Fields, unwrapped: Unwrapped) -> None:
     if not fields.title:
-        fields.title = _text(unwrapped.hints.get("title")) or f"{fields.source} alert"
+        fields.title = text(unwrapped.hints.get("title")) or f"{fields.source} alert"
     if fields.event_time is None:
         fields.event_time = parse_time(unwrapped.hints.get("time"))
     if unwrapped.more:
@@ -231,84 +245,3 @@ def load_catalogue(extra_dir: Path | str | None) -> Catalogue:
     names = {f.name for f in own}
     builtin = [f for f in default_catalogue().formats if f.name not in names]
     return Catalogue([*own, *builtin])
-
-
-class _Functions(functions.Functions):
-    """JMESPath functions the formats may use besides the standard ones."""
-
-    @functions.signature({"types": ["string", "null"]})
-    def _func_basename(self, value: str | None) -> str | None:
-        """The last part of a path or resource name: ``//x/zones/z/instances/web-1`` → ``web-1``."""
-        return value.rstrip("/").rsplit("/", 1)[-1] or None if value else None
-
-    @functions.signature({"types": ["string", "null"]}, {"types": ["string"]})
-    def _func_before(self, value: str | None, separator: str) -> str | None:
-        """The text before the first ``separator`` (all of it when there is none)."""
-        return value.split(separator, 1)[0] if value else None
-
-
-_OPTIONS = jmespath.Options(custom_functions=_Functions())
-
-
-def _compile(expression: str, *, origin: str) -> ParsedResult:
-    try:
-        return jmespath.compile(expression)
-    except JMESPathError as exc:
-        raise FormatError(f"{origin}: bad expression {expression!r}: {exc}") from None
-
-
-def _search(expression: ParsedResult | None, doc: JSON) -> Any:
-    if expression is None:
-        return None
-    try:
-        return expression.search(doc, options=_OPTIONS)
-    except (JMESPathError, TypeError, ValueError):  # e.g. join() over a non-string
-        return None
-
-
-def _truthy(value: Any) -> bool:
-    return value not in (None, False, "", [], {})
-
-
-def _lower(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k).lower(): _lower(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_lower(v) for v in value]
-    return value
-
-
-def _scalar(value: Any) -> Any:
-    while isinstance(value, list) and value:
-        value = value[0]
-    return None if isinstance(value, list | dict) else value
-
-
-def _text(value: Any) -> str | None:
-    value = _scalar(value)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        value = str(value)
-    return value.strip() or None if isinstance(value, str) else None
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
-
-
-def _flatten(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [v for item in value for v in _flatten(item)]
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, int) and not isinstance(value, bool):
-        return [str(value)]
-    return []

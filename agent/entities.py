@@ -45,7 +45,6 @@ _USER_KEYS = frozenset(
         "user.name",
         "srcuser",
         "dstuser",
-        "accountname",
         "principalemail",
         "principalsubject",
         "actor.alternateid",

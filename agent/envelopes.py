@@ -4,8 +4,9 @@
 inside a Lambda ``Records`` event) or a Pub/Sub push message (base64 ``data``) is
 decoded; an EventBridge event gives its ``detail``; a list of findings or alerts
 (``Findings``/``findings``, Alertmanager ``alerts``, Graph ``value``, SCC
-``listFindingsResults``, Chronicle ``detections``) gives its first item and counts
-the others. ``raw`` is the payload once transport encodings are decoded (what is
+``listFindingsResults``, Chronicle ``detections``, Okta event hook ``data.events``)
+gives its first item and counts the others; a JSON:API document (Datadog) its
+``data``. ``raw`` is the payload once transport encodings are decoded (what is
 stored and shown to the model); lists and EventBridge events stay whole in it.
 
 Everything here is attacker-controlled: depth and decoded sizes are bounded, and
@@ -157,6 +158,21 @@ def _chronicle_list(data: JSON) -> _Step | None:
     return None
 
 
+def _okta_hook(data: JSON) -> _Step | None:
+    inner = data.get("data")
+    if data.get("eventType") != "com.okta.event_hook" or not isinstance(inner, dict):
+        return None
+    return _first(inner, "events", "event")
+
+
+def _jsonapi(data: JSON) -> _Step | None:
+    """A JSON:API document with one resource: ``{"data": {"type", "attributes"}}`` (Datadog)."""
+    inner = data.get("data")
+    if isinstance(inner, dict) and "type" in inner and isinstance(inner.get("attributes"), dict):
+        return _Step(inner, "jsonapi")
+    return None
+
+
 _UNWRAPPERS: list[Callable[[JSON], _Step | None]] = [
     _pubsub,
     _sns,
@@ -166,4 +182,6 @@ _UNWRAPPERS: list[Callable[[JSON], _Step | None]] = [
     _graph_list,
     _scc_list,
     _chronicle_list,
+    _okta_hook,
+    _jsonapi,
 ]

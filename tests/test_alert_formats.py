@@ -86,7 +86,128 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
             ("file", "C:\\Users\\k.suzuki\\AppData\\Local\\Temp\\mimi.ps1", None),
         },
     ),
+    (
+        "microsoft-graph-alert-v2.json",
+        "graph_alert",
+        "Suspicious execution of hidden file on tempDns",
+        "low",
+        {
+            ("host", "tempDns", "target"),
+            ("hash", "8963a19fb992ad9a76576c5638fd68292cffb9aaac29eb8285f9abf6196a7dec", None),
+            ("process", '"MsSense.exe"', None),
+        },
+    ),
+    (
+        "azure-monitor-common-schema.json",
+        "azure_monitor",
+        "WCUS-R2-Gen2 on wcus-r2-gen2",
+        "low",  # Sev3
+        {("resource", "wcus-r2-gen2", "target")},
+    ),
+    (
+        "okta-event-hook.json",
+        "okta",
+        "User login to Okta by admin@example.com",
+        "info",
+        {("user", "admin@example.com", "actor"), ("ip", "12.97.85.90", "source")},
+    ),
+    (
+        "splunk-webhook.json",
+        "splunk",
+        "Splunk alert (app search)",  # the documented sample has no search_name
+        None,
+        set(),
+    ),
+    (
+        "invented-splunk-notable.json",
+        "splunk",
+        "Brute Force Access Behavior Detected",
+        "high",  # urgency
+        {
+            ("ip", "203.0.113.50", "source"),
+            ("host", "vpn-gw-02", "target"),
+            ("user", "a.khan", "actor"),
+        },
+    ),
+    (
+        "wazuh-rootcheck.json",
+        "wazuh",
+        "SSH Hardening - 9: Wrong Maximum number of authentication attempts on manager",
+        "low",  # level 3
+        {("host", "manager", "target"), ("file", "/etc/ssh/sshd_config", None)},
+    ),
+    (
+        "demisto-sentinelone-threat.json",
+        "sentinelone",
+        "Ncat Netcat Portable - CHIP-Installer.exe on EC2AMAZ-AJ0KANC",
+        "high",  # confidenceLevel malicious
+        {
+            ("host", "EC2AMAZ-AJ0KANC", "target"),
+            ("user", "EC2AMAZ-AJ0KANC\\Administrator", "actor"),
+            ("hash", "d8757a0396d05a1d532422827a70a7966c361366", None),
+        },
+    ),
+    (
+        "demisto-chronicle-detections.json",
+        "chronicle",
+        "SampleRule on ray-xxx-laptop",
+        None,
+        {("host", "ray-xxx-laptop", "source"), ("domain", "is5-ssl.mzstatic.com", "destination")},
+    ),
+    (
+        "invented-alertmanager-webhook.json",
+        "alertmanager",
+        "SSH brute force against bastion-1 (+1 more alert)",
+        "critical",
+        {("host", "bastion-1", "target")},
+    ),
+    (
+        "invented-elastic-security-alert.json",
+        "elastic",
+        "Suspicious PowerShell Download Cradle on WS-0231",
+        "high",
+        {
+            ("host", "WS-0231", "target"),
+            ("user", "j.smith", "actor"),
+            ("ip", "198.51.100.23", "destination"),
+        },
+    ),
+    (
+        "invented-datadog-signal.json",
+        "datadog",
+        "AWS ConsoleLogin from a new country for IAM user deploy-bot",
+        "high",
+        {("ip", "203.0.113.41", "source"), ("user", "deploy-bot", "actor")},
+    ),
+    (
+        "invented-wiz-issue.json",
+        "wiz",
+        "Publicly exposed VM with a critical vulnerability and high privileges on payments-api-1",
+        "critical",
+        {("resource", "payments-api-1", "target")},
+    ),
+    (
+        "invented-securityhub-eventbridge.json",
+        "securityhub",
+        "CVE-2023-44487 - nghttp2",
+        "high",
+        {("ip", "10.0.1.15", "target")},
+    ),
+    (
+        "invented-crowdstrike-alert.json",
+        "crowdstrike_alert",
+        "CredentialDumping on FIN-LAPTOP-07",
+        "critical",  # 90 / Critical
+        {
+            ("host", "FIN-LAPTOP-07", "target"),
+            ("user", "m.garcia", "actor"),
+            ("process", "C:\\Windows\\System32\\cmd.exe", "parent"),
+        },
+    ),
 ]
+
+
+NO_TIME = {"splunk-webhook.json"}  # the webhook payload carries no time
 
 
 def load(name: str) -> dict[str, Any]:
@@ -103,7 +224,7 @@ def test_sample_payloads(
     alert = parse_alert(load(name))
     assert (alert.format, alert.title, alert.severity) == (fmt, title, severity)
     assert entities <= {(e.kind, e.value, e.role) for e in alert.entities}
-    assert alert.event_time is not None
+    assert (alert.event_time is None) == (name in NO_TIME)
 
 
 def test_every_fixture_is_in_the_table_and_named_in_notice() -> None:

@@ -108,6 +108,7 @@ _DOMAIN = rf"(?:{_LABEL}\.)+(?:[a-z]{{2,24}}|xn--[a-z0-9-]{{1,59}})"
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>`{}|\\^]+", re.I)
 _DOMAIN_RE = re.compile(rf"(?<![\w@.-]){_DOMAIN}(?![\w=-]|\.[a-z0-9])", re.I)
 _EMAIL_RE = re.compile(rf"(?<![\w.+-])[a-z0-9][\w.+-]{{0,63}}@{_DOMAIN}(?![\w-]|\.[a-z0-9])", re.I)
+_HOST_RE = re.compile(r"^(?:[\w-]+(?:\.[\w-]+)*|[0-9a-f:.]+)$", re.I)  # not "${org}" or "$"
 _IPV4_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d|/\d)")
 _IPV6_RE = re.compile(r"(?<![\w:.])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?![\w:.])", re.I)
 _HASH_RE = re.compile(r"(?<![\w/.-])(?:[0-9a-f]{64}|[0-9a-f]{40}|[0-9a-f]{32})(?![\w/.-])", re.I)
@@ -194,7 +195,7 @@ def _urls_and_hosts(text: str, *, domain_key: bool, command: bool) -> Iterator[I
     for m in _URL_RE.finditer(text):
         url = m.group(0).rstrip(_TRAILING)
         host = _url_host(url)
-        if host and not _is_reference(host):
+        if host and _HOST_RE.match(host) and not _is_reference(host):
             yield Indicator(kind="url", value=url)
     for m in _DOMAIN_RE.finditer(text):
         domain = m.group(0).lower().rstrip(".")
