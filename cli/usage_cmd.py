@@ -1,0 +1,95 @@
+"""``socbot usage``: model tokens and list-price cost per day, source, channel and stage.
+
+Reads the usage every finished investigation stored (``store.usage``); the prices are
+those of ``gemini.prices`` when the calls were made. Heavy imports happen inside the
+command, so ``socbot --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from cli.app import command_app, fail, load_settings_or_exit
+
+if TYPE_CHECKING:
+    from store.usage import Totals, UsageRow
+
+DaysOpt = Annotated[int, typer.Option("--days", "-d", min=1, help="How many days back.")]
+ByOpt = Annotated[
+    list[str] | None,
+    typer.Option("--by", "-b", help="day, source, channel or stage (repeatable; default all)."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+app = command_app()
+
+
+@app.command()
+def usage(days: DaysOpt = 7, by: ByOpt = None, as_json: JsonOpt = False) -> None:
+    """Summarise model tokens and cost (USD at list prices) from the database."""
+    from store.usage import DIMENSIONS, summarise
+
+    wanted = by or list(DIMENSIONS)
+    unknown = [b for b in wanted if b not in DIMENSIONS]
+    if unknown:
+        raise fail(f"--by must be one of {', '.join(DIMENSIONS)} (got {', '.join(unknown)})")
+    since = datetime.now(UTC) - timedelta(days=days)
+    rows = asyncio.run(_rows(since))
+    tables = {d: summarise(rows, d) for d in DIMENSIONS if d in wanted}
+    if as_json:
+        out: dict[str, object] = {
+            "since": since.isoformat(timespec="seconds"),
+            "investigations": len(rows),
+            **{b: {k: t.as_dict() for k, t in table.items()} for b, table in tables.items()},
+        }
+        typer.echo(json.dumps(out, indent=2))
+        return
+    total = sum(float(r.usage.get("cost_usd") or 0.0) for r in rows)
+    typer.echo(f"{len(rows)} investigations since {since:%Y-%m-%d %H:%M} UTC, ${total:.4f}")
+    for name, table in tables.items():
+        typer.echo("")
+        typer.echo(_table(name, table))
+
+
+async def _rows(since: datetime) -> list[UsageRow]:
+    from store.db import Database
+    from store.usage import UsageStore
+
+    settings = load_settings_or_exit()
+    db = Database(settings.database_url)
+    try:
+        await db.create()
+        return await UsageStore(db).rows(since)
+    finally:
+        await db.close()
+
+
+def _table(name: str, table: dict[str, Totals]) -> str:
+    header = [name, "runs", "calls", "prompt", "cached", "output", "thinking", "cost USD"]
+    lines = [
+        [
+            key,
+            str(t.investigations),
+            str(t.calls),
+            str(t.prompt_tokens),
+            str(t.cached_tokens),
+            str(t.output_tokens),
+            str(t.thinking_tokens),
+            f"{t.cost_usd:.4f}" + ("+" if t.unpriced_calls else ""),
+        ]
+        for key, t in table.items()
+    ] or [["(none)", *[""] * 7]]
+    widths = [max(len(row[i]) for row in [header, *lines]) for i in range(len(header))]
+
+    def fmt(row: list[str]) -> str:
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        return "  ".join(cells).rstrip()
+
+    return "\n".join([fmt(header), *(fmt(r) for r in lines)])

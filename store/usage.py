@@ -1,0 +1,137 @@
+"""Model usage and cost over time, from the investigations' stored ``usage``.
+
+Every finished investigation stores its usage (``agent.usage``: calls, prompt, cached,
+output and thinking tokens and the list-price ``cost_usd``, in total and per stage).
+``UsageStore.rows`` reads those since a time; ``summarise`` adds them up per day, alert
+source (``question`` for mentions and chat), channel (the Slack channel of the thread,
+``cli`` for the terminal) or stage (``step s2`` counted as ``step``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import select
+
+from store.db import Database
+from store.models import AlertRow, Investigation
+
+Dimension = Literal["day", "source", "channel", "stage"]
+DIMENSIONS: tuple[Dimension, ...] = ("day", "source", "channel", "stage")
+COUNTS = ("calls", "prompt_tokens", "cached_tokens", "output_tokens", "thinking_tokens")
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    """One investigation's usage and where it came from."""
+
+    investigation_id: str
+    created_at: datetime
+    conversation_id: str
+    source: str
+    usage: dict[str, Any]
+
+    @property
+    def channel(self) -> str:
+        """``C0123`` for ``slack:C0123:<ts>``; the prefix (``cli``) otherwise."""
+        kind, _, rest = self.conversation_id.partition(":")
+        if kind == "slack":
+            return rest.split(":", 1)[0] or "slack"
+        return kind or "other"
+
+
+@dataclass
+class Totals:
+    """Summed usage of a group."""
+
+    investigations: int = 0
+    calls: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+    thinking_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
+    ids: set[str] = field(default_factory=set, repr=False)
+
+    def add(self, investigation_id: str, counts: dict[str, Any]) -> None:
+        self.ids.add(investigation_id)
+        self.investigations = len(self.ids)
+        self.calls += int(counts.get("calls", counts.get("llm_calls", 0)) or 0)
+        for name in COUNTS[1:]:
+            setattr(self, name, getattr(self, name) + int(counts.get(name) or 0))
+        self.cost_usd += float(counts.get("cost_usd") or 0.0)
+        self.unpriced_calls += int(counts.get("unpriced_calls") or 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "investigations": self.investigations,
+            **{name: getattr(self, name) for name in COUNTS},
+            "cost_usd": round(self.cost_usd, 6),
+            "unpriced_calls": self.unpriced_calls,
+        }
+
+
+class UsageStore:
+    """Reads the usage of finished investigations."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def rows(self, since: datetime) -> list[UsageRow]:
+        """Investigations created since ``since`` that stored a usage, oldest first."""
+        async with self.db.session() as session:
+            found = (
+                await session.execute(
+                    select(
+                        Investigation.id,
+                        Investigation.created_at,
+                        Investigation.conversation_id,
+                        Investigation.kind,
+                        Investigation.usage,
+                    )
+                    .where(Investigation.created_at >= since, Investigation.usage.is_not(None))
+                    .order_by(Investigation.created_at)
+                )
+            ).all()
+            ids = [r.id for r in found]
+            sources: dict[str, str] = {}
+            for start in range(0, len(ids), 500):
+                alerts = await session.execute(
+                    select(AlertRow.investigation_id, AlertRow.source)
+                    .where(AlertRow.investigation_id.in_(ids[start : start + 500]))
+                    .order_by(AlertRow.created_at)
+                )
+                for investigation_id, source in alerts.all():
+                    sources.setdefault(str(investigation_id), source)  # the group's first
+        return [
+            UsageRow(
+                investigation_id=r.id,
+                created_at=r.created_at,
+                conversation_id=r.conversation_id,
+                source=sources.get(r.id, "alert" if r.kind == "alert" else "question"),
+                usage=dict(r.usage or {}),
+            )
+            for r in found
+        ]
+
+
+def summarise(rows: Iterable[UsageRow], by: Dimension) -> dict[str, Totals]:
+    """Totals per value of ``by``, sorted by key."""
+    groups: dict[str, Totals] = {}
+    for row in rows:
+        if by == "stage":
+            for stage, counts in (row.usage.get("stages") or {}).items():
+                key = str(stage).split(" ", 1)[0]
+                groups.setdefault(key, Totals()).add(row.investigation_id, counts)
+            continue
+        key = {
+            "day": row.created_at.strftime("%Y-%m-%d"),
+            "source": row.source,
+            "channel": row.channel,
+        }[by]
+        groups.setdefault(key, Totals()).add(row.investigation_id, row.usage)
+    return dict(sorted(groups.items()))
