@@ -110,8 +110,11 @@ async def remote(
         thread.close()
 
 
-def bench_settings(db_path: Path, gemini_url: str, **limits: Any) -> Settings:
-    """``config/socbot.toml`` (log tables on the DuckDB sample) + fakes + a fresh SQLite."""
+def bench_settings(
+    db_path: Path, gemini_url: str, *, review: Mapping[str, Any] | None = None, **limits: Any
+) -> Settings:
+    """``config/socbot.toml`` (log tables on the DuckDB sample) + fakes + a fresh SQLite;
+    ``review`` sets ``[review]`` (default: the built-in review settings)."""
     config = tomllib.loads((REPO / "config" / "socbot.toml").read_text())
     logs = dict(config.get("logs", {}))
     logs["runbooks_dir"] = str(REPO / str(logs.get("runbooks_dir", "examples/runbooks")))
@@ -129,6 +132,7 @@ def bench_settings(db_path: Path, gemini_url: str, **limits: Any) -> Settings:
         intel={"abuseipdb_api_key": "bench-fake-abuseipdb", "otx_api_key": "bench-fake-otx"},  # type: ignore[arg-type]
         logs=logs,  # type: ignore[arg-type]
         limits=limits,  # type: ignore[arg-type]
+        review=dict(review or {}),  # type: ignore[arg-type]
     )
 
 
@@ -173,11 +177,11 @@ class RecordingSink:
 
 @asynccontextmanager
 async def runtime(
-    rem: Remote, tmp: Path, **limits: Any
+    rem: Remote, tmp: Path, *, review: Mapping[str, Any] | None = None, **limits: Any
 ) -> AsyncIterator[tuple[Runtime, ToolTimer]]:
     """A real runtime (``cli.runtime.open_runtime``) against the fakes, fresh database."""
     settings = bench_settings(
-        tmp / f"socbot-{uuid.uuid4().hex[:8]}.db", rem.gemini.base_url, **limits
+        tmp / f"socbot-{uuid.uuid4().hex[:8]}.db", rem.gemini.base_url, review=review, **limits
     )
     http = httpx.AsyncClient(
         transport=RedirectTransport(rem.intel.base_url), timeout=httpx.Timeout(60.0)

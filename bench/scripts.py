@@ -94,7 +94,7 @@ STEPS: dict[str, tuple[str, str, list[str], list[Turn]]] = {
     ),
 }
 
-CONCLUSION = {
+CONCLUSION: dict[str, Any] = {
     "verdict": "true_positive",
     "severity": "critical",
     "confidence": "high",
@@ -122,7 +122,7 @@ CONCLUSION = {
 }
 
 
-CRITIQUE = {
+CRITIQUE: dict[str, Any] = {
     "score": 0.9,
     "criteria": {"answers_objective": 0.9, "grounded": 0.9, "consistent": 0.9, "actionable": 0.9},
     "issues": [],
@@ -213,3 +213,31 @@ def chain(n: int) -> dict[str, Responder]:
         "concluder": _const(Turn.json(CONCLUSION)),
         "critic": _const(Turn.json(CRITIQUE)),
     }
+
+
+INVENTED_IP = "198.51.100.77"  # in no tool result: the code check flags the finding
+
+
+def review_rewrites() -> dict[str, Responder]:
+    """``three_steps`` whose first conclusion quotes an IP no tool returned: the critic
+    scores it low, the rewrite (asked with the review's issues) is grounded and passes."""
+
+    def concluder(request: GeminiRequest) -> Turn:
+        if "## Review of your previous draft" in request.user_text():
+            return Turn.json(CONCLUSION, thoughts_tokens=300)
+        bad = {
+            "finding": f"{INVENTED_IP} also signed in",
+            "evidence": "auth_logs",
+            "evidence_refs": ["s1#1"],
+        }
+        draft = {**CONCLUSION, "key_findings": [*CONCLUSION["key_findings"], bad]}
+        return Turn.json(draft, thoughts_tokens=300)
+
+    def critic(request: GeminiRequest) -> Turn:
+        if INVENTED_IP not in request.user_text():
+            return Turn.json(CRITIQUE)
+        issue = f"key_findings[3] quotes {INVENTED_IP}, which no cited result contains: drop it"
+        scores = dict.fromkeys(CRITIQUE["criteria"], 0.5)
+        return Turn.json({"score": 0.5, "criteria": scores, "issues": [issue]})
+
+    return {**three_steps(), "concluder": concluder, "critic": critic}

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench import bench_cost, bench_engine, bench_slack, scripts
+from bench import bench_cost, bench_engine, bench_review, bench_slack, scripts
 from bench.common import remote, union_length
 from bench.fake_gemini import parse_request
 from bench.prompt_cache import ImplicitCache
@@ -94,6 +94,14 @@ async def test_engine_bench_tiny(tmp_path: Path) -> None:
     assert summary["critical_path_s"] > 0
     assert summary["engine_usage"]["llm_calls"] == 13
     assert len(trace_s) == 1
+
+
+async def test_review_bench_tiny(tmp_path: Path) -> None:
+    (result,) = await bench_review._series(scripts.review_rewrites(), tmp_path, 1, 0.005, {})
+    case = bench_review._case("rewrites", [result], 1.0)
+    assert (case["status"], case["rewrites"], case["verified"]) == ("rewritten", 1, "3 of 3")
+    assert case["review_calls_by_stage"] == {"critic": 2, "concluder_rewrite": 1}
+    assert 0 < case["review_token_share"] < 1
 
 
 async def test_slack_bench_tiny(tmp_path: Path) -> None:
