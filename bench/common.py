@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import threading
 import time
@@ -45,7 +46,9 @@ from config.settings import Settings
 from tools.base import Budget, ToolRegistry, ToolResult
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS = Path(__file__).resolve().parent / "results"
+# Results go to an ignored folder so that running a benchmark leaves the tree clean;
+# SOCBOT_BENCH_RESULTS=bench/results updates the committed reference results.
+RESULTS = Path(os.environ.get("SOCBOT_BENCH_RESULTS") or REPO / "var" / "bench")
 ALERT_FILE = REPO / "examples" / "alerts" / "leveret-scc.json"
 FAKE_KEY = "bench-fake-gemini-key"
 T = TypeVar("T")
@@ -348,7 +351,7 @@ def _fmt(value: object) -> str:
 
 
 def write_json(name: str, data: Mapping[str, Any], results_dir: Path = RESULTS) -> Path:
-    """Write ``bench/results/<name>.json`` (with the time it was taken)."""
+    """Write ``<RESULTS>/<name>.json`` (with the time it was taken)."""
     results_dir.mkdir(parents=True, exist_ok=True)
     path = results_dir / f"{name}.json"
     payload = {"benchmark": name, "taken_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

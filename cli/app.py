@@ -31,6 +31,11 @@ def new_conversation_id() -> str:
     return f"cli:{uuid.uuid4().hex[:12]}"
 
 
+def socbot_command() -> str:
+    """How the user ran socbot, for hints: ``uv run socbot`` under ``uv run``, else ``socbot``."""
+    return "uv run socbot" if os.environ.get("UV_RUN_RECURSION_DEPTH") else "socbot"
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print a one-line actionable error and return the Exit to raise."""
     typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
@@ -57,8 +62,9 @@ def load_settings_or_exit() -> Settings:
         errors = exc.errors(include_input=False, include_url=False)
         where = ".".join(str(part) for part in errors[0]["loc"]) or "settings"
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        message = errors[0]["msg"].removeprefix("Value error, ")
         raise fail(
-            f"invalid setting {where}: {errors[0]['msg']}{more} "
+            f"invalid setting {where}: {message}{more} "
             "(check the config file and SOCBOT_* variables)"
         ) from None
     except tomllib.TOMLDecodeError as exc:

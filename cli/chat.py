@@ -21,14 +21,22 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
+from rich.markup import escape
 
 from agent.engine import Request
 from agent.errors import AgentError
-from cli.app import command_app, fail, load_settings_or_exit, new_conversation_id, one_line
+from cli.app import (
+    command_app,
+    fail,
+    load_settings_or_exit,
+    new_conversation_id,
+    one_line,
+    socbot_command,
+)
 from cli.investigate import print_outcome
 from cli.progress import TerminalProgress
 from cli.runtime import Runtime, open_runtime
-from config.settings import ConfigError, Settings
+from config.settings import ConfigError, Settings, config_notice
 
 app = command_app()
 
@@ -103,6 +111,7 @@ def chat_loop(
     stack = AsyncExitStack()  # keeps the runtime open across several Runner.run calls
     rt = runner.run(stack.enter_async_context(open_runtime(settings)))
     try:
+        console.print(escape(config_notice()), style="dim", highlight=False)
         conversation_id = conversation or new_conversation_id()
         if conversation is not None:
             if not runner.run(rt.conversations.exists(conversation)):
@@ -113,7 +122,7 @@ def chat_loop(
             console.print(f"conversation {conversation_id}")
         console.print(
             f"[dim]Enter sends, Esc Enter adds a line, Ctrl-D leaves; resume later with: "
-            f"socbot chat --conversation {conversation_id}[/]"
+            f"{socbot_command()} chat --conversation {conversation_id}[/]"
         )
         while True:
             try:

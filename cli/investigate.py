@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 
 from agent.alerts import Alert, parse_alert
 from agent.catalogue import FormatError, load_catalogue
@@ -27,10 +28,17 @@ from agent.concluder import to_markdown
 from agent.engine import Outcome, Request
 from agent.errors import AgentError
 from agent.review import review_markdown
-from cli.app import command_app, fail, load_settings_or_exit, new_conversation_id, one_line
+from cli.app import (
+    command_app,
+    fail,
+    load_settings_or_exit,
+    new_conversation_id,
+    one_line,
+    socbot_command,
+)
 from cli.progress import TerminalProgress
 from cli.runtime import open_runtime
-from config.settings import ConfigError, Settings
+from config.settings import ConfigError, Settings, config_notice
 from store.alerts import AlertStore
 from store.investigations import InvestigationStore
 
@@ -90,12 +98,13 @@ def investigate(
         print_outcome(outcome)
     if quiet and outcome.error:
         typer.secho(f"{outcome.status}: {outcome.error}", err=True, fg=typer.colors.RED)
-    typer.secho(
-        f"investigation {outcome.investigation_id} · follow up with: "
-        f"socbot chat --conversation {record['conversation_id']}",
-        err=True,
-        dim=True,
-    )
+    if not quiet:
+        typer.secho(
+            f"investigation {outcome.investigation_id} · follow up with: "
+            f"{socbot_command()} chat --conversation {record['conversation_id']}",
+            err=True,
+            dim=True,
+        )
     code = EXIT_CODES.get(outcome.status, EXIT_FAILED)
     if code:
         raise typer.Exit(code)
@@ -106,6 +115,7 @@ async def _investigate(
 ) -> tuple[Outcome, dict[str, Any]]:
     conversation_id = new_conversation_id()
     async with open_runtime(settings) as rt:
+        progress.console.print(escape(config_notice()), style="dim", highlight=False)
         started = time.monotonic()
         outcome = await rt.engine.run(
             Request(conversation_id=conversation_id, text=_alert_request(alert), alert=alert),

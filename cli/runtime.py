@@ -27,6 +27,7 @@ from agent.gateway import LLMGateway
 from agent.gemini import GeminiBackend
 from agent.history import History
 from agent.llm import ModelBackend
+from config.database_url import driver_hint
 from config.settings import ConfigError, Settings
 from store.conversations import ConversationStore
 from store.db import Database
@@ -114,8 +115,7 @@ def open_database(url: str) -> Database:
         database = Database(url)
     except ModuleNotFoundError as exc:
         raise ConfigError(
-            f"the database driver {exc.name!r} is not installed "
-            "(for PostgreSQL: uv sync --extra postgres)"
+            f"the database driver {exc.name!r} is not installed: {driver_hint(exc.name)}"
         ) from exc
     except ArgumentError as exc:
         raise ConfigError(

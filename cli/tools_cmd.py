@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 import httpx
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cli.app import command_app, fail, load_settings_or_exit, one_line
-from config.settings import ConfigError, Settings
+from config.settings import ConfigError, Settings, config_notice
 from store.db import Database
 from tools import intel
 from tools.setup import build_registry
@@ -36,6 +37,7 @@ def list_tools() -> None:
     console = Console(soft_wrap=False)
     console.print(_tools_table(rows))
     console.print(_services_table(settings))
+    Console(stderr=True).print(escape(config_notice()), style="dim", highlight=False)
 
 
 async def tool_rows(settings: Settings) -> list[ToolRow]:

@@ -20,6 +20,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from config.database_url import async_database_url
+
 DEFAULT_CONFIG_PATH = Path("config/socbot.toml")
 
 # Variables people already have set for the SDKs and Slack, mapped into the tree.
@@ -291,9 +293,41 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        path = Path(os.environ.get("SOCBOT_CONFIG", DEFAULT_CONFIG_PATH))
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=path if path.is_file() else None)
+        files = config_files()
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=files or None, deep_merge=True)
         return init_settings, env_settings, _WellKnownEnv(settings_cls), toml
+
+    @field_validator("database_url")
+    @classmethod
+    def _async_driver(cls, url: str) -> str:
+        return async_database_url(url)
+
+
+def config_path() -> Path:
+    """The settings file: ``SOCBOT_CONFIG``, or ``config/socbot.toml`` in the current folder."""
+    return Path(os.environ.get("SOCBOT_CONFIG") or DEFAULT_CONFIG_PATH)
+
+
+def local_config_path(path: Path) -> Path:
+    """The untracked override beside a settings file (``socbot.local.toml``)."""
+    return path.with_name(f"{path.stem}.local{path.suffix}")
+
+
+def config_files() -> list[Path]:
+    """The settings files that exist, in the order they are read (later ones win)."""
+    path = config_path()
+    return [p for p in (path, local_config_path(path)) if p.is_file()]
+
+
+def config_notice() -> str:
+    """One line for stderr: which settings files are used, or a warning that none is."""
+    files = config_files()
+    if files:
+        return "config: " + ", ".join(str(f) for f in files)
+    return (
+        f"warning: no settings file ({config_path()} not found in {Path.cwd()}): "
+        "defaults only, log tools are off; run from the repository or set SOCBOT_CONFIG"
+    )
 
 
 class _WellKnownEnv(PydanticBaseSettingsSource):

@@ -16,8 +16,6 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from store.migrate import upgrade
-
 
 class Database:
     """Owns the engine and hands out sessions. ``create()`` makes the schema."""
@@ -34,6 +32,8 @@ class Database:
 
     async def create(self) -> None:
         """Bring the schema to the newest migration (creates it in an empty database)."""
+        from store.migrate import upgrade  # alembic: only when the schema is checked
+
         await upgrade(self.engine)
 
     @asynccontextmanager

@@ -453,3 +453,32 @@ async def _trace(url: str, investigation_id: str) -> list[str]:
         return [e["type"] for e in await InvestigationStore(db).trace(investigation_id)]
     finally:
         await db.close()
+
+
+def test_quiet_prints_only_the_result(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch, db_url: str
+) -> None:
+    use_model(monkeypatch, investigation_model())
+    result = runner.invoke(app, ["investigate", "-q", str(ALERTS / "leveret-scc.json")])
+    assert result.exit_code == 0, result.output
+    assert "**Verdict:**" in result.stdout
+    assert result.stderr == ""
+
+
+def test_follow_up_hint_resumes_the_investigations_conversation(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch, db_url: str
+) -> None:
+    monkeypatch.setenv("UV_RUN_RECURSION_DEPTH", "1")  # as under `uv run`, the README's way
+    use_model(monkeypatch, investigation_model())
+    result = runner.invoke(app, ["investigate", str(ALERTS / "leveret-scc.json")])
+    assert result.exit_code == 0, result.output
+    assert "warning: no settings file" in result.stderr  # the test runs outside the repository
+    hint = result.stderr.strip().splitlines()[-1]
+    command = hint.split("follow up with: ", 1)[1]
+    assert command.startswith("uv run socbot chat --conversation cli:")
+    conversation = command.split()[-1]
+    assert len(conversation) == len("cli:") + 12
+    use_model(monkeypatch, ScriptedModel({}))
+    resumed = runner.invoke(app, ["chat", "--conversation", conversation], input="")
+    assert resumed.exit_code == 0, resumed.output
+    assert f"resuming conversation {conversation}" in resumed.stderr

@@ -19,10 +19,21 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Generic, TypeVar, get_args, get_origin, get_type_hints
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Generic,
+    TypeVar,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
-from google.genai import types
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+if TYPE_CHECKING:  # the SDK's types take a second to import: only when a model is called
+    from google.genai import types
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +95,8 @@ class Tool:
 
     def declaration(self) -> types.FunctionDeclaration:
         """The model's view of this tool (a fresh object per call; the schema is cached)."""
+        from google.genai import types
+
         return types.FunctionDeclaration(
             name=self.name,
             description=self.description,

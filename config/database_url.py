@@ -1,0 +1,47 @@
+"""``database_url`` as people type it, mapped to the async driver socbot runs on.
+
+``sqlite:///var/socbot.db`` and ``postgres://user@host/db`` are what most people
+write; SQLAlchemy's async engine needs the async driver named. The mapping is a
+table so that changing a driver is one line.
+"""
+
+from __future__ import annotations
+
+# The URL scheme as typed (lower case) -> the scheme socbot uses.
+ASYNC_SCHEMES: dict[str, str] = {
+    "sqlite": "sqlite+aiosqlite",
+    "sqlite+pysqlite": "sqlite+aiosqlite",
+    "sqlite+aiosqlite": "sqlite+aiosqlite",
+    "postgres": "postgresql+asyncpg",
+    "postgresql": "postgresql+asyncpg",
+    "postgresql+psycopg2": "postgresql+asyncpg",
+    "postgresql+psycopg": "postgresql+asyncpg",
+    "postgresql+pg8000": "postgresql+asyncpg",
+    "postgresql+asyncpg": "postgresql+asyncpg",
+}
+
+# The async driver's module -> how to install it.
+DRIVER_INSTALL: dict[str, str] = {
+    "asyncpg": "pip install 'socbot[postgres]' (in a checkout: uv sync --extra postgres)",
+    "aiosqlite": "pip install aiosqlite",
+}
+
+EXAMPLES = "sqlite:///var/socbot.db or postgresql://user:password@host/socbot"
+
+
+def async_database_url(url: str) -> str:
+    """``url`` with the async driver's scheme; ``ValueError`` (one sentence) if unsupported."""
+    scheme, separator, rest = url.strip().partition("://")
+    if not separator:
+        raise ValueError(f"SOCBOT_DATABASE_URL is not a database URL; use e.g. {EXAMPLES}")
+    target = ASYNC_SCHEMES.get(scheme.lower())
+    if target is None:
+        raise ValueError(
+            f"SOCBOT_DATABASE_URL: {scheme!r} databases are not supported; use {EXAMPLES}"
+        )
+    return f"{target}://{rest}"
+
+
+def driver_hint(module: str | None) -> str:
+    """How to install a missing database driver module."""
+    return DRIVER_INSTALL.get(module or "", f"install the database driver {module!r}")
