@@ -98,4 +98,5 @@ def test_db_upgrade_with_a_bad_url_is_one_line(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("SOCBOT_DATABASE_URL", "nosuchdb://x")
     result = CliRunner().invoke(app, ["db", "upgrade"])
     assert result.exit_code == 2
-    assert result.output.startswith("error: database_url")
+    assert result.output.startswith("error: invalid setting database_url")
+    assert len(result.output.strip().splitlines()) == 1
