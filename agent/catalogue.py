@@ -12,8 +12,9 @@ A format is a TOML file (``agent/formats/*.toml``, plus any in the directory the
 
 ``ignore_case = true`` lower-cases every key before the expressions run (one file
 for a vendor that sends both ``Title`` and ``title``). Formats are tried by
-``priority`` (lowest first), on the innermost layer of the payload and then on the
-envelopes around it (``agent.envelopes``).
+``priority`` (lowest first; a hinted one before all), each on the innermost layer of
+the payload and then on the envelopes around it (``agent.envelopes``), so a vendor
+format that fits an envelope wins over the catch-all generic one inside it.
 """
 
 from __future__ import annotations
@@ -190,10 +191,11 @@ class Catalogue:
         unwrapped = unwrap(data)
         hint = (source_hint or "").strip().lower()
         order = sorted(self.formats, key=lambda f: hint not in (f.name, f.source, *f.aliases))
-        for doc in reversed(unwrapped.layers):
-            found = next((f for f in order if f.matches(doc)), None)
-            if found is not None:
-                fields = found.read(doc)
+        layers = list(reversed(unwrapped.layers))  # the alert itself first, then envelopes
+        for fmt in order:
+            doc = next((layer for layer in layers if fmt.matches(layer)), None)
+            if doc is not None:
+                fields = fmt.read(doc)
                 _finish(fields, unwrapped)
                 return Parsed(unwrapped.raw, unwrapped, fields)
         return Parsed(unwrapped.raw, unwrapped, None)

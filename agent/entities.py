@@ -160,7 +160,7 @@ def _from_leaf(path: list[str], value: str) -> list[Candidate]:
     keys |= {".".join(last.split(".")[-2:]), last.split(".")[-1]} if "." in last else set()
     role = _role(path)
     if keys & _USER_KEYS:
-        return [("user", value, "actor" if role == "source" else role)]
+        return [("user", value, "target" if role == "target" else "actor")]
     if keys & _HOST_KEYS:
         return [("host", value, role)]
     if keys & _PROCESS_KEYS:

@@ -207,6 +207,7 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
 ]
 
 
+LEVERET_GD = "Drop Point domain name queried by EC2 instance i-99999999."
 NO_TIME = {"splunk-webhook.json"}  # the webhook payload carries no time
 
 
@@ -309,3 +310,94 @@ def test_cli_parse_bad_format_dir_is_one_line(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "x.toml" in result.output
+
+
+def _sns(message: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "Type": "Notification",
+        "MessageId": "22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324",
+        "TopicArn": "arn:aws:sns:us-east-1:123456789012:guardduty",
+        "Subject": "GuardDuty finding",
+        "Message": json.dumps(message),
+        "Timestamp": "2024-01-01T00:00:00Z",
+    }
+
+
+@pytest.mark.parametrize(
+    ("envelope", "fmt", "title"),
+    [
+        (_sns(load("leveret-guardduty-finding.json")), "guardduty", LEVERET_GD),
+        (
+            {"Records": [{"EventSource": "aws:sns", "Sns": _sns(load("leveret-guardduty.json"))}]},
+            "guardduty",
+            LEVERET_GD,
+        ),
+        (
+            {"Findings": load("invented-securityhub-eventbridge.json")["detail"]["findings"] * 3},
+            "securityhub",
+            "CVE-2023-44487 - nghttp2 (+2 more findings)",
+        ),
+        (
+            {
+                "@odata.context": "https://graph.microsoft.com/v1.0/$metadata#security/alerts_v2",
+                "value": [load("microsoft-graph-alert-v2.json")] * 2,
+            },
+            "graph_alert",
+            "Suspicious execution of hidden file on tempDns (+1 more alert)",
+        ),
+        (
+            {"findings": [load("leveret-scc.json")["finding"]]},
+            "scc",
+            "Execution: Cryptocurrency Mining Hash Match on web-server-prod-01",
+        ),
+    ],
+    ids=["sns", "lambda-sns", "asff-list", "graph-list", "scc-findings-list"],
+)
+def test_envelopes_around_genuine_samples(envelope: dict[str, Any], fmt: str, title: str) -> None:
+    alert = parse_alert(envelope)
+    assert (alert.format, alert.title) == (fmt, title)
+
+
+def test_minimal_eventbridge_finding_is_guardduty_not_generic() -> None:
+    # Constructed: an EventBridge event whose detail has no "service" block.
+    event = {
+        "version": "0",
+        "id": "7bf73129-1428-4cd3-a780-95db273d1602",
+        "detail-type": "GuardDuty Finding",
+        "source": "aws.guardduty",
+        "time": "2024-01-01T00:00:00Z",
+        "detail": {"type": "Recon:EC2/PortProbeUnprotectedPort", "severity": 2, "title": "Probe"},
+    }
+    alert = parse_alert(event)
+    assert (alert.format, alert.source, alert.severity) == (
+        "guardduty_eventbridge",
+        "guardduty",
+        "low",
+    )
+
+
+def test_vendor_scales() -> None:
+    falco = load("warren-falco.json")
+    graph = load("microsoft-graph-alert-v2.json")
+    wazuh = load("wazuh-rootcheck.json")
+    cases = [
+        (dict(falco, priority="E_CRITICAL"), "critical"),
+        (dict(falco, priority="Notice"), "low"),
+        (dict(graph, severity="high", serviceSource="microsoftSentinel"), "high"),
+        (dict(wazuh, rule=dict(wazuh["rule"], level=12)), "high"),
+        (dict(wazuh, rule=dict(wazuh["rule"], level=15)), "critical"),
+    ]
+    for payload, expected in cases:
+        assert parse_alert(payload).severity == expected
+    assert parse_alert(cases[2][0]).source == "sentinel"
+
+
+def test_a_source_read_from_the_payload_must_be_a_plain_name(tmp_path: Path) -> None:
+    (tmp_path / "acme.toml").write_text(
+        'name = "acme"\n[match]\nall = ["headline"]\n[fields]\ntitle = "headline"\n'
+        'source = "vendor"\n'
+    )
+    catalogue = load_catalogue(tmp_path)
+    ok = parse_alert({"headline": "Door open", "vendor": "Doors"}, catalogue=catalogue)
+    bad = parse_alert({"headline": "Door open", "vendor": "../../x"}, catalogue=catalogue)
+    assert (ok.source, bad.source) == ("doors", "acme")
