@@ -138,6 +138,9 @@ def alert_summary(alert: Alert) -> str:
         lines.append(f"event time: {alert.event_time.isoformat()}")
     if alert.indicators:
         lines.append("indicators: " + ", ".join(f"{i.kind} {i.value}" for i in alert.indicators))
+    if alert.entities:  # who and what, with the part each plays when the format says
+        shown = (f"{e.kind} {e.value}" + (f" ({e.role})" if e.role else "") for e in alert.entities)
+        lines.append("entities: " + ", ".join(shown))
     return "\n".join(lines)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Text, case, cast, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
-from agent.alerts import Alert, Indicator
+from agent.alerts import Alert, Indicator, parse_alert
 from store.db import Database
 from store.models import AlertRow, Investigation
 
@@ -48,7 +48,8 @@ class StoredAlert:
     group_id: str | None = None
 
     def to_alert(self) -> Alert:
-        """The alert as the engine takes it."""
+        """The alert as the engine takes it (entities read again from the raw payload)."""
+        read = parse_alert(self.raw, self.source)
         return Alert(
             id=self.id,
             source=self.source,
@@ -57,6 +58,9 @@ class StoredAlert:
             event_time=self.event_time,
             indicators=self.indicators,
             raw=self.raw,
+            entities=read.entities,
+            format=read.format,
+            description=read.description,
         )
 
 
