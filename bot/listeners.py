@@ -6,7 +6,8 @@ Every message-like event goes through ``route``:
   carrying ``<@bot>``) or writes to it in a DM: reply in the message's thread, or
   start one on it;
 * ``followup`` — a human writes in a thread socbot is part of;
-* ``stop`` — ``stop`` (or ``cancel``) in such a thread or to socbot;
+* ``stop`` — ``stop`` (or ``cancel``) in such a thread or to socbot: allowed to the
+  run's requester and admins (``bot.stop_policy``), refused to others ephemerally;
 * ``alert`` — an integration posts a top-level message in an alert channel: it goes
   through the channel's alert triage (``bot.storm``) when there is one;
 * ``ignore`` — everything else (edits, deletions, joins, chatter, other bots).
@@ -31,6 +32,7 @@ from agent.alerts import Alert
 from bot.alerts_in import alert_from_message, posted_by
 from bot.coordinator import Coordinator, Reporter, ThreadRef
 from bot.middleware import Deduper
+from bot.stop_policy import StopPolicy
 from config.settings import SlackSettings
 from store.slack import SlackStore
 
@@ -154,6 +156,9 @@ class Listeners:
         self.investigate = investigate
         self.intake = intake
         self.reporter = reporter
+        self.stop_policy = StopPolicy(settings)
+        # who started each thread's current run; a thread absent here runs an alert
+        self.requesters: dict[ThreadRef, str] = {}
 
     def register(self, app: AsyncApp) -> None:
         app.event("app_mention")(self.on_message)
@@ -165,7 +170,12 @@ class Listeners:
         app.action(re.compile(r".*"))(ack_only)
 
     async def on_message(
-        self, ack: Ack, body: dict[str, Any], event: dict[str, Any], context: dict[str, Any]
+        self,
+        ack: Ack,
+        body: dict[str, Any],
+        event: dict[str, Any],
+        context: dict[str, Any],
+        client: AsyncWebClient,
     ) -> None:
         """``app_mention`` and ``message`` events (every subtype)."""
         await ack()
@@ -179,13 +189,19 @@ class Listeners:
             return
         root = str(event.get("thread_ts") or ts)
         try:
-            await self._handle(event, channel, ts, root, context.get("bot_user_id"))
+            await self._handle(event, channel, ts, root, context.get("bot_user_id"), client)
         except Exception as error:  # fail open: tell the thread, never fail silently
             log.exception("could not handle message %s in %s", ts, channel)
             await self.reporter.failed(ThreadRef(channel, root), error)
 
     async def _handle(
-        self, event: dict[str, Any], channel: str, ts: str, root: str, bot_user_id: str | None
+        self,
+        event: dict[str, Any],
+        channel: str,
+        ts: str,
+        root: str,
+        bot_user_id: str | None,
+        client: AsyncWebClient,
     ) -> None:
         known = root != ts and await self.store.is_known_thread(channel, root)
         action = route(
@@ -203,9 +219,9 @@ class Listeners:
             await self._alert(channel, event)
             return
         thread = ThreadRef(channel, root)
+        user = str(event.get("user") or "")
         if action == "stop":
-            if not await self.coordinator.stop(thread):
-                await self.reporter.say(thread, "Nothing is running in this thread.")
+            await self._stop(thread, user, client)
             return
         text = mention_text(str(event.get("text") or ""), bot_user_id)
         if not text:
@@ -213,7 +229,7 @@ class Listeners:
             return
         await self.store.remember_thread(channel, root)
         await self.reporter.seen(channel, ts)
-        await self.start(thread, text, None)
+        await self.start(thread, text, None, requester=user)
 
     async def on_feedback(
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
@@ -257,14 +273,43 @@ class Listeners:
             return
         await self.start(ThreadRef(channel, ts), alert_request_text(alert), alert)
 
-    async def start(self, thread: ThreadRef, text: str, alert: Alert | None) -> None:
-        """Hand the investigation to the coordinator; a busy thread is told so."""
+    async def start(
+        self, thread: ThreadRef, text: str, alert: Alert | None, *, requester: str | None = None
+    ) -> None:
+        """Hand the investigation to the coordinator; a busy thread is told so.
+
+        ``requester`` is the human who asked (None for an alert): who may stop it."""
 
         async def work() -> None:
-            await self.investigate(thread, text, alert)
+            try:
+                await self.investigate(thread, text, alert)
+            finally:
+                self.requesters.pop(thread, None)
 
         if not self.coordinator.submit(thread, work):
             await self.reporter.busy(thread)
+        elif requester:
+            self.requesters[thread] = requester
+        else:
+            self.requesters.pop(thread, None)
+
+    async def _stop(self, thread: ThreadRef, user: str, client: AsyncWebClient) -> None:
+        if not self.coordinator.busy(thread):
+            await self.reporter.say(thread, "Nothing is running in this thread.")
+            return
+        refusal = self.stop_policy.refusal(user, self.requesters.get(thread), thread.channel)
+        if refusal is not None:
+            log.info("stop in %s by %s refused", thread.conversation_id, user)
+            try:
+                await client.chat_postEphemeral(
+                    channel=thread.channel, user=user, thread_ts=thread.thread_ts, text=refusal
+                )
+            except SlackApiError as error:
+                log.warning("could not tell %s the stop was refused: %s", user, error)
+            return
+        log.info("stop in %s by %s", thread.conversation_id, user)
+        if not await self.coordinator.stop(thread):
+            await self.reporter.say(thread, "Nothing is running in this thread.")
 
 
 async def ack_only(ack: Ack) -> None:

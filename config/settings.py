@@ -202,6 +202,11 @@ class SlackSettings(Section):
     webhook_channel: str | None = Field(None, description="where POST /alerts cards go")
     allowed_channels: list[str] = Field(default_factory=list, description="empty = any")
     allowed_users: list[str] = Field(default_factory=list, description="empty = any")
+    admin_users: list[str] = Field(
+        default_factory=list,
+        description="user ids that may stop any investigation (others: only their own; "
+        "alert investigations: admins, or anyone in the alert channel when this is empty)",
+    )
     max_concurrent_investigations: int = 3
     max_queued_investigations: int = Field(
         20,
