@@ -17,8 +17,9 @@ import gc
 import logging
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 from slack_bolt.async_app import AsyncApp
@@ -37,19 +38,29 @@ from agent.alerts import Alert
 from agent.catalogue import load_catalogue
 from bot.alerts_in import AlertIntake
 from bot.coordinator import Coordinator, SlackReporter
+from bot.feedback import FeedbackActions, Learn
 from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
 from bot.pacer import Pacer
+from bot.review import SlackReview
 from bot.server import build_web_app
 from bot.storm import AlertTriage
 from bot.webhook import AlertWebhook
 from config.settings import Settings, SlackSettings
 from store.alerts import AlertStore
 from store.db import Database
+from store.feedback import FeedbackStore
 from store.slack import SlackStore
 from tools.retry_after import retry_after as parse_retry_after
 
 log = logging.getLogger(__name__)
+
+
+class Registers(Protocol):
+    """Something that registers its listeners on the bolt app."""
+
+    def register(self, app: AsyncApp) -> None: ...
+
 
 DEFAULT_API_URL = "https://slack.com/api/"
 MAX_RETRIES = 3
@@ -173,8 +184,13 @@ def build_bolt_app(
     deduper: Deduper,
     gatekeeper: Gatekeeper,
     listeners: Listeners,
+    handlers: Sequence[Registers] = (),
 ) -> AsyncApp:
-    """The bolt app with socbot's middleware and listeners registered."""
+    """The bolt app with socbot's middleware and listeners registered.
+
+    ``handlers`` (feedback, playbook review) register before the listeners, whose
+    catch-all action acknowledger would otherwise take their actions.
+    """
     secret = slack.signing_secret.get_secret_value() if slack.signing_secret else None
     if http_mode and not secret:
         raise ValueError("HTTP mode needs slack.signing_secret (SLACK_SIGNING_SECRET)")
@@ -188,6 +204,8 @@ def build_bolt_app(
     )
     app.use(deduper.middleware)
     app.use(gatekeeper.middleware)
+    for handler in handlers:
+        handler.register(app)
     listeners.register(app)
     app.view(re.compile(r".*"))(ack_only)
     app.shortcut(re.compile(r".*"))(ack_only)
@@ -295,6 +313,8 @@ def create_socbot(
     client: AsyncWebClient,
     http_mode: bool,
     pacer: Pacer,
+    learn: Learn | None = None,
+    review: SlackReview | None = None,
 ) -> SocBot:
     """Wire store, middleware, coordinator, listeners, bolt app, webhook and triages.
 
@@ -303,6 +323,8 @@ def create_socbot(
 
     ``pacer`` is shared with the investigator so that every message posted in a
     channel (cards, notices, progress, conclusions) counts against one pace.
+    ``learn`` starts learning from a vote (``agent.learning.service.Learner.submit``);
+    ``review`` handles the playbook review channel's buttons.
     """
     slack = settings.slack
     store = SlackStore(db)
@@ -329,6 +351,7 @@ def create_socbot(
         deduper=deduper,
         gatekeeper=Gatekeeper(slack, client),
         listeners=listeners,
+        handlers=[FeedbackActions(FeedbackStore(db), learn), *([review] if review else [])],
     )
     holder: list[SocBot] = []
 

@@ -25,8 +25,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.alerts import Alert
 from bot.alerts_in import alert_from_message, posted_by
@@ -166,7 +164,6 @@ class Listeners:
         for name in NOOP_EVENTS:
             app.event(name)(ack_only)
         app.event(re.compile(r".*"))(ack_only)  # anything else subscribed: ack, never 404
-        app.action(re.compile(r"^feedback_(correct|incorrect)$"))(self.on_feedback)
         app.action(re.compile(r".*"))(ack_only)
 
     async def on_message(
@@ -230,32 +227,6 @@ class Listeners:
         await self.store.remember_thread(channel, root)
         await self.reporter.seen(channel, ts)
         await self.start(thread, text, None, requester=user)
-
-    async def on_feedback(
-        self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
-    ) -> None:
-        """Feedback buttons under a conclusion: record, then confirm to the clicker."""
-        await ack()
-        investigation_id = str(action.get("value") or "")
-        user = str((body.get("user") or {}).get("id") or "")
-        value = "correct" if action.get("action_id") == "feedback_correct" else "incorrect"
-        if not investigation_id or not user:
-            return
-        await self.store.add_feedback(investigation_id, user, value)
-        log.info("feedback %s on %s from %s", value, investigation_id, user)
-        channel = str((body.get("channel") or {}).get("id") or "")
-        message = body.get("message") or {}
-        thread_ts = message.get("thread_ts") or message.get("ts")
-        if channel:
-            try:
-                await client.chat_postEphemeral(
-                    channel=channel,
-                    user=user,
-                    thread_ts=str(thread_ts) if thread_ts else None,
-                    text=f"Thanks, your feedback ({value} verdict) is recorded.",
-                )
-            except SlackApiError as error:  # the record is what matters
-                log.warning("could not confirm feedback to %s: %s", user, error)
 
     async def _alert(self, channel: str, event: dict[str, Any]) -> None:
         parsed = alert_from_message(event)

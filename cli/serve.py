@@ -26,15 +26,20 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import AgentError
+from agent.learning.service import Learner
 from bot.app import build_client, create_socbot
 from bot.coordinator import EngineInvestigator
 from bot.pacer import Pacer
+from bot.review import SlackReview
 from bot.server import start_site
 from bot.socket_mode import run_socket_mode
 from cli.app import command_app, fail, load_settings_or_exit, one_line
 from cli.runtime import Runtime, open_runtime
 from config.settings import ConfigError, Settings, SlackSettings
 from store.alerts import AlertStore
+from store.feedback import FeedbackStore
+from store.learning import LearningStore
+from store.playbook import PlaybookStore
 
 log = logging.getLogger(__name__)
 
@@ -124,8 +129,26 @@ async def serve_until(
     async with runtime(settings) as rt:
         pacer = Pacer()
         investigate = EngineInvestigator(rt.engine, client, AlertStore(rt.db), pacer=pacer)
+        review = SlackReview(client, PlaybookStore(rt.db), settings.learning)
+        learner = Learner(
+            gateway=rt.gateway,
+            prompts=rt.engine.prompts,
+            playbook=PlaybookStore(rt.db),
+            investigations=rt.investigations,
+            feedback=FeedbackStore(rt.db),
+            runs=LearningStore(rt.db),
+            settings=settings,
+            review=review,
+        )
         bot = create_socbot(
-            settings, rt.db, investigate, client=client, http_mode=mode is Mode.http, pacer=pacer
+            settings,
+            rt.db,
+            investigate,
+            client=client,
+            http_mode=mode is Mode.http,
+            pacer=pacer,
+            learn=learner.submit,
+            review=review,
         )
         try:
             if ready is not None:
@@ -141,6 +164,7 @@ async def serve_until(
                 await run_socket_mode(bot, app_token, host=host, port=port, stop=stop)
         finally:
             await bot.close()
+            await learner.close()
 
 
 ModeOpt = Annotated[

@@ -1,4 +1,4 @@
-"""Slack bookkeeping: deliveries already handled, threads socbot is part of, feedback.
+"""Slack bookkeeping: deliveries already handled, threads socbot is part of.
 
 * Seen keys (``seen_events``) make deduplication survive restarts: ``claim(key)``
   inserts the key and says whether this caller was first. Old keys are pruned
@@ -6,7 +6,7 @@
 * A thread socbot is part of is a conversation whose id is
   ``slack:<channel>:<thread_root_ts>`` — the same row the history hangs on, so
   "socbot is in this thread" and "this thread has history" cannot disagree.
-* Analyst feedback on a verdict goes to ``feedback``.
+* Analyst feedback on a verdict: ``store.feedback``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from store.db import Database
-from store.models import Conversation, Feedback, SeenEvent, utcnow
+from store.models import Conversation, SeenEvent, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ def conversation_id(channel: str, thread_ts: str) -> str:
 
 
 class SlackStore:
-    """Queries on ``seen_events``, Slack conversations and ``feedback``."""
+    """Queries on ``seen_events`` and Slack conversations."""
 
     def __init__(self, db: Database, *, seen_ttl: timedelta = SEEN_TTL) -> None:
         self.db = db
@@ -81,12 +81,3 @@ class SlackStore:
         async with self.db.session() as session:
             found = await session.get(Conversation, conversation_id(channel, thread_ts))
             return found is not None
-
-    async def add_feedback(
-        self, investigation_id: str, user: str, value: str, comment: str | None = None
-    ) -> None:
-        """Record one analyst's verdict feedback (``correct`` / ``incorrect``)."""
-        async with self.db.session() as session:
-            session.add(
-                Feedback(investigation_id=investigation_id, user=user, value=value, comment=comment)
-            )

@@ -23,8 +23,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.alerts import Alert
 from bot.app import SocBot, build_client, create_socbot
 from bot.coordinator import ThreadRef
+from bot.feedback import Learn
 from bot.listeners import Investigate
 from bot.pacer import Pacer
+from bot.review import SlackReview
 from config.settings import Settings
 from store.db import Database
 from tests.fakes.slack_api import FakeSlackAPI
@@ -107,6 +109,8 @@ class SlackHarness:
         db: Database | None = None,
         client: AsyncWebClient | None = None,
         pacer: Pacer | None = None,
+        learn: Learn | None = None,
+        review: SlackReview | None = None,
     ) -> None:
         self.fake = fake
         self.settings = settings
@@ -116,6 +120,8 @@ class SlackHarness:
         self.db = db or Database(settings.database_url)
         self.web_client = client or build_client(settings.slack, backoff_s=0.01)
         self.pacer = pacer or Pacer(rate_per_s=200)
+        self.learn = learn
+        self.review = review
         self.bot: SocBot | None = None
         self.http: TestClient[Any, Any] | None = None
 
@@ -130,6 +136,8 @@ class SlackHarness:
             client=client,
             http_mode=self.http_mode,
             pacer=self.pacer,
+            learn=self.learn,
+            review=self.review,
         )
         self.http = TestClient(TestServer(self.bot.web_app(), host="127.0.0.1"))
         await self.http.start_server()

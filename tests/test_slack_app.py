@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 from slack_sdk.errors import SlackApiError
-from sqlalchemy import select
 from typer.testing import CliRunner
 
 from agent.alerts import parse_alert
@@ -28,7 +27,7 @@ from bot.coordinator import ThreadRef
 from bot.listeners import route
 from cli.main import app
 from store.db import Database
-from store.models import Feedback, SeenEvent
+from store.models import SeenEvent
 from store.slack import SlackStore
 from tests.fakes.slack_api import BOT_ID, BOT_USER_ID, Call, FakeSlackAPI
 from tests.slack_support import (
@@ -294,20 +293,6 @@ async def test_alert_from_an_integration_is_stored_and_investigated_chatter_is_n
     stored = await harness.app.alerts.find_by_slack_message(ALERTS, "1700000300.000300")
     assert stored is not None and stored.id == alert.id
     assert await harness.app.store.is_known_thread(ALERTS, "1700000300.000300")
-
-
-async def test_feedback_button_is_recorded_and_acknowledged(
-    harness: SlackHarness, fake: FakeSlackAPI
-) -> None:
-    status, _ = await harness.action(load("block_actions_feedback.json"))
-    assert status == 200
-    await eventually(lambda: len(fake.calls_to("chat.postEphemeral")) == 1)
-    async with harness.db.session() as session:
-        rows = list(await session.scalars(select(Feedback)))
-    assert [(r.investigation_id, r.user, r.value) for r in rows] == [
-        ("inv-0001", "UANALYST1", "correct")
-    ]
-    assert fake.calls_to("chat.postEphemeral")[0].args["user"] == "UANALYST1"
 
 
 # --- authorization ------------------------------------------------------------------

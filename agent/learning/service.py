@@ -85,6 +85,12 @@ class Learner:
         while self._tasks:
             await asyncio.wait(list(self._tasks))
 
+    async def close(self) -> None:
+        """Cancel the runs in flight (shutdown); their rows stay ``running``."""
+        for task in list(self._tasks):
+            task.cancel()
+        await self.drain()
+
     async def _background(self, investigation_id: str) -> None:
         try:
             await self.learn(investigation_id)

@@ -11,6 +11,8 @@ exactly what the app sent::
         assert fake.calls_to("chat.postMessage")[0].args["text"] == "hi"
 
 Canned responses exist for chat.postMessage (returns a fresh ``ts``), chat.update,
+chat.postEphemeral, views.open (needs a ``trigger_id`` and a modal; the view is
+recorded decoded),
 assistant.threads.setStatus, reactions.add, conversations.replies (returns what was
 posted or seeded in that thread), auth.test, users.info and usergroups.users.list
 (seed with ``add_user`` / ``add_usergroup``). Unknown methods answer
@@ -202,6 +204,8 @@ class FakeSlackAPI:
             "assistant.threads.setStatus": _ok,
             "reactions.add": _ok,
             "reactions.remove": _ok,
+            "chat.postEphemeral": self._ephemeral,
+            "views.open": self._views_open,
         }
 
     def _next_ts(self) -> str:
@@ -222,6 +226,23 @@ class FakeSlackAPI:
         )
         message = {"type": "message", "text": text, "user": self.bot_user_id, "ts": ts}
         return {"ok": True, "channel": channel, "ts": ts, "message": message}
+
+    def _ephemeral(self, call: Call) -> dict[str, Any]:
+        if not call.args.get("channel") or not call.args.get("user"):
+            return {"ok": False, "error": "channel_not_found"}
+        return {"ok": True, "message_ts": self._next_ts()}
+
+    def _views_open(self, call: Call) -> dict[str, Any]:
+        """Like Slack: needs a trigger_id and a modal view; answers the opened view."""
+        view = call.args.get("view")
+        if isinstance(view, str):
+            view = json.loads(view)
+            call.args["view"] = view
+        if not call.args.get("trigger_id"):
+            return {"ok": False, "error": "invalid_trigger_id"}
+        if not isinstance(view, dict) or view.get("type") != "modal":
+            return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": True, "view": {**view, "id": f"V{next(self._ts):08d}"}}
 
     def _update(self, call: Call) -> dict[str, Any]:
         channel, ts = str(call.args.get("channel", "")), str(call.args.get("ts", ""))
