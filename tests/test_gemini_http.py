@@ -278,7 +278,7 @@ async def test_429_asking_for_an_hour_fails_fast(
         await gateway(http, max_retry_wait_s=30.0).generate(
             ctx(), stage="direct", system="socbot stage: direct", contents=user("q")
         )
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 5  # no wait: a 30 s retry wait would show; load-safe
     assert route.call_count == 1
     assert KEY not in str(info.value) and KEY not in caplog.text
 
