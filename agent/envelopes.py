@@ -5,9 +5,11 @@ inside a Lambda ``Records`` event) or a Pub/Sub push message (base64 ``data``) i
 decoded; an EventBridge event gives its ``detail``; a list of findings or alerts
 (``Findings``/``findings``, Alertmanager ``alerts``, Graph ``value``, SCC
 ``listFindingsResults``, Chronicle ``detections``, Okta event hook ``data.events``)
-gives its first item and counts the others; a JSON:API document (Datadog) its
-``data``. ``raw`` is the payload once transport encodings are decoded (what is
-stored and shown to the model); lists and EventBridge events stay whole in it.
+gives its first item and counts the others, as does an API page (CrowdStrike
+``resources``, SentinelOne ``data``); a JSON:API document (Datadog) gives its
+``data`` and an Elasticsearch hit its ``_source``. ``raw`` is the payload once
+transport encodings are decoded (what is stored and shown to the model); lists and
+EventBridge events stay whole in it.
 
 Everything here is attacker-controlled: depth and decoded sizes are bounded, and
 anything that does not decode to a JSON object ends the unwrapping.
@@ -158,6 +160,26 @@ def _chronicle_list(data: JSON) -> _Step | None:
     return None
 
 
+_PAGING_KEYS = frozenset({"meta", "pagination", "errors", "links", "nextPageToken", "next"})
+
+
+def _api_list(data: JSON) -> _Step | None:
+    """An API page: CrowdStrike ``{"meta", "resources": [...]}``, SentinelOne
+    ``{"data": [...], "pagination"}`` — the list beside paging metadata only."""
+    for key in ("resources", "data"):
+        if isinstance(data.get(key), list) and set(data) - {key} <= _PAGING_KEYS:
+            return _first(data, key, "alert")
+    return None
+
+
+def _search_hit(data: JSON) -> _Step | None:
+    """An Elasticsearch/OpenSearch hit ``{"_index", "_id", "_source": {...}}``."""
+    source = data.get("_source")
+    if "_index" in data and isinstance(source, dict) and source:
+        return _Step(source, "search-hit")
+    return None
+
+
 def _okta_hook(data: JSON) -> _Step | None:
     inner = data.get("data")
     if data.get("eventType") != "com.okta.event_hook" or not isinstance(inner, dict):
@@ -184,4 +206,6 @@ _UNWRAPPERS: list[Callable[[JSON], _Step | None]] = [
     _chronicle_list,
     _okta_hook,
     _jsonapi,
+    _api_list,
+    _search_hit,
 ]

@@ -401,3 +401,30 @@ def test_a_source_read_from_the_payload_must_be_a_plain_name(tmp_path: Path) -> 
     ok = parse_alert({"headline": "Door open", "vendor": "Doors"}, catalogue=catalogue)
     bad = parse_alert({"headline": "Door open", "vendor": "../../x"}, catalogue=catalogue)
     assert (ok.source, bad.source) == ("doors", "acme")
+
+
+@pytest.mark.parametrize(
+    ("page", "fmt"),
+    [
+        ({"data": [load("demisto-sentinelone-threat.json")], "pagination": {}}, "sentinelone"),
+        (
+            {
+                "meta": {"query_time": 0.1},
+                "resources": [load("invented-crowdstrike-alert.json")],
+                "errors": [],
+            },
+            "crowdstrike_alert",
+        ),
+        (
+            {
+                "_index": ".internal.alerts-security.alerts-default-000001",
+                "_id": "x",
+                "_source": load("invented-elastic-security-alert.json"),
+            },
+            "elastic",
+        ),
+    ],
+    ids=["sentinelone-page", "crowdstrike-page", "elasticsearch-hit"],
+)
+def test_api_pages_and_search_hits(page: dict[str, Any], fmt: str) -> None:
+    assert parse_alert(page).format == fmt
