@@ -73,7 +73,13 @@ def plain_text(text: str) -> str:
     text = _LINK.sub(lambda m: m.group(1), text)
     for _ in range(3):  # nested marks: *`High`*
         text = _MARKS.sub(lambda m: m.group(2), text)
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").strip()
+    return _unslack(text).strip()
+
+
+def _unslack(text: str) -> str:
+    """Text as sent: Slack's auto-links (``<https://x|x>``) undone, ``&lt;`` unescaped."""
+    text = _LINK.sub(lambda m: m.group(1), text)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 def _texts(event: dict[str, Any]) -> list[str]:
@@ -104,6 +110,7 @@ def _block_texts(block: object) -> list[str]:
 
 def _embedded_json(event: dict[str, Any]) -> dict[str, Any] | None:
     for text in _texts(event):
+        text = _unslack(text)
         candidates = [text.strip(), *_FENCE.findall(text)]
         for candidate in candidates:
             if not candidate.startswith("{"):

