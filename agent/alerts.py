@@ -33,7 +33,7 @@ from agent.alert_model import (
 from agent.catalogue import Catalogue, default_catalogue
 from agent.entities import entity_indicators
 from agent.fallback import unknown_alert
-from tools.indicators import extract_indicators
+from tools.indicators import MAX_INDICATORS, extract_indicators
 
 __all__ = [
     "Alert",
@@ -77,7 +77,7 @@ def parse_alert(
         title=one_line(fields.title, MAX_TITLE),
         severity=fields.severity,
         event_time=fields.event_time,
-        indicators=list(indicators.values()),
+        indicators=list(indicators.values())[:MAX_INDICATORS],
         raw=parsed.raw,
         entities=entities,
         format=fields.format,
