@@ -29,19 +29,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bench import scripts
-from bench.common import (
-    RunResult,
-    alert_request,
-    clear_intel_cache,
-    measure,
-    median,
-    print_table,
-    remote,
-    run_async,
-    runtime,
-    write_json,
-)
+from bench import bench_engine, scripts
+from bench.common import RunResult, median, print_table, run_async, write_json
 from bench.fake_gemini import Responder
 
 REVIEW_STAGES = ("critic", "concluder_rewrite")
@@ -54,20 +43,9 @@ async def _series(
     latency_s: float,
     review: Mapping[str, Any],
 ) -> list[RunResult]:
-    async with (
-        remote(script, latency_s=latency_s) as rem,
-        runtime(rem, tmp, review=review) as (
-            rt,
-            timer,
-        ),
-    ):
-        results = []
-        for i in range(runs + 1):
-            await clear_intel_cache(rt)
-            result = await measure(rt, timer, rem, alert_request())
-            if i:  # the first run warms templates, DuckDB and connections
-                results.append(result)
-        return results
+    """``runs`` measured investigations after a warm-up, with ``[review]`` set to ``review``."""
+    results, _ = await bench_engine._series(script, tmp, runs, latency_s=latency_s, review=review)
+    return results
 
 
 def _case(name: str, results: list[RunResult], baseline_wall_s: float | None) -> dict[str, Any]:

@@ -7,16 +7,24 @@ the rewrites. The tool ``lookup_ip`` returns ``{"ip": ..., "verdict": "malicious
 
 from __future__ import annotations
 
+import shutil
+import time
+from pathlib import Path
 from typing import Any
 
+import pytest
 from google.genai import types
 
+from agent.alerts import Alert
+from agent.engine import Request
 from agent.errors import LLMUnavailable
+from agent.prompts import PROMPTS_DIR, Prompts
 from agent.review import Review, review_markdown
+from agent.run import open_run
 from config.settings import ReviewSettings
 from store.db import Database
 from store.investigations import InvestigationStore
-from tests.fakes.model import call_response, json_response, text_response
+from tests.fakes.model import Delayed, call_response, json_response, text_response
 from tests.test_engine import (
     Harness,
     classified,
@@ -348,6 +356,57 @@ async def test_speculative_conclusion_is_reviewed_too(db: Database) -> None:
     outcome = await h.run()
     assert outcome.record["speculative_conclusions"][0]["outcome"] == "used"
     assert review_of(h, outcome).status == "rewritten"
+
+
+async def test_review_past_the_deadline_keeps_the_conclusion(db: Database) -> None:
+    h = harness(
+        db,
+        script([conclusion(INVENTED)], [Delayed(critique(0.9), 30.0)]),
+        review=ON,
+        deadline_s=1.0,
+    )
+    started = time.monotonic()
+    outcome = await h.run()
+
+    assert time.monotonic() - started < 5
+    assert outcome.status == "concluded" and outcome.conclusion is not None
+    assert outcome.conclusion.key_findings[0].finding == INVENTED["finding"]
+    review = review_of(h, outcome)
+    assert review.status == "failed" and "deadline" in review.note
+
+
+async def test_the_review_has_its_own_share_of_budget_and_deadline(db: Database) -> None:
+    h = harness(db, script([conclusion(GROUNDED)], [critique(0.9)]), review=ON)
+    run = await open_run(
+        Request(conversation_id="c1", text="q"),
+        h.sink,
+        investigations=h.engine.investigations,
+        registry=h.engine.registry,
+        settings=h.engine.settings,
+    )
+    limits, review = h.engine.settings.limits, h.engine.settings.review
+    assert run.review_ctx.token_budget == limits.token_budget
+    assert run.final.token_budget == limits.token_budget - review.reserve_tokens
+    assert run.work.token_budget == run.final.token_budget - limits.conclude_reserve_tokens
+    assert run.final.deadline == pytest.approx(run.review_ctx.deadline - review.grace_s)
+
+
+async def test_critic_prompt_has_per_source_overrides(db: Database, tmp_path: Path) -> None:
+    root = tmp_path / "prompts"
+    shutil.copytree(PROMPTS_DIR, root)
+    (root / "guardduty").mkdir()
+    (root / "guardduty" / "critic.j2").write_text(
+        '{% extends "critic.j2" %}{% block system %}{{ super() }}\n'
+        "GuardDuty: a finding type alone is not evidence.{% endblock %}"
+    )
+    found = script([conclusion(GROUNDED)], [critique(0.9)])
+    del found["classifier"]
+    h = harness(db, found, review=ON, prompts=Prompts(root))
+    alert = Alert(id="a1", source="guardduty", title="Recon", severity="high", raw={})
+    outcome = await h.run("Investigate this alert", alert=alert)
+    assert review_of(h, outcome).status == "passed"
+    (critic,) = h.model.requests_for("critic")
+    assert critic.system.endswith("GuardDuty: a finding type alone is not evidence.")
 
 
 # ---------------------------------------------------------------- direct answers
