@@ -28,6 +28,7 @@ from agent.concluder import to_markdown
 from agent.engine import Outcome, Request
 from agent.errors import AgentError
 from agent.review import review_markdown
+from bot.stats import RunStats
 from cli.app import (
     command_app,
     fail,
@@ -99,8 +100,9 @@ def investigate(
     if quiet and outcome.error:
         typer.secho(f"{outcome.status}: {outcome.error}", err=True, fg=typer.colors.RED)
     if not quiet:
+        stats = RunStats.from_outcome(outcome.usage, outcome.record).text()
         typer.secho(
-            f"investigation {outcome.investigation_id} · follow up with: "
+            f"investigation {outcome.investigation_id} · {stats} · follow up with: "
             f"{socbot_command()} chat --conversation {record['conversation_id']}",
             err=True,
             dim=True,

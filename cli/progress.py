@@ -150,7 +150,9 @@ class TerminalProgress:
             self._print(
                 f"  [dim]llm {escape(event.stage)} {escape(event.model)}: "
                 f"{event.prompt_tokens}+{event.output_tokens}+{event.thinking_tokens} tokens, "
-                f"{event.latency_ms:.0f} ms[/]"
+                f"{event.latency_ms:.0f} ms"
+                + (f", ${event.cost_usd:.6f}" if event.cost_usd is not None else "")
+                + "[/]"
             )
         elif isinstance(event, Reviewed):
             review = Review.model_validate(event.review)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
@@ -387,6 +388,8 @@ def test_investigate_prints_markdown_conclusion(
     assert f"review: {review}" in result.stderr  # the progress line
     assert "▶ s1" not in result.stdout, "progress stays on stderr"
     assert "Assess the source IP" in result.stderr
+    closing = next(line for line in result.stderr.splitlines() if "follow up with" in line)
+    assert re.search(r"· ⏱ \d+ s · \d+ model calls · \$0\.\d{4} · follow up with", closing)
 
 
 def test_chat_keeps_history_across_sessions(
