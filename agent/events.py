@@ -56,6 +56,7 @@ class ToolCalled(Event):
     result_chars: int
     truncated: bool
     result_preview: str = Field("", description="truncated result, for the trace")
+    error: str | None = Field(None, description="why the call failed (ok is false)")
 
 
 class StepFinished(Event):

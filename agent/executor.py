@@ -122,6 +122,7 @@ class ToolRunner:
                 result_chars=result.chars,
                 truncated=result.truncated,
                 result_preview=result.as_json()[:PREVIEW_CHARS],
+                error=None if result.ok else _error_text(result.data),
             )
         )
         return result
@@ -222,3 +223,9 @@ async def run_step(
         tool_calls=result.tool_calls,
         forced_summary=result.forced_summary,
     )
+
+
+def _error_text(data: dict[str, Any]) -> str:
+    """A failed call's reason, as the model was told it (clipped for the trace)."""
+    error = data.get("error", data)
+    return str(error)[:PREVIEW_CHARS]

@@ -13,7 +13,6 @@ import asyncio
 import json
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -38,6 +37,7 @@ from cli.app import (
     socbot_command,
 )
 from cli.progress import TerminalProgress
+from cli.record import with_trace
 from cli.runtime import open_runtime
 from config.settings import ConfigError, Settings, config_notice
 from store.alerts import AlertStore
@@ -47,24 +47,6 @@ EXIT_FAILED = 1
 EXIT_CANCELLED = 130
 EXIT_CODES = {"answered": 0, "concluded": 0, "failed": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
 
-# Key order of the --json record, for a reader; other keys the engine adds follow.
-RECORD_ORDER = (
-    "investigation_id",
-    "conversation_id",
-    "kind",
-    "status",
-    "mode",
-    "error",
-    "limits_hit",
-    "objective",
-    "steps",
-    "reflections",
-    "conclusion",
-    "review",
-    "answer",
-    "usage",
-    "timings",
-)
 
 app = command_app()
 
@@ -141,7 +123,7 @@ async def _remember_alert(alerts: AlertStore, alert: Alert, outcome: Outcome) ->
 async def investigation_record(
     store: InvestigationStore, outcome: Outcome, elapsed_s: float
 ) -> dict[str, Any]:
-    """The ``--json`` record: the engine's record plus steps, reflections and step timings.
+    """The ``--json`` record: the engine's record plus steps with their tool calls (``cli.record``).
 
     Missing pieces (an engine record cut short by a failure) come from the outcome
     and the stored trace, so the record always has the same keys.
@@ -154,10 +136,6 @@ async def investigation_record(
     record["mode"] = outcome.mode
     record["objective"] = plan.objective if plan else None
     record["steps"] = [step.model_dump(mode="json") for step in plan.steps] if plan else []
-    if not record.get("reflections"):
-        record["reflections"] = [
-            e["payload"]["reflection"] for e in trace if e["type"] == "reflected"
-        ]
     record["conclusion"] = (
         outcome.conclusion.model_dump(mode="json") if outcome.conclusion else None
     )
@@ -166,26 +144,8 @@ async def investigation_record(
     record["usage"] = record.get("usage") or outcome.usage
     timings = dict(record.get("timings") or {})
     timings.setdefault("total_ms", round(elapsed_s * 1000, 1))
-    timings["steps_ms"] = _step_timings(trace)
     record["timings"] = timings
-    first = [k for k in RECORD_ORDER if k in record]
-    return {key: record[key] for key in [*first, *(k for k in record if k not in first)]}
-
-
-def _step_timings(trace: list[dict[str, Any]]) -> dict[str, float]:
-    """Per-step wall-clock milliseconds from the trace's step_started/step_finished."""
-    started: dict[str, datetime] = {}
-    steps: dict[str, float] = {}
-    for event in trace:
-        step_id = event["payload"].get("step_id")
-        if event["at"] is None or not isinstance(step_id, str):
-            continue
-        at = datetime.fromisoformat(event["at"])
-        if event["type"] == "step_started":
-            started[step_id] = at
-        elif event["type"] == "step_finished" and step_id in started:
-            steps[step_id] = round((at - started[step_id]).total_seconds() * 1000, 1)
-    return steps
+    return with_trace(record, trace)
 
 
 def print_outcome(outcome: Outcome) -> None:

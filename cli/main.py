@@ -36,6 +36,12 @@ COMMANDS: dict[str, Lazy] = {
         "cli.serve",
         "Run the Slack bot: mentions, thread follow-ups, alert channels and POST /alerts.",
     ),
+    "show": Lazy(
+        "cli.show_cmd", "Print a past investigation's record: steps, tool calls, conclusion, usage."
+    ),
+    "trace": Lazy(
+        "cli.show_cmd", "Print a past investigation's event timeline (one line per event)."
+    ),
     "tools": Lazy("cli.tools_cmd", "Inspect the investigation tools."),
     "playbook": Lazy("cli.playbook_cmd", "Review and manage the team playbook."),
     "alerts": Lazy("cli.alerts_cmd", "Inspect how alert payloads are read."),

@@ -133,6 +133,8 @@ class TerminalProgress:
         args = _clip(", ".join(f"{k}={v!r}" for k, v in event.args.items()), _ARGS_CHARS)
         where = f"{event.step_id} " if event.step_id else ""
         outcome = "[green]ok[/]" if event.ok else "[red]error[/]"
+        if not event.ok and event.error:
+            outcome += f" [red]{escape(_first_line(event.error, _ARGS_CHARS))}[/]"
         size = f"{event.result_chars} chars" + (", truncated" if event.truncated else "")
         self._print(
             f"  [dim]{escape(where)}→[/] [bold]{escape(event.tool)}[/]({escape(args)}) "
