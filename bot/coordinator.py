@@ -43,6 +43,7 @@ from bot.render import (
     queued_message,
     still_working_message,
 )
+from bot.runlog import logged_run
 from store.alerts import AlertStore
 from store.slack import conversation_id
 
@@ -320,7 +321,7 @@ class EngineInvestigator:
         )
         request = Request(conversation_id=thread.conversation_id, text=text, alert=alert)
         try:
-            outcome = await self.engine.run(request, progress)
+            outcome = await logged_run(self.engine, request, progress)
         except asyncio.CancelledError:
             await progress.cancelled()  # strike the plan through; the reporter says so
             raise

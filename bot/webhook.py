@@ -60,14 +60,7 @@ class AlertWebhook:
         self._background: set[asyncio.Task[None]] = set()
 
     def disabled_reason(self) -> str | None:
-        if (
-            self.settings.webhook_token is None
-            or not self.settings.webhook_token.get_secret_value()
-        ):
-            return "the alert webhook is disabled: set SOCBOT_WEBHOOK_TOKEN to enable it"
-        if not self.settings.webhook_channel:
-            return "the alert webhook is disabled: set slack.webhook_channel to enable it"
-        return None
+        return disabled_reason(self.settings)
 
     def authorized(self, request: web.Request) -> bool:
         assert self.settings.webhook_token is not None
@@ -118,3 +111,12 @@ class AlertWebhook:
             await self.dispatch(alert)
         except Exception:  # fail open: the alert is stored; log, keep serving
             log.exception("could not post or start alert %s", alert.id)
+
+
+def disabled_reason(settings: SlackSettings) -> str | None:
+    """Why ``POST /alerts`` is off, or ``None`` when it is on."""
+    if settings.webhook_token is None or not settings.webhook_token.get_secret_value():
+        return "the alert webhook is disabled: set SOCBOT_WEBHOOK_TOKEN to enable it"
+    if not settings.webhook_channel:
+        return "the alert webhook is disabled: set slack.webhook_channel to enable it"
+    return None

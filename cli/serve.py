@@ -33,6 +33,7 @@ from bot.pacer import Pacer
 from bot.review import SlackReview
 from bot.server import start_site
 from bot.socket_mode import run_socket_mode
+from bot.startup import startup_lines
 from cli.app import command_app, fail, load_settings_or_exit, one_line
 from cli.runtime import Runtime, open_runtime
 from config.settings import ConfigError, Settings, SlackSettings
@@ -150,6 +151,11 @@ async def serve_until(
             learn=learner.submit,
             review=review,
         )
+        where = f"http://{host}:{port}"
+        for line in startup_lines(
+            settings, http_mode=mode is Mode.http, where=where, registry=rt.registry
+        ):
+            log.info("%s", line)
         try:
             if ready is not None:
                 ready(me)
