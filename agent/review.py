@@ -27,6 +27,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
+from agent.errors import AgentError
 from agent.gateway import CallContext, LLMGateway
 from agent.grounding import CodeCheck, FindingCheck
 from agent.prompts import Prompts, user_turn
@@ -180,7 +181,11 @@ class Reviewer:
 
     async def review(self, ctx: CallContext, first: D, subject: Subject[D]) -> tuple[D, Review]:
         """The best draft of ``first`` and its rewrites, and how it was reviewed."""
-        drafts = [Draft(first, subject.check(first))]
+        try:
+            drafts = [Draft(first, subject.check(first))]
+        except Exception as exc:  # fail open: a bug in the check must not lose the draft
+            log.exception("the code check failed; keeping the draft unreviewed")
+            return first, Review(status="failed", kind=subject.kind, note=_why(exc))
         note = ""
         try:
             while True:
@@ -195,10 +200,14 @@ class Reviewer:
                 drafts.append(Draft(value, subject.check(value)))
                 if not subject.score_rewrites:
                     break
+        except (AgentError, TimeoutError) as exc:  # model error, deadline, budget
+            note = _why(exc) if str(exc) else "the deadline passed"
+            drafts[-1].error = note
+            log.warning("review stopped, keeping the best draft so far: %s", note)
         except Exception as exc:  # fail open: a review never blocks the conclusion
             note = _why(exc)
             drafts[-1].error = note
-            log.warning("review stopped, keeping the best draft so far: %s", note)
+            log.exception("review crashed, keeping the best draft so far")
         kept = 0
         for n in range(1, len(drafts)):
             if drafts[n].at_least_as_good_as(drafts[kept]):

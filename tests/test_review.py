@@ -18,8 +18,10 @@ from google.genai import types
 from agent.alerts import Alert
 from agent.engine import Request
 from agent.errors import LLMUnavailable
+from agent.gateway import CallContext
+from agent.grounding import CodeCheck
 from agent.prompts import PROMPTS_DIR, Prompts
-from agent.review import Review, review_markdown
+from agent.review import Feedback, Review, Subject, review_markdown
 from agent.run import open_run
 from config.settings import ReviewSettings
 from store.db import Database
@@ -407,6 +409,22 @@ async def test_critic_prompt_has_per_source_overrides(db: Database, tmp_path: Pa
     assert review_of(h, outcome).status == "passed"
     (critic,) = h.model.requests_for("critic")
     assert critic.system.endswith("GuardDuty: a finding type alone is not evidence.")
+
+
+async def test_a_crashing_check_keeps_the_draft(db: Database) -> None:
+    h = harness(db, {}, review=ON)
+
+    def broken(_draft: str) -> CodeCheck:
+        raise RuntimeError("a bug in the check")
+
+    async def never(_feedback: Feedback) -> str:
+        raise AssertionError("no rewrite without a check")
+
+    ctx = CallContext("inv", h.sink, 10_000, time.monotonic() + 5)
+    subject = Subject[str](kind="answer", check=broken, show=str, rewrite=never)
+    kept, review = await h.engine.reviewer.review(ctx, "the draft", subject)
+    assert (kept, review.status, review.note) == ("the draft", "failed", "a bug in the check")
+    assert h.model.requests == []
 
 
 # ---------------------------------------------------------------- direct answers
