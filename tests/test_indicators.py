@@ -215,3 +215,11 @@ def test_any_address_in_text_is_found_and_marked(
     # private as the threat-intel gate judges it (IPv4 inside IPv6 included)
     private = non_public_reason(ip) is not None
     assert Indicator(kind=kind, value=str(ip), private=private) in found
+
+
+def test_only_file_and_process_hashes_are_hashes() -> None:
+    token = "57e8b514704467a0b0d82a96331c8082a94540c2cab5eb838250fb06d3939f11"
+    assert pairs({"debugContext": {"debugData": {"dtHash": token}}}) == set()  # Okta device token
+    assert pairs({"file": {"hash": {"sha256": token}}}) == {("sha256", token)}
+    assert pairs({"process": {"hash": token}}) == {("sha256", token)}
+    assert pairs({"SHA256String": token}) == {("sha256", token)}

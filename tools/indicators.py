@@ -83,7 +83,9 @@ COMMAND_FILE_EXTENSIONS = FILE_EXTENSIONS | frozenset(
 # Cloud API endpoints named in every audit record: bare mentions are not indicators.
 SERVICE_DOMAINS = ("googleapis.com", "amazonaws.com")
 
-_HASH_KEY_HINTS = ("hash", "md5", "sha1", "sha256", "digest", "checksum")
+_HASH_NAMES = ("md5", "sha1", "sha256", "sha-1", "sha-256", "sha512")
+_HASH_KEY_HINTS = ("hash", "digest", "checksum")
+_FILE_CONTEXT = ("file", "process", "proc.", "image", "binary", "sample", "malware", "exe")
 _COMMAND_KEY_HINTS = ("cmdline", "commandline", "command_line", "command", "args", "argv")
 _PRINCIPAL_KEYS = frozenset(
     {
@@ -129,8 +131,8 @@ _HASH_KINDS: dict[int, IndicatorKind] = {32: "md5", 40: "sha1", 64: "sha256"}
 def extract_indicators(data: Any) -> list[Indicator]:
     """Indicators found anywhere in ``data`` (dicts, lists, strings), deduplicated."""
     found: dict[tuple[str, str], Indicator] = {}
-    for key, text in _strings(data, ""):
-        for indicator in _from_string(key, text):
+    for key, text, context in _strings(data, "", ""):
+        for indicator in _from_string(key, text, context):
             found.setdefault((indicator.kind, indicator.value), indicator)
         if len(found) >= MAX_INDICATORS:
             break
@@ -145,18 +147,20 @@ def is_private_ip(value: str) -> bool:
     return non_public_reason(ipaddress.ip_address(value)) is not None
 
 
-def _strings(value: Any, key: str) -> Iterator[tuple[str, str]]:
+def _strings(value: Any, key: str, context: str) -> Iterator[tuple[str, str, str]]:
+    """(key, text, the keys above it) for every string in ``value``."""
     if isinstance(value, dict):
+        inner = f"{context}.{key}".lower()[-120:] if key else context
         for k, v in value.items():
-            yield from _strings(v, str(k))
+            yield from _strings(v, str(k), inner)
     elif isinstance(value, list):
         for item in value:
-            yield from _strings(item, key)
+            yield from _strings(item, key, context)
     elif isinstance(value, str) and value:
-        yield key, value
+        yield key, value, context
 
 
-def _from_string(key: str, text: str) -> Iterator[Indicator]:
+def _from_string(key: str, text: str, context: str = "") -> Iterator[Indicator]:
     lkey = key.lower()
     if any(h in lkey for h in _SKIP_KEY_HINTS):
         return
@@ -176,7 +180,7 @@ def _from_string(key: str, text: str) -> Iterator[Indicator]:
         if _public_tld(m.group(0).rsplit(".", 1)[-1]):
             yield Indicator(kind="email", value=m.group(0).lower())
     yield from _ips(text)
-    yield from _hashes(lkey, text)
+    yield from _hashes(lkey, text, context)
 
 
 def _principal(text: str) -> str | None:
@@ -233,14 +237,19 @@ def _ips(text: str) -> Iterator[Indicator]:
         yield Indicator(kind="ipv6", value=str(ip6), private=is_private_ip(str(ip6)))
 
 
-def _hashes(lkey: str, text: str) -> Iterator[Indicator]:
-    """Hashes under a key that says hash, or in text after ``md5:``/``sha256``...
+def _hashes(lkey: str, text: str, context: str) -> Iterator[Indicator]:
+    """Hashes under a key that names the algorithm (``sha256``, ``MD5String``), or a
+    ``hash`` key of a file or process (``file.hash``, ``process.hashes``), or in text
+    after ``md5:``/``sha256``...
 
-    A value that is nothing but 32/40/64 hex digits under any other key is an id
-    (sensor, customer, request, finding), not a hash; in running text a 64-digit
-    value is taken as a SHA-256.
+    Any other value that is nothing but 32/40/64 hex digits is an id (sensor,
+    customer, request, device token hash), not a file hash; in running text a
+    64-digit value is taken as a SHA-256.
     """
-    hash_key = any(h in lkey for h in _HASH_KEY_HINTS)
+    hash_key = any(h in lkey for h in _HASH_NAMES) or (
+        any(h in lkey for h in _HASH_KEY_HINTS)
+        and any(w in f"{context}.{lkey}" for w in _FILE_CONTEXT)
+    )
     whole = text.strip()
     for m in _HASH_RE.finditer(text):
         value = m.group(0).lower()
