@@ -10,7 +10,9 @@ whose model has a price; ``unpriced_calls`` counts those whose model has none.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -30,6 +32,13 @@ class StageUsage:
     def total_tokens(self) -> int:
         """Billed tokens: prompt, visible output and thinking."""
         return self.prompt_tokens + self.output_tokens + self.thinking_tokens
+
+    @classmethod
+    def from_dict(cls, counts: Mapping[str, Any]) -> StageUsage:
+        """A stage's (or, with ``llm_calls``, a whole run's) ``as_dict``, read back."""
+        values = {name: counts.get(name) or 0 for name in cls.__dataclass_fields__}
+        values["calls"] = counts.get("calls", counts.get("llm_calls")) or 0
+        return cls(**values)
 
     def merge(self, other: StageUsage) -> None:
         """Add ``other``'s counts to this one."""

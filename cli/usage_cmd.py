@@ -75,12 +75,12 @@ def _table(name: str, table: dict[str, Totals]) -> str:
         [
             key,
             str(t.investigations),
-            str(t.calls),
-            str(t.prompt_tokens),
-            str(t.cached_tokens),
-            str(t.output_tokens),
-            str(t.thinking_tokens),
-            f"{t.cost_usd:.4f}" + ("+" if t.unpriced_calls else ""),
+            str(t.usage.calls),
+            str(t.usage.prompt_tokens),
+            str(t.usage.cached_tokens),
+            str(t.usage.output_tokens),
+            str(t.usage.thinking_tokens),
+            f"{t.usage.cost_usd:.4f}" + ("+" if t.usage.unpriced_calls else ""),
         ]
         for key, t in table.items()
     ] or [["(none)", *[""] * 7]]

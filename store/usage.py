@@ -9,19 +9,19 @@ source (``question`` for mentions and chat), channel (the Slack channel of the t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import select
 
+from agent.usage import StageUsage
 from store.db import Database
 from store.models import AlertRow, Investigation
 
 Dimension = Literal["day", "source", "channel", "stage"]
 DIMENSIONS: tuple[Dimension, ...] = ("day", "source", "channel", "stage")
-COUNTS = ("calls", "prompt_tokens", "cached_tokens", "output_tokens", "thinking_tokens")
 
 
 @dataclass(frozen=True)
@@ -45,34 +45,21 @@ class UsageRow:
 
 @dataclass
 class Totals:
-    """Summed usage of a group."""
+    """Summed usage of a group, and how many investigations it covers."""
 
-    investigations: int = 0
-    calls: int = 0
-    prompt_tokens: int = 0
-    cached_tokens: int = 0
-    output_tokens: int = 0
-    thinking_tokens: int = 0
-    cost_usd: float = 0.0
-    unpriced_calls: int = 0
+    usage: StageUsage = field(default_factory=StageUsage)
     ids: set[str] = field(default_factory=set, repr=False)
 
-    def add(self, investigation_id: str, counts: dict[str, Any]) -> None:
+    @property
+    def investigations(self) -> int:
+        return len(self.ids)
+
+    def add(self, investigation_id: str, counts: Mapping[str, Any]) -> None:
         self.ids.add(investigation_id)
-        self.investigations = len(self.ids)
-        self.calls += int(counts.get("calls", counts.get("llm_calls", 0)) or 0)
-        for name in COUNTS[1:]:
-            setattr(self, name, getattr(self, name) + int(counts.get(name) or 0))
-        self.cost_usd += float(counts.get("cost_usd") or 0.0)
-        self.unpriced_calls += int(counts.get("unpriced_calls") or 0)
+        self.usage.merge(StageUsage.from_dict(counts))
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "investigations": self.investigations,
-            **{name: getattr(self, name) for name in COUNTS},
-            "cost_usd": round(self.cost_usd, 6),
-            "unpriced_calls": self.unpriced_calls,
-        }
+        return {"investigations": self.investigations, **self.usage.as_dict()}
 
 
 class UsageStore:

@@ -107,15 +107,15 @@ async def test_usage_is_summed_per_day_source_channel_and_stage(db: Database) ->
 
     by_source = summarise(rows, "source")
     assert set(by_source) == {"guardduty", "question"}
-    assert by_source["guardduty"].cached_tokens == 2464 + 2048 + 3000
+    assert by_source["guardduty"].usage.cached_tokens == 2464 + 2048 + 3000
 
     assert set(summarise(rows, "channel")) == {"C0ALERTS", "C0CHAT", "cli"}
 
     by_stage = summarise(rows, "stage")
     assert set(by_stage) == {"planner", "step", "concluder", "classifier", "direct"}
-    assert (by_stage["step"].calls, by_stage["step"].prompt_tokens) == (2, 6500)
+    assert (by_stage["step"].usage.calls, by_stage["step"].usage.prompt_tokens) == (2, 6500)
     assert by_stage["direct"].investigations == 2
-    assert by_stage["step"].cost_usd == pytest.approx(0.0018)
+    assert by_stage["step"].usage.cost_usd == pytest.approx(0.0018)
 
 
 def test_socbot_usage_prints_tables_and_json(
