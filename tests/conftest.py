@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from store.db import Database
 from tests import pg_server
 from tests.pg_server import PostgresServer
+
+# CI replays the same examples every run (no flake from a new random draw, no
+# per-example deadline on a loaded machine); locally hypothesis explores afresh.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 _real_connect = socket.socket.connect
 _real_getaddrinfo = socket.getaddrinfo
