@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from agent.concluder import Verdict
 from agent.gateway import CallContext, LLMGateway
 from agent.prompts import user_turn
 
@@ -17,6 +18,12 @@ class Classification(BaseModel):
 
     needs_plan: bool = Field(description="true for a multi-step investigation")
     reason: str = Field(description="one short sentence")
+    feedback: bool = Field(
+        False, description="true when the message corrects or confirms socbot's earlier verdict"
+    )
+    verdict: Verdict | None = Field(
+        None, description="with feedback: the verdict the analyst says is right, if named"
+    )
 
 
 async def classify(

@@ -39,10 +39,11 @@ from agent.concluder import (
     to_markdown,
 )
 from agent.errors import AgentError
-from agent.events import Concluded, ModeChosen, PlanCreated, Reviewed, Sink
+from agent.events import Answered, Concluded, ModeChosen, PlanCreated, Reviewed, Sink
 from agent.gateway import CallContext, LLMGateway
 from agent.grounding import check_conclusion
 from agent.history import History
+from agent.learning.corrections import Corrections
 from agent.planner import Plan, make_plan
 from agent.playbook_use import PlaybookSource
 from agent.prompts import Prompts, Rendered, history_text
@@ -83,6 +84,7 @@ class Engine:
         settings: Settings,
         prompts: Prompts | None = None,
         playbook: PlaybookSource | None = None,
+        corrections: Corrections | None = None,
     ) -> None:
         self.gateway = gateway
         self.registry = registry
@@ -93,6 +95,7 @@ class Engine:
         self.prompts = prompts or Prompts()
         self.reviewer = Reviewer(gateway, self.prompts, settings.review)
         self.playbook = playbook
+        self.corrections = corrections  # thread corrections as votes (set by `serve`)
 
     async def run(self, request: Request, sink: Sink) -> Outcome:
         """Investigate or answer ``request``, emitting progress events to ``sink``."""
@@ -125,10 +128,22 @@ class Engine:
         await run.sink.emit(ModeChosen(investigation_id=run.id, mode=mode, reason=reason))
         try:
             if mode == "direct":
-                return await direct.answer(self, run)
+                return await self._noted(run) or await direct.answer(self, run)
             return await self._planned(run)
         except AgentError as exc:
             return await failed(run, str(exc))
+
+    async def _noted(self, run: Run) -> Outcome | None:
+        """A correction of the thread's verdict: recorded as a vote, acknowledged, learned from."""
+        said = run.record.get("classification") or {}
+        if not said.get("feedback") or self.corrections is None:
+            return None
+        text = await self.corrections.note(run.request, said.get("verdict"))
+        if text is None:
+            return None
+        await self.history.append(run.request.conversation_id, run.request.text, text, run.id)
+        await run.sink.emit(Answered(investigation_id=run.id, text=text))
+        return outcome(run, "answered", answer=text)
 
     async def _choose_mode(self, run: Run) -> tuple[Mode, str]:
         if run.request.alert is not None:

@@ -46,6 +46,7 @@ class Request:
     conversation_id: str
     text: str
     alert: Alert | None = None
+    user: str | None = None  # who asked (a Slack user id), when known
 
     @property
     def kind(self) -> Literal["alert", "question"]:

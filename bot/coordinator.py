@@ -309,7 +309,9 @@ class EngineInvestigator:
         self.pacer = pacer or Pacer()
         self.update_interval = update_interval
 
-    async def __call__(self, thread: ThreadRef, text: str, alert: Alert | None) -> None:
+    async def __call__(
+        self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
+    ) -> None:
         indicators = [i.value for i in alert.indicators] if alert else []
         progress = SlackProgress(
             self.client,
@@ -319,7 +321,7 @@ class EngineInvestigator:
             indicators=indicators,
             update_interval=self.update_interval,
         )
-        request = Request(conversation_id=thread.conversation_id, text=text, alert=alert)
+        request = Request(conversation_id=thread.conversation_id, text=text, alert=alert, user=user)
         try:
             outcome = await logged_run(self.engine, request, progress)
         except asyncio.CancelledError:

@@ -64,7 +64,9 @@ USAGE = "Ask me about an alert or an indicator, e.g. `is 185.220.101[.]42 known 
 class Investigate(Protocol):
     """Runs one investigation in a thread (``EngineInvestigator`` in production)."""
 
-    async def __call__(self, thread: ThreadRef, text: str, alert: Alert | None) -> None: ...
+    async def __call__(
+        self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
+    ) -> None: ...
 
 
 class AlertIntake(Protocol):
@@ -255,7 +257,7 @@ class Listeners:
 
         async def work() -> None:
             try:
-                await self.investigate(thread, text, alert)
+                await self.investigate(thread, text, alert, user=requester)
             finally:
                 self.requesters.pop(thread, None)
 

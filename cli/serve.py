@@ -26,6 +26,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import AgentError
+from agent.learning.corrections import Corrections
 from agent.learning.service import Learner
 from bot.app import build_client, create_socbot
 from bot.coordinator import EngineInvestigator
@@ -141,6 +142,7 @@ async def serve_until(
             settings=settings,
             review=review,
         )
+        rt.engine.corrections = Corrections(FeedbackStore(rt.db), learner.submit)
         bot = create_socbot(
             settings,
             rt.db,

@@ -83,7 +83,9 @@ class RecordingInvestigate:
         self.error: Exception | None = None
         self.cancelled: list[ThreadRef] = []
 
-    async def __call__(self, thread: ThreadRef, text: str, alert: Alert | None) -> None:
+    async def __call__(
+        self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
+    ) -> None:
         self.calls.append((thread, text, alert))
         self.started.set()
         try:

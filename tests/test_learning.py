@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.engine import Request
 from agent.errors import LLMOutputInvalid
+from agent.events import NullSink
+from agent.learning.corrections import Corrections
 from agent.learning.models import BulletEvaluation, Insight, ReflectionResult
 from agent.prompts import PROMPTS_DIR, Prompts
 from config.settings import LearningSettings, Settings
@@ -16,8 +19,9 @@ from store.feedback import FeedbackStore
 from store.investigations import InvestigationStore
 from store.learning import LearningStore, metrics
 from store.playbook import PlaybookStore, Triggers
-from tests.fakes.model import ScriptedModel, json_response
+from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.playbook_support import (
+    CRITIQUE,
     Lab,
     bullet,
     insight,
@@ -278,3 +282,40 @@ async def test_metrics_count_use_agreement_corrections_and_tokens(lab: Lab) -> N
     assert report["agreement"]["without"] == {"votes": 1, "rate": 0.0}
     assert sum(report["corrections_per_week"].values()) == 1
     assert report["tokens_per_investigation"]["with"] is not None
+
+
+async def test_a_correction_in_the_thread_is_a_vote_not_a_question(lab: Lab) -> None:
+    thread = "slack:CSOC00001:1700000100.000100"
+    first, _ = await lab.investigate(load_alert("leveret-guardduty-finding.json"))
+    learned: list[str] = []
+    said = {"needs_plan": False, "reason": "a correction", "feedback": True}
+    model = ScriptedModel(
+        {
+            "classifier": [json_response({**said, "verdict": "false_positive"})] * 2,
+            "direct": [text_response("a normal answer")],
+            "critic": lambda _r: json_response(CRITIQUE),
+        }
+    )
+    engine = lab.engine(model)
+    engine.corrections = Corrections(FeedbackStore(lab.db), learned.append)
+    text = "FP — that's our Qualys scanner"
+    outcome = await engine.run(
+        Request(conversation_id=thread, text=text, user="UANALYST1"), NullSink()
+    )
+
+    assert outcome.status == "answered" and "correction" in (outcome.answer or "")
+    assert model.requests_for("direct") == []  # acknowledged, not answered as a question
+    (row,) = await FeedbackStore(lab.db).votes(first.investigation_id)
+    assert (row.user, row.value, row.verdict, row.comment, row.source) == (
+        "UANALYST1",
+        "incorrect",
+        "false_positive",
+        text,
+        "thread",
+    )
+    assert learned == [first.investigation_id]
+
+    # without an analyst to attribute it to (terminal chat) it is answered as usual
+    terminal = await engine.run(Request(conversation_id=thread, text=text), NullSink())
+    assert terminal.answer == "a normal answer"
+    assert len(await FeedbackStore(lab.db).votes(first.investigation_id)) == 1

@@ -46,7 +46,9 @@ class ConcludingInvestigate:
         self.deferred_when_concluded: list[int] = []
         self.gate: asyncio.Event | None = None
 
-    async def __call__(self, thread: ThreadRef, text: str, alert: Alert | None) -> None:
+    async def __call__(
+        self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
+    ) -> None:
         assert self.h is not None and alert is not None
         if self.gate is not None:
             await self.gate.wait()
