@@ -83,12 +83,17 @@ class ToolRunner:
         allowed: list[str],
         step_id: str | None,
         budget_left: int,
+        deadline: float | None = None,
     ) -> list[types.Part]:
-        """Run up to ``budget_left`` calls at once; the rest get an error result."""
+        """Run up to ``budget_left`` calls at once; the rest get an error result. A call
+        still running at ``deadline`` is stopped and answered with an error."""
         runnable = calls[: max(budget_left, 0)]
         refs = [self.evidence.next_ref(step_id) for _ in runnable]  # in call order
         results = await asyncio.gather(
-            *(self._one(c, ref, allowed, step_id) for c, ref in zip(runnable, refs, strict=True))
+            *(
+                self._one(c, ref, allowed, step_id, deadline)
+                for c, ref in zip(runnable, refs, strict=True)
+            )
         )
         parts = []
         for call, ref, result in zip(runnable, refs, results, strict=True):
@@ -99,7 +104,12 @@ class ToolRunner:
         return parts
 
     async def _one(
-        self, call: types.FunctionCall, ref: str, allowed: list[str], step_id: str | None
+        self,
+        call: types.FunctionCall,
+        ref: str,
+        allowed: list[str],
+        step_id: str | None,
+        deadline: float | None,
     ) -> ToolResult:
         name = call.name or ""
         args: dict[str, Any] = dict(call.args or {})
@@ -109,6 +119,7 @@ class ToolRunner:
             allowed=allowed,
             investigation_id=self.investigation_id,
             budget=self.budget,
+            deadline=deadline,
         )
         await self.sink.emit(
             ToolCalled(
@@ -163,7 +174,11 @@ async def tool_loop(
         if not turn.function_calls:
             return LoopResult(text=turn.text.strip(), tool_calls=used, forced_summary=False)
         parts = await runner.run(
-            turn.function_calls, allowed=tools, step_id=step_id, budget_left=max_calls - used
+            turn.function_calls,
+            allowed=tools,
+            step_id=step_id,
+            budget_left=max_calls - used,
+            deadline=ctx.deadline,
         )
         used += min(len(turn.function_calls), max_calls - used)
         contents.append(types.Content(role="user", parts=parts))

@@ -172,7 +172,15 @@ class LogSettings(Section):
     tables: list[TableSpec] = Field(default_factory=list)
     runbooks_dir: str | None = "examples/runbooks"
     row_limit: int = 200
-    query_timeout_s: float = 60.0
+    query_timeout_s: float = Field(60.0, gt=0, description="per query; the process is killed")
+    query_memory_mb: int = Field(
+        512, ge=64, description="DuckDB memory_limit per query, also capped by the OS (RLIMIT_AS)"
+    )
+    max_result_bytes: int = Field(
+        1_000_000, ge=10_000, description="a query's rows are cut at this many JSON bytes"
+    )
+    query_workers: int = Field(2, ge=1, description="DuckDB worker processes (queries at once)")
+    query_threads: int = Field(2, ge=1, description="DuckDB threads per worker process")
     bigquery_project: str | None = None
     bigquery_location: str | None = None
     max_bytes_per_query: int = 10 * 1024**3

@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from config.settings import LogSettings, Settings, TableSpec
-from tools.base import Budget, ToolRegistry
+from tools.base import Budget, ToolError, ToolRegistry
 from tools.logs import TOOL_NAMES, register
 from tools.logs.duckdb_backend import DuckDBBackend
 from tools.logs.runbooks import parse_runbook
@@ -235,18 +235,24 @@ async def test_errors_name_catalogue_tables_not_local_views(registry: ToolRegist
     assert "socbot_sample" not in data["error"]
 
 
-def test_sandbox_blocks_file_access_even_without_the_guard(tmp_path: Path) -> None:
+async def test_sandbox_blocks_file_access_even_without_the_guard(tmp_path: Path) -> None:
     backend = DuckDBBackend(
         [TableSpec(name="p.d.t", description="x", path=str(DATA / "dns_logs.parquet"))],
         row_limit=10,
         timeout_s=5,
+        workers=1,
     )
     secret = tmp_path / "secret.csv"
     secret.write_text("a\n1\n")
-    with pytest.raises(duckdb.Error, match="disabled by configuration"):
-        backend._con.cursor().execute(f"SELECT * FROM read_csv('{secret}')").fetchall()
-    with pytest.raises(duckdb.Error):
-        backend._con.cursor().execute("SET enable_external_access = true")
+    try:  # raw DuckDB SQL straight to the worker process: the guard is not involved
+        with pytest.raises(ToolError, match="disabled by configuration"):
+            await backend.execute(f"SELECT * FROM read_csv('{secret}')")
+        with pytest.raises(ToolError, match="lock"):
+            await backend.execute("SET enable_external_access = true")
+        rows = (await backend.execute('SELECT COUNT(*) FROM "p_d_t"'))["rows"]
+        assert rows[0][0] > 0
+    finally:
+        backend.close()
 
 
 async def test_runbooks_are_listed_and_run(registry: ToolRegistry) -> None:

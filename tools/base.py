@@ -13,6 +13,7 @@ returned as an error result so that one broken tool never ends an investigation.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import logging
@@ -57,6 +58,13 @@ class RunContext(Generic[DepsT]):
     deps: DepsT
     investigation_id: str
     budget: Budget
+    deadline: float | None = None  # time.monotonic() by which the call must have ended
+
+    def time_left(self, limit: float) -> float:
+        """``limit`` seconds, or less when the step's deadline comes first."""
+        if self.deadline is None:
+            return limit
+        return max(min(limit, self.deadline - time.monotonic()), 0.0)
 
 
 ToolFn = Callable[..., Awaitable[Any]]
@@ -110,9 +118,15 @@ class Tool:
         )
         return f"{self.name}({args}): {self.description}"
 
-    async def call(self, args: dict[str, Any], investigation_id: str, budget: Budget) -> Any:
+    async def call(
+        self,
+        args: dict[str, Any],
+        investigation_id: str,
+        budget: Budget,
+        deadline: float | None = None,
+    ) -> Any:
         parsed = self.params.model_validate(args)
-        ctx = RunContext(deps=self.deps, investigation_id=investigation_id, budget=budget)
+        ctx = RunContext(self.deps, investigation_id, budget, deadline)
         kwargs = {name: getattr(parsed, name) for name in self.params.model_fields}
         return await self.fn(ctx, **kwargs)
 
@@ -151,16 +165,36 @@ class ToolRegistry:
         allowed: Iterable[str],
         investigation_id: str,
         budget: Budget,
+        deadline: float | None = None,
     ) -> ToolResult:
-        """Run one call the model asked for. Never raises for a tool's failure."""
+        """Run one call the model asked for. Never raises for a tool's failure.
+
+        With a ``deadline`` (``time.monotonic()``), a call still running then is cancelled
+        and answered with an error, so a step never waits past its deadline for a tool.
+        """
         started = time.perf_counter()
         ok = False
+        left = None if deadline is None else deadline - time.monotonic()
         if name not in set(allowed) or name not in self.tools:
             data: dict[str, Any] = {"error": f"tool {name!r} is not available in this step"}
+        elif left is not None and left <= 0:
+            data = {"error": f"tool {name!r} was not run: the step's deadline has passed"}
         else:
+            timer = asyncio.timeout(left)
             try:
-                data = _as_dict(await self.tools[name].call(args, investigation_id, budget))
+                async with timer:
+                    result = await self.tools[name].call(args, investigation_id, budget, deadline)
+                data = _as_dict(result)
                 ok = "error" not in data
+            except TimeoutError as exc:
+                if timer.expired():
+                    data = {
+                        "error": f"tool {name!r} did not finish within the step's remaining "
+                        f"{left:.1f}s and was stopped; conclude with what you have"
+                    }
+                else:  # the tool's own TimeoutError: a bug, like the crashes below
+                    log.exception("tool %r crashed", name)
+                    data = {"error": f"tool failed unexpectedly ({type(exc).__name__})"}
             except ValidationError as exc:
                 data = {"error": f"invalid arguments: {_brief(exc)}"}
             except ToolError as exc:

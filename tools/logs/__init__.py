@@ -60,7 +60,15 @@ def build_backend(settings: Settings, catalogue: Catalogue) -> LogBackend | str:
     """The configured backend, or the reason it cannot be used."""
     cfg = settings.logs
     if cfg.backend == "duckdb":
-        duck = DuckDBBackend(cfg.tables, row_limit=cfg.row_limit, timeout_s=cfg.query_timeout_s)
+        duck = DuckDBBackend(
+            cfg.tables,
+            row_limit=cfg.row_limit,
+            timeout_s=cfg.query_timeout_s,
+            memory_mb=cfg.query_memory_mb,
+            max_result_bytes=cfg.max_result_bytes,
+            workers=cfg.query_workers,
+            threads=cfg.query_threads,
+        )
         if not duck.local:
             return "no local data for any catalogued table (logs.tables[].path)"
         return duck

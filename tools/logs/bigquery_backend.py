@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import re
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,12 +27,15 @@ from google.cloud.bigquery.retry import DEFAULT_RETRY
 
 from config.settings import LogSettings
 from tools.base import Budget, ToolError
-from tools.logs.backend import ColumnInfo, Param, QueryResult, json_value
+from tools.cells import json_value
+from tools.logs.backend import ColumnInfo, Param, QueryResult
 from tools.sql_guard import CheckedQuery
 
 log = logging.getLogger(__name__)
 
-_RETRY = DEFAULT_RETRY.with_timeout(30.0)
+_RETRY_S = 30.0
+_RETRY = DEFAULT_RETRY.with_timeout(_RETRY_S)
+_CANCEL_WAIT_S = 5.0  # how long a timed-out query waits for its cancel call
 _GB = 1024**3
 
 
@@ -62,11 +67,14 @@ class BigQueryBackend:
         params: Mapping[str, Param],
         investigation_id: str,
         budget: Budget,
+        timeout_s: float | None = None,
     ) -> QueryResult:
+        limit = self.settings.query_timeout_s
+        limit = max(limit if timeout_s is None else min(timeout_s, limit), 0.001)
         qparams = [bigquery.ScalarQueryParameter(p.name, p.type, p.value) for p in params.values()]
-        estimate = await asyncio.to_thread(self._dry_run, query.sql, qparams)
+        estimate = await asyncio.to_thread(self._dry_run, query.sql, qparams, limit)
         self._check_spend(estimate, budget)
-        result = await self._execute(query.sql, qparams, investigation_id)
+        result = await self._execute(query.sql, qparams, investigation_id, limit)
         spent = result.bytes_processed or 0
         budget.bytes_processed += spent
         budget.counters["bigquery_queries"] = budget.counters.get("bigquery_queries", 0) + 1
@@ -74,7 +82,7 @@ class BigQueryBackend:
         log.info("bigquery query for %s processed %d bytes", investigation_id, spent)
         return result
 
-    def _dry_run(self, sql: str, qparams: list[bigquery.ScalarQueryParameter]) -> int:
+    def _dry_run(self, sql: str, qparams: list[bigquery.ScalarQueryParameter], limit: float) -> int:
         config = bigquery.QueryJobConfig(
             dry_run=True, use_query_cache=False, use_legacy_sql=False, query_parameters=qparams
         )
@@ -83,7 +91,8 @@ class BigQueryBackend:
                 sql,
                 job_config=config,
                 location=self.settings.bigquery_location,
-                retry=_RETRY,
+                retry=_RETRY.with_timeout(min(_RETRY_S, limit)),
+                timeout=limit,
                 job_retry=None,
             )
         except (gexc.GoogleAPICallError, auth_exc.GoogleAuthError) as exc:
@@ -122,13 +131,17 @@ class BigQueryBackend:
             )
 
     async def _execute(
-        self, sql: str, qparams: list[bigquery.ScalarQueryParameter], investigation_id: str
+        self,
+        sql: str,
+        qparams: list[bigquery.ScalarQueryParameter],
+        investigation_id: str,
+        limit: float,
     ) -> QueryResult:
         config = bigquery.QueryJobConfig(
             use_legacy_sql=False,
             query_parameters=qparams,
             maximum_bytes_billed=self.settings.max_bytes_per_query,
-            job_timeout_ms=int(self.settings.query_timeout_s * 1000),
+            job_timeout_ms=max(int(limit * 1000), 1),
             labels={"app": "socbot", "investigation": label_value(investigation_id)},
         )
         try:
@@ -138,30 +151,31 @@ class BigQueryBackend:
                 job_config=config,
                 location=self.settings.bigquery_location,
                 job_id_prefix="socbot_",
-                retry=_RETRY,
+                retry=_RETRY.with_timeout(min(_RETRY_S, limit)),
+                timeout=limit,
                 job_retry=None,
             )
         except (gexc.GoogleAPICallError, auth_exc.GoogleAuthError) as exc:
             raise ToolError(_explain(exc, "query")) from exc
         try:
-            return await asyncio.to_thread(self._fetch, job)
+            return await asyncio.to_thread(self._fetch, job, limit)
         except concurrent.futures.TimeoutError as exc:
-            await asyncio.to_thread(self._cancel, job)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(_CANCEL_WAIT_S):
+                    await asyncio.to_thread(self._cancel, job)
             raise ToolError(
-                f"query did not finish within {self.settings.query_timeout_s:g}s and was "
-                "cancelled: narrow the time window or aggregate"
+                f"query did not finish within {limit:g}s and was cancelled: narrow the time "
+                "window or aggregate"
             ) from exc
-        except asyncio.CancelledError:
-            await asyncio.to_thread(self._cancel, job)
+        except asyncio.CancelledError:  # the step's deadline: cancel without waiting for it
+            threading.Thread(target=self._cancel, args=(job,), daemon=True).start()
             raise
         except (gexc.GoogleAPICallError, auth_exc.GoogleAuthError) as exc:
             raise ToolError(_explain(exc, "query")) from exc
 
-    def _fetch(self, job: bigquery.QueryJob) -> QueryResult:
+    def _fetch(self, job: bigquery.QueryJob, timeout_s: float) -> QueryResult:
         limit = self.settings.row_limit
-        rows_iter = job.result(
-            timeout=self.settings.query_timeout_s, max_results=limit + 1, job_retry=None
-        )
+        rows_iter = job.result(timeout=timeout_s, max_results=limit + 1, job_retry=None)
         rows = [list(row.values()) for row in rows_iter]
         total = rows_iter.total_rows
         return QueryResult(

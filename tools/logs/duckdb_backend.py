@@ -2,15 +2,15 @@
 
 The model writes BigQuery Standard SQL; after the guard, sqlglot rewrites catalogued
 names (``project.dataset.table``, backticks or not) to local view names and transpiles
-to DuckDB. The database is sandboxed once the views exist: no file access beyond the
-catalogued files, configuration locked. Each query runs on its own cursor in a thread
-and is interrupted when it exceeds the time limit.
+to DuckDB. Queries run in sandboxed worker processes (``tools.duckdb_worker`` via
+``tools.logs.duckdb_pool``): no file access beyond the catalogued files, configuration
+locked, a memory limit enforced by DuckDB and by the operating system, results capped in
+rows and bytes, and a process killed (not interrupted) when its query overruns.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
 import glob
 import logging
@@ -19,15 +19,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
 from config.settings import TableSpec
 from tools.base import Budget, ToolError
-from tools.logs.backend import ColumnInfo, Param, QueryResult, json_value
+from tools.logs.backend import ColumnInfo, Param, QueryResult
 from tools.logs.catalogue import resolve_path
+from tools.logs.duckdb_pool import DuckDBPool, WorkerFailed
 from tools.sql_guard import CheckedQuery, table_name
 
 log = logging.getLogger(__name__)
@@ -36,18 +36,28 @@ _READERS = {".parquet": "read_parquet", ".csv": "read_csv_auto", ".tsv": "read_c
 
 
 class DuckDBBackend:
-    """One in-memory DuckDB database per registry; a cursor per query."""
+    """Catalogued tables as views in sandboxed worker processes; one process per query."""
 
     kind = "duckdb"
 
-    def __init__(self, tables: Sequence[TableSpec], *, row_limit: int, timeout_s: float) -> None:
+    def __init__(
+        self,
+        tables: Sequence[TableSpec],
+        *,
+        row_limit: int,
+        timeout_s: float,
+        memory_mb: int = 512,
+        max_result_bytes: int = 1_000_000,
+        workers: int = 2,
+        threads: int = 2,
+    ) -> None:
         self.row_limit = row_limit
         self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
+        self.max_result_bytes = max_result_bytes
         self.local: dict[str, str] = {}  # catalogue name -> view name
         self.missing: dict[str, str] = {}  # catalogue name -> why it is unavailable
-        self._con = duckdb.connect(":memory:")
-        self._con.execute("SET TimeZone = 'UTC'")
-        allowed: list[str] = []
+        views: list[tuple[str, str, list[str]]] = []
         for spec in tables:
             files = _files(spec)
             if not files:
@@ -56,13 +66,10 @@ class DuckDBBackend:
                 continue
             view = re.sub(r"\W", "_", spec.name)
             reader = _READERS.get(files[0].suffix.lower(), "read_json_auto")
-            listed = ", ".join(_quote(str(f)) for f in files)
-            self._con.execute(f'CREATE VIEW "{view}" AS SELECT * FROM {reader}([{listed}])')
+            views.append((view, reader, [str(f) for f in files]))
             self.local[spec.name] = view
-            allowed += [str(f) for f in files]
-        self._con.execute(f"SET allowed_paths = [{', '.join(_quote(p) for p in allowed)}]")
-        self._con.execute("SET enable_external_access = false")
-        self._con.execute("SET lock_configuration = true")
+        config = {"views": views, "memory_mb": memory_mb, "threads": threads}
+        self.pool = DuckDBPool(config, size=workers, reply_limit=2 * max_result_bytes + 65_536)
         # Load sqlglot's BigQuery and DuckDB dialects now, not during the first investigation.
         sqlglot.transpile("SELECT 1", read="bigquery", write="duckdb")
 
@@ -89,67 +96,71 @@ class DuckDBBackend:
         params: Mapping[str, Param],
         investigation_id: str,
         budget: Budget,
+        timeout_s: float | None = None,
     ) -> QueryResult:
         unavailable = sorted(t for t in query.tables if t in self.missing)
         if unavailable:
             raise ToolError(f"table(s) {unavailable} have no local data in this deployment")
         sql = await asyncio.to_thread(self.to_duckdb, query)
         values = {name: _duck_value(p) for name, p in params.items()}
-        cursor = self._con.cursor()
-        work = asyncio.ensure_future(asyncio.to_thread(self._execute, cursor, sql, values))
-        try:
-            columns, rows = await asyncio.wait_for(asyncio.shield(work), self.timeout_s)
-        except (TimeoutError, asyncio.CancelledError) as exc:
-            cursor.interrupt()
-            with contextlib.suppress(duckdb.Error):
-                await work
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-            raise ToolError(
-                f"query timed out after {self.timeout_s:g}s and was stopped: narrow the time "
-                "window, filter earlier, or aggregate"
-            ) from exc
-        except duckdb.Error as exc:
-            raise ToolError(self._explain(exc)) from exc
-        finally:
-            cursor.close()
-        truncated = len(rows) > self.row_limit
-        return QueryResult(
-            columns=columns,
-            rows=[[json_value(v) for v in row] for row in rows[: self.row_limit]],
-            truncated=truncated,
+        answer = await self.execute(sql, values, timeout_s=timeout_s)
+        truncated_by = answer.get("truncated_by")
+        result = QueryResult(
+            columns=list(answer["columns"]),
+            rows=list(answer["rows"]),
+            truncated=truncated_by is not None,
             row_limit=self.row_limit,
         )
-
-    def _execute(
-        self, cursor: duckdb.DuckDBPyConnection, sql: str, values: dict[str, Any]
-    ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        rel = cursor.sql(sql, params=values or None)
-        columns = [str(c) for c in rel.columns]
-        types = [str(t) for t in rel.types]
-        if any("TIME ZONE" in t for t in types):  # fetch as text: avoids a pytz dependency
-            rel = rel.project(
-                ", ".join(
-                    f"CAST(#{i} AS VARCHAR)" if "TIME ZONE" in t else f"#{i}"
-                    for i, t in enumerate(types, start=1)
-                )
+        if truncated_by == "bytes":
+            result.extra["hint"] = (
+                f"The result was cut at {self.max_result_bytes} bytes: select fewer or "
+                "shorter columns (SUBSTR), aggregate, or narrow the WHERE clause."
             )
-        return columns, rel.limit(self.row_limit + 1).fetchall()
+        return result
+
+    async def execute(
+        self, sql: str, params: dict[str, Any] | None = None, *, timeout_s: float | None = None
+    ) -> dict[str, Any]:
+        """Run DuckDB SQL in a worker (the guard has run already); the worker's answer."""
+        limit = self.timeout_s if timeout_s is None else min(timeout_s, self.timeout_s)
+        request = {
+            "sql": sql,
+            "params": params or {},
+            "row_limit": self.row_limit,
+            "max_bytes": self.max_result_bytes,
+        }
+        try:
+            answer = await self.pool.query(request, max(limit, 0.001))
+        except TimeoutError as exc:
+            raise ToolError(
+                f"query timed out after {round(limit, 1):g}s and was stopped: narrow the time "
+                "window, filter earlier, or aggregate"
+            ) from exc
+        except WorkerFailed as exc:
+            raise ToolError(
+                f"the query stopped the log store's worker process ({exc}): it most likely "
+                f"exceeded the {self.memory_mb} MB memory limit; aggregate or filter earlier"
+            ) from exc
+        if answer.get("kind") == "memory":
+            raise ToolError(
+                f"query exceeded the {self.memory_mb} MB memory limit and was stopped: "
+                "aggregate, filter earlier, or build smaller arrays and strings"
+            )
+        if "error" in answer:
+            raise ToolError(self._explain(str(answer["error"])))
+        return answer
 
     async def schema(self, table: str) -> list[ColumnInfo]:
         view = self.local.get(table)
         if view is None:
             raise ToolError(f"table {table!r} has no local data in this deployment")
+        try:
+            schemas = await self.pool.describe()
+        except WorkerFailed as exc:
+            raise ToolError(f"the log store is unavailable: {exc}") from exc
+        return [ColumnInfo(name=name, type=_bq_type(kind)) for name, kind in schemas[view]]
 
-        def describe() -> list[tuple[Any, ...]]:
-            with self._con.cursor() as cursor:
-                return cursor.execute(f'DESCRIBE "{view}"').fetchall()
-
-        rows = await asyncio.to_thread(describe)
-        return [ColumnInfo(name=str(r[0]), type=_bq_type(str(r[1]))) for r in rows]
-
-    def _explain(self, exc: duckdb.Error) -> str:
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    def _explain(self, text: str) -> str:
         for name, view in self.local.items():
             text = text.replace(view, name)
         return (
@@ -158,7 +169,7 @@ class DuckDBBackend:
         )
 
     def close(self) -> None:
-        self._con.close()
+        self.pool.close()
 
 
 def _files(spec: TableSpec) -> list[Path]:

@@ -101,7 +101,11 @@ async def _run(ctx: RunContext[LogDeps], sql: str, params: Mapping[str, Param]) 
     # Parsing is pure-Python CPU work (tens of ms cold): keep it off the event loop.
     checked = await asyncio.to_thread(check_sql, sql, ctx.deps.catalogue.names())
     result = await ctx.deps.backend.run(
-        checked, params=params, investigation_id=ctx.investigation_id, budget=ctx.budget
+        checked,
+        params=params,
+        investigation_id=ctx.investigation_id,
+        budget=ctx.budget,
+        timeout_s=ctx.time_left(ctx.deps.settings.query_timeout_s),
     )
     return result.as_dict()
 
