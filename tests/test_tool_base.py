@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Annotated, Any
 
 import pytest
@@ -127,6 +128,33 @@ async def test_cancellation_propagates() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_a_tool_past_the_step_deadline_is_stopped_and_answered_as_data() -> None:
+    seen: list[float] = []
+
+    async def slow(ctx: RunContext[None]) -> dict[str, Any]:
+        """Sleeps past any deadline (an intel lookup that hangs)."""
+        seen.append(ctx.time_left(60.0))
+        await asyncio.sleep(10)
+        return {}
+
+    reg = ToolRegistry()
+    reg.add(Tool(slow))
+    started = time.monotonic()
+    result = await reg.dispatch(
+        "slow", {}, allowed=["slow"], investigation_id="i", budget=Budget(),
+        deadline=started + 0.2,
+    )  # fmt: skip
+    assert time.monotonic() - started < 1.0
+    assert not result.ok and "did not finish within the step's remaining" in result.data["error"]
+    assert 0 < seen[0] <= 0.2  # the tool saw how long it had
+    late = await reg.dispatch(
+        "slow", {}, allowed=["slow"], investigation_id="i", budget=Budget(),
+        deadline=time.monotonic() - 1,
+    )  # fmt: skip
+    assert late.data == {"error": "tool 'slow' was not run: the step's deadline has passed"}
+    assert len(seen) == 1
 
 
 async def test_large_results_are_truncated_with_flag(registry: ToolRegistry) -> None:
