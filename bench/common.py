@@ -153,11 +153,17 @@ class ToolTimer:
             allowed: Iterable[str],
             investigation_id: str,
             budget: Budget,
+            deadline: float | None = None,
         ) -> ToolResult:
             start = time.monotonic()
             try:
                 return await inner(
-                    name, args, allowed=allowed, investigation_id=investigation_id, budget=budget
+                    name,
+                    args,
+                    allowed=allowed,
+                    investigation_id=investigation_id,
+                    budget=budget,
+                    deadline=deadline,
                 )
             finally:
                 self.intervals.append((name, start, time.monotonic()))
