@@ -393,6 +393,11 @@ class AlertTriage:
         while self._tasks or (self._pump is not None and not self._pump.done()):
             await asyncio.wait([*self._tasks, *([self._pump] if self._pump else [])])
 
+    async def edits_done(self) -> None:
+        """Wait until the pending edits in place (cards, storm message) are made (tests)."""
+        while self._edits:
+            await asyncio.wait(list(self._edits))
+
     def stop(self) -> None:
         """Shutdown begins: admit nothing more, post no more cards."""
         self._closing = True

@@ -192,6 +192,15 @@ class SlackHarness:
             await self.app.coordinator.wait_idle()
 
 
+async def settle_until(h: SlackHarness, done: Callable[[], bool], rounds: int = 100) -> None:
+    """Settle (wait for the work in flight) until ``done()``: each round waits on real work."""
+    for _ in range(rounds):
+        if done():
+            return
+        await h.settle()
+    raise AssertionError("condition not met after the work in flight ended")
+
+
 def _is_listener_task(task: asyncio.Task[Any]) -> bool:
     """Bolt runs each listener in a task of ``run_ack_function_asynchronously``."""
     coro = task.get_coro()

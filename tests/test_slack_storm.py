@@ -31,6 +31,7 @@ from tests.slack_support import (
     SlackHarness,
     eventually,
     make_settings,
+    settle_until,
 )
 
 AUTH = {"Authorization": f"Bearer {WEBHOOK_TOKEN}"}
@@ -156,9 +157,9 @@ async def test_storm_every_alert_accounted_for_grouped_paced_and_concluded(
         assert health["alerts"] == expected
         investigate.gate.set()
 
-        await eventually(lambda: triage.totals["concluded"] == 43, within_s=10)
-        await eventually(lambda: triage.storm.idle and not triage.counts(), within_s=2)
-        await asyncio.sleep(0.1)  # last edits of the cards and the storm message
+        await settle_until(h, lambda: triage.totals["concluded"] == 43)
+        assert triage.storm.idle and not triage.counts()
+        await triage.edits_done()  # last edits of the cards and the storm message
         store = AlertStore(h.db)
         assert await store.status_counts() == {"concluded": 43, "grouped": 57}
         grouped = await store.by_status("grouped", limit=100)
@@ -208,8 +209,7 @@ async def test_shutdown_with_a_queue_posts_nothing_and_defers_the_waiting_alerts
         await h.app.close()  # what `socbot serve` does on SIGTERM
         took = time.monotonic() - started
         assert took < 1.0
-        await asyncio.sleep(0.05)
-        assert len(fake.calls_to("chat.postMessage")) == posts_before  # quiet
+        assert len(fake.calls_to("chat.postMessage")) == posts_before  # quiet (all awaited)
         assert not [m for m in fake.messages if "internal error" in m.text]
         store = AlertStore(h.db)
         assert await store.status_counts() == {"deferred": 6}  # all resumed on next start
@@ -493,10 +493,10 @@ async def test_forwarded_storm_is_triaged_like_webhook_alerts(
         assert health["alerts"] == {}  # the webhook channel is calm
         investigate.gate.set()
 
-        await eventually(lambda: triage.totals["concluded"] == 9, within_s=10)
-        await eventually(lambda: triage.storm.idle, within_s=2)
+        await settle_until(h, lambda: triage.totals["concluded"] == 9)
+        assert triage.storm.idle
         await triage.drain()
-        await asyncio.sleep(0.15)  # last edits in place
+        await triage.edits_done()  # last edits in place
         assert await store.status_counts() == {"concluded": 9, "grouped": 21}
         rows = {ts: await store.find_by_slack_message(ALERTS, ts) for ts in stamps}
         assert all(r is not None for r in rows.values())
