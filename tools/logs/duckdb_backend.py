@@ -57,7 +57,7 @@ class DuckDBBackend:
         self.max_result_bytes = max_result_bytes
         self.local: dict[str, str] = {}  # catalogue name -> view name
         self.missing: dict[str, str] = {}  # catalogue name -> why it is unavailable
-        views: list[tuple[str, str, list[str]]] = []
+        self.views: list[tuple[str, str, list[str]]] = []  # (view, reader, files)
         for spec in tables:
             files = _files(spec)
             if not files:
@@ -66,9 +66,9 @@ class DuckDBBackend:
                 continue
             view = re.sub(r"\W", "_", spec.name)
             reader = _READERS.get(files[0].suffix.lower(), "read_json_auto")
-            views.append((view, reader, [str(f) for f in files]))
+            self.views.append((view, reader, [str(f) for f in files]))
             self.local[spec.name] = view
-        config = {"views": views, "memory_mb": memory_mb, "threads": threads}
+        config = {"views": self.views, "memory_mb": memory_mb, "threads": threads}
         self.pool = DuckDBPool(config, size=workers, reply_limit=2 * max_result_bytes + 65_536)
         # Load sqlglot's BigQuery and DuckDB dialects now, not during the first investigation.
         sqlglot.transpile("SELECT 1", read="bigquery", write="duckdb")
