@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from agent.json_input import BadJson, loads_object
 
 MAX_DEPTH = 6
 MAX_DECODED = 1024 * 1024
@@ -74,11 +75,10 @@ def unwrap(data: JSON) -> Unwrapped:
 def _json_object(text: Any) -> JSON | None:
     if not isinstance(text, str | bytes) or len(text) > MAX_DECODED:
         return None
-    try:
-        value = json.loads(text)
-    except ValueError:
+    try:  # depth-checked: a nested envelope is as hostile as the body around it
+        return loads_object(text, what="an envelope's content")
+    except BadJson:
         return None
-    return value if isinstance(value, dict) and value else None
 
 
 def _pubsub(data: JSON) -> _Step | None:

@@ -16,7 +16,6 @@ The posting bot's or integration's own name (``posted_by``) is never an indicato
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from typing import Any
 
 from agent.alerts import Alert, parse_alert
 from agent.catalogue import Catalogue
+from agent.json_input import BadJson, loads_object
 from store.alerts import AlertStore
 
 log = logging.getLogger(__name__)
@@ -115,12 +115,10 @@ def _embedded_json(event: dict[str, Any]) -> dict[str, Any] | None:
         for candidate in candidates:
             if not candidate.startswith("{"):
                 continue
-            try:
-                value = json.loads(candidate)
-            except ValueError:
+            try:  # depth-checked, like the webhook body
+                return loads_object(candidate, what="the message's JSON")
+            except BadJson:
                 continue
-            if isinstance(value, dict) and value:
-                return value
     return None
 
 

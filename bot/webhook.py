@@ -10,8 +10,8 @@
   ``slack.webhook_channel`` are set.
 * ``Authorization: Bearer <token>`` compared in constant time; missing or wrong →
   401. Body over ``slack.max_alert_bytes`` → 413; anything but one UTF-8 JSON
-  object (nested at most ``bot.json_input.MAX_DEPTH`` levels, no duplicate keys,
-  no NaN or absurd numbers: ``bot.json_input``) → 400 with the reason; a
+  object (nested at most ``agent.json_input.MAX_DEPTH`` levels, no duplicate keys,
+  no NaN or absurd numbers: ``agent.json_input``) → 400 with the reason; a
   ``source`` hint that is not a plain word → 400. Nothing is stored for a
   rejected request, and its body is never logged.
 * Accepted: the alert is parsed and stored, the answer is 202
@@ -31,7 +31,7 @@ from typing import Any
 from aiohttp import web
 
 from agent.alerts import Alert
-from bot.json_input import BadJson, loads_object
+from agent.json_input import BadJson, loads_object
 from config.settings import SlackSettings
 
 log = logging.getLogger(__name__)
@@ -95,6 +95,8 @@ class AlertWebhook:
             alert = await self.accept(data, source.lower() if source else None)
         except ValueError as error:
             return _problem(400, f"alert not understood: {error}")
+        except RecursionError:  # a backstop: nesting is bounded before parsing
+            return _problem(400, "alert not understood: nested too deeply")
         log.info("alert %s accepted from webhook (source %s)", alert.id, alert.source)
         task = asyncio.create_task(self._dispatch(alert), name=f"alert {alert.id}")
         self._background.add(task)

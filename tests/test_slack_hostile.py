@@ -216,3 +216,18 @@ async def test_well_formed_bodies_still_pass_the_checks(
         "/slack/events", data=raw, headers={"Content-Type": FORM, **signed(raw)}
     )
     assert response.status == 200
+
+
+async def test_deep_json_in_a_forwarded_alert_message_is_read_as_text_not_parsed(
+    harness: SlackHarness, investigate: RecordingInvestigate
+) -> None:
+    message = load("bot_message_attachments.json")
+    message["event"]["text"] = "```" + '{"a":' + "[" * 20_000 + "]" * 20_000 + "}```"
+    raw = json.dumps(message).encode()
+    headers = {"Content-Type": JSON, **signed(raw)}
+    response = await harness.client.post("/slack/events", data=raw, headers=headers)
+    assert response.status == 200
+    await harness.settle()
+    assert len(investigate.calls) == 1
+    alert = investigate.calls[0][2]
+    assert alert is not None and alert.title == "UnauthorizedAccess:EC2/TorIPCaller"

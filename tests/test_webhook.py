@@ -7,6 +7,7 @@ real SQLite; the investigation is a recording stand-in (engine flows:
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -120,6 +121,36 @@ async def test_each_format_is_stored_carded_and_investigated_in_the_card_thread(
     assert thread == ThreadRef(WEBHOOK_CHANNEL, card_ts)
     assert alert is not None and alert.id == alert_id
     assert await harness.app.store.is_known_thread(WEBHOOK_CHANNEL, card_ts)
+
+
+def deep(levels: int) -> str:
+    return '{"a":' + "[" * levels + "]" * levels + "}"
+
+
+# Envelopes whose content is JSON in a string: the nesting inside counts too.
+DEEP_ENVELOPES = [
+    (
+        "pubsub-deep-data",
+        {
+            "message": {"data": base64.b64encode(deep(20_000).encode()).decode()},
+            "subscription": "projects/p/subscriptions/s",
+        },
+    ),
+    (
+        "sns-deep-message",
+        {"Type": "Notification", "TopicArn": "arn:aws:sns:x", "Message": deep(20_000)},
+    ),
+]
+
+
+@pytest.mark.parametrize("data", [d[1] for d in DEEP_ENVELOPES], ids=[d[0] for d in DEEP_ENVELOPES])
+async def test_deep_json_inside_an_envelope_is_not_unwrapped_and_never_crashes(
+    harness: SlackHarness, data: dict[str, Any]
+) -> None:
+    response = await harness.client.post("/alerts", json=data, headers=AUTH)
+    assert response.status == 202  # kept as the envelope itself, its content as raw data
+    await harness.settle()
+    assert await stored_alerts(harness) == 1
 
 
 REJECTIONS = [
