@@ -7,8 +7,12 @@ import time
 from typing import Annotated, Any
 
 import pytest
+from google.genai import types
 from pydantic import Field
 
+from agent.events import NullSink
+from agent.executor import ToolRunner
+from agent.prompts import Fence
 from tools.base import Budget, RunContext, Tool, ToolError, ToolRegistry, ToolResult, truncate
 
 
@@ -155,6 +159,26 @@ async def test_a_tool_past_the_step_deadline_is_stopped_and_answered_as_data() -
     )  # fmt: skip
     assert late.data == {"error": "tool 'slow' was not run: the step's deadline has passed"}
     assert len(seen) == 1
+
+
+async def test_the_step_runner_passes_its_deadline_to_every_call() -> None:
+    async def hang(ctx: RunContext[None], host: str) -> dict[str, Any]:
+        """Never answers (a past-alert search on a locked database)."""
+        await asyncio.sleep(10)
+        return {}
+
+    reg = ToolRegistry()
+    reg.add(Tool(hang))
+    runner = ToolRunner(reg, investigation_id="i", sink=NullSink(), fence=Fence("t0k3n"))
+    calls = [types.FunctionCall(id=f"c{i}", name="hang", args={"host": "web-1"}) for i in (1, 2)]
+    started = time.monotonic()
+    parts = await runner.run(
+        calls, allowed=["hang"], step_id="s1", budget_left=5, deadline=started + 0.2
+    )
+    assert time.monotonic() - started < 1.0
+    for part in parts:
+        response = part.function_response.response if part.function_response else None
+        assert response is not None and "did not finish" in response["error"]
 
 
 async def test_large_results_are_truncated_with_flag(registry: ToolRegistry) -> None:
