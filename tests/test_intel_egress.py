@@ -14,7 +14,7 @@ import ipaddress
 from urllib.parse import quote
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tools.addresses import embedded_ipv4, non_public_reason, parse_ipv4_loose
@@ -343,6 +343,7 @@ label_text = st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True)
 
 
 @given(internal_ipv4, st.sampled_from(WILDCARD_SERVICES), label_text, st.sampled_from("-."))
+@example(ipaddress.IPv4Address("10.0.0.0"), "nip.io", "a10", "-")  # a10-10-0-0-0: the rightmost
 def test_any_host_name_encoding_an_internal_ipv4_is_refused(
     ip: ipaddress.IPv4Address, service: str, prefix: str, sep: str
 ) -> None:

@@ -148,8 +148,8 @@ def ipv4_in_host(host: str) -> ipaddress.IPv4Address | None:
         if max(octets) <= 255:
             quads.append(ipaddress.IPv4Address(".".join(map(str, octets))))
     flagged = [ip for ip in quads if _plain_reason(ip)]
-    if flagged:  # an internal network first: the address the name most likely carries
-        return next((ip for ip in flagged if is_internal_ipv4(ip)), flagged[0])
+    if flagged:  # an internal network first, the rightmost as wildcard DNS reads it
+        return next((ip for ip in reversed(flagged) if is_internal_ipv4(ip)), flagged[-1])
     for match in _HEX8.finditer(name):
         ip = ipaddress.IPv4Address(int(match.group(1), 16))
         if is_internal_ipv4(ip):
