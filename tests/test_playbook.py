@@ -236,3 +236,28 @@ async def test_bullet_rows_round_trip_through_the_model(db: Database) -> None:
         row = (await session.scalars(sql_select(Bullet))).one()
     assert row.triggers["tools"] == ["lookup_ip"]
     assert await store.get(original.id) == original
+
+
+async def test_migration_0002_keeps_each_analysts_latest_vote(tmp_path: Path) -> None:
+    from sqlalchemy import text
+
+    from store import migrate
+    from store.feedback import FeedbackStore
+
+    old = Database(f"sqlite+aiosqlite:///{tmp_path / 'old.db'}")
+    await migrate.upgrade(old.engine, "0001")
+    async with old.engine.begin() as conn:  # before 0002 a second click added a row
+        for value in ("correct", "incorrect", "correct"):
+            await conn.execute(
+                text(
+                    "INSERT INTO feedback (investigation_id, user, value, created_at) "
+                    "VALUES ('inv-1', 'U1', :value, CURRENT_TIMESTAMP)"
+                ),
+                {"value": value},
+            )
+    await migrate.upgrade(old.engine)
+    votes = await FeedbackStore(old).votes("inv-1")
+    assert [(v.user, v.value, v.source) for v in votes] == [("U1", "correct", "button")]
+    assert await FeedbackStore(old).vote("inv-1", "U1", "incorrect") is True
+    assert [v.value for v in await FeedbackStore(old).votes("inv-1")] == ["incorrect"]
+    await old.close()
