@@ -161,6 +161,27 @@ async def test_a_duplicate_candidate_updates_the_existing_bullet(lab: Lab) -> No
     assert [b.id for b in await lab.store.active()] == [proposal.id]
 
 
+async def test_a_candidate_like_several_bullets_merges_them(lab: Lab) -> None:
+    alert = load_alert("leveret-guardduty-finding.json")
+    olds = [
+        await lab.store.add(bullet(text, scope="source:guardduty", helpful=1))
+        for text in (
+            "Port scans from 203.0.113.0/24 come from the team's Qualys scanner and are expected.",
+            "Port scans from 203.0.113.0/24 are the Qualys scanner; close them as false positives.",
+        )
+    ]
+    outcome, _ = await lab.investigate(alert)
+    await FeedbackStore(lab.db).vote(outcome.investigation_id, "U1", "incorrect")
+    result = await lab.learner(learner_model([insight("scanner")], [scanner_op()])).learn(
+        outcome.investigation_id
+    )
+    proposal = await lab.store.get(result["proposals"][0])
+    assert proposal is not None and proposal.op == "merge"
+    assert sorted(proposal.targets) == sorted(b.id for b in olds)
+    merged = await lab.store.approve(proposal.id, "ULEAD")
+    assert merged.helpful == 2 and [b.id for b in await lab.store.active()] == [merged.id]
+
+
 async def test_rejected_and_retired_bullets_never_reach_a_prompt(lab: Lab) -> None:
     alert = load_alert("leveret-guardduty-finding.json")
     rejected = await lab.store.add(

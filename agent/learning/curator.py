@@ -7,9 +7,9 @@ what must not depend on the model:
 * targets must be existing bullets (active ones for update/merge/retire); an update or
   merge without one becomes an ``add``, a retire without one is dropped;
 * an unknown scope or an empty or overlong text drops the operation (fail closed);
-* an ``add`` that duplicates a bullet with the same scope and similar text (token
-  Jaccard ≥ ``DUPLICATE``) updates the active one, or is dropped when the duplicate is
-  a proposal still waiting for review;
+* an ``add`` that duplicates bullets with the same scope and similar text (token
+  Jaccard ≥ ``DUPLICATE``) updates the active one (merges them, when several), or is
+  dropped when a duplicate is a proposal still waiting for review;
 * every active bullet whose ``harmful`` count exceeds its ``helpful`` count gets a
   ``retire`` proposal (unless one is already waiting).
 """
@@ -99,30 +99,26 @@ def _checked(op: DeltaOp, by_id: dict[str, PlaybookBullet], active: set[str]) ->
         log.info("curator operation dropped: empty, too long or bad scope %r", op.scope)
         return None
     if not targets:
-        twin = _duplicate(content, op.scope, by_id.values())
-        if twin is not None and twin.status != "active":
-            log.info("curator add dropped: duplicates proposal %s", twin.id)
+        twins = _duplicates(content, op.scope, by_id.values())
+        if any(t.status != "active" for t in twins):
+            log.info("curator add dropped: duplicates a proposal waiting for review")
             return None
-        targets = [twin.id] if twin is not None else []
-    kind = op.op if op.op != "add" else ("update" if targets else "add")
-    if kind == "merge" and len(targets) < 2:
-        kind = "update"
-    if kind in ("update", "merge") and not targets:
-        kind = "add"
+        targets = [t.id for t in twins]
+    kind = "add" if not targets else ("merge" if len(targets) > 1 else "update")
     return op.model_copy(update={"op": kind, "targets": targets, "content": content})
 
 
-def _duplicate(
+def _duplicates(
     content: str, scope: str, bullets: Iterable[PlaybookBullet]
-) -> PlaybookBullet | None:
-    best: tuple[float, PlaybookBullet] | None = None
-    for bullet in bullets:
-        if bullet.scope != scope or bullet.status not in ("active", "proposed"):
-            continue
-        score = similarity(content, bullet.content)
-        if score >= DUPLICATE and (best is None or score > best[0]):
-            best = (score, bullet)
-    return best[1] if best else None
+) -> list[PlaybookBullet]:
+    """Active or proposed bullets in ``scope`` whose text is like ``content``."""
+    return [
+        b
+        for b in bullets
+        if b.scope == scope
+        and b.status in ("active", "proposed")
+        and similarity(content, b.content) >= DUPLICATE
+    ]
 
 
 def retirements(existing: Sequence[PlaybookBullet], planned: Sequence[DeltaOp]) -> list[DeltaOp]:
