@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -221,6 +222,11 @@ def test_cli_add_list_export_import_round_trip(
     again = tmp_path / "again"
     assert runner.invoke(app, ["playbook", "export", str(again)]).exit_code == 0
     assert (again / path.relative_to(out)).read_text() == path.read_text()
+
+    stats = runner.invoke(app, ["playbook", "stats", "--json"])
+    assert stats.exit_code == 0, stats.output
+    report = json.loads(stats.output)
+    assert report["bullets"] == {"active": 1} and report["hit_rate"] is None
 
     retired = runner.invoke(app, ["playbook", "retire", bullet_id, "--reason", "moved"])
     assert f"{bullet_id} is now retired" in retired.output
