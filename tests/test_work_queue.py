@@ -1,0 +1,184 @@
+"""The work queue on real SQLite and real PostgreSQL: priority, thread order, limits,
+leases and takeover, stop, and several replicas claiming at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from store.db import Database
+from store.work import QueueLimits, WorkQueue, priority
+from tests.pg_server import PostgresServer
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def engine_db(
+    request: pytest.FixtureRequest, db: Database, postgres: PostgresServer
+) -> AsyncIterator[Database]:
+    if request.param == "sqlite":
+        yield db
+        return
+    pg = Database(postgres.create_database(f"wq_{id(request)}_{request.node.name[-40:]}".lower()))
+    await pg.create()
+    yield pg
+    await pg.close()
+
+
+async def mention(q: WorkQueue, thread: str, user: str = "U1", channel: str = "C1") -> int:
+    submitted = await q.submit(
+        "mention", channel, thread, f"slack:{channel}:{thread}", {"text": "hi"}, requester=user
+    )
+    assert submitted.id is not None, submitted.refused
+    return submitted.id
+
+
+async def alert(q: WorkQueue, thread: str, severity: str, channel: str = "CALERT") -> int:
+    submitted = await q.submit(
+        "alert",
+        channel,
+        thread,
+        f"slack:{channel}:{thread}",
+        {"alert_id": thread},
+        priority=priority("alert", severity),
+    )
+    assert submitted.id is not None
+    return submitted.id
+
+
+async def test_a_critical_alert_starts_before_one_users_flood(engine_db: Database) -> None:
+    q = WorkQueue(
+        engine_db,
+        QueueLimits(running=3, running_per_user=2, queued_per_user=50, queued_per_channel=50),
+    )
+    for i in range(30):
+        await mention(q, f"1.{i:03d}")
+    critical = await alert(q, "9.000", "critical")
+    low = await alert(q, "9.001", "low")
+    started = (await q.claim("r1", 3)).started
+    assert [w.id for w in started][:2] == [critical, low]
+    assert len([w for w in started if w.requester == "U1"]) == 1  # the third slot
+    # the user's limit holds while their runs run
+    assert [w.kind for w in (await q.claim("r1", 3)).started] == []
+    assert await q.finish(critical, "r1", "done")
+    assert [w.requester for w in (await q.claim("r1", 3)).started] == ["U1"]
+
+
+async def test_one_thread_runs_its_work_in_order(engine_db: Database) -> None:
+    q = WorkQueue(engine_db)
+    first = await mention(q, "1.0")
+    # a later, more urgent row in the same thread waits for the first
+    same = await q.submit(
+        "alert", "C1", "1.0", "slack:C1:1.0", {}, priority=priority("alert", "critical")
+    )
+    started = (await q.claim("r1", 3)).started
+    assert [w.id for w in started] == [first]
+    assert (await q.claim("r1", 3)).started == []
+    await q.finish(first, "r1", "done")
+    assert [w.id for w in (await q.claim("r1", 3)).started] == [same.id]
+
+
+async def test_queued_limits_per_user_and_channel(engine_db: Database) -> None:
+    q = WorkQueue(engine_db, QueueLimits(queued_per_user=2, queued_per_channel=3))
+    await mention(q, "1.1")
+    await mention(q, "1.2")
+    refused = await q.submit("mention", "C1", "1.3", "slack:C1:1.3", {}, requester="U1")
+    assert refused.id is None and refused.refused == "user"
+    await mention(q, "1.4", user="U2")
+    refused = await q.submit("mention", "C1", "1.5", "slack:C1:1.5", {}, requester="U3")
+    assert refused.refused == "channel"
+    assert (await q.submit("mention", "C2", "1.6", "slack:C2:1.6", {}, requester="U3")).id
+    await alert(q, "2.0", "high", channel="C1")  # alerts are never refused here
+
+
+async def test_an_expired_lease_is_taken_over_then_given_up(engine_db: Database) -> None:
+    q = WorkQueue(engine_db, lease_s=0.05, max_attempts=2)
+    row = await mention(q, "1.0")
+    assert [w.id for w in (await q.claim("dead", 1)).started] == [row]
+    await asyncio.sleep(0.1)
+    taken = (await q.claim("alive", 1)).started
+    assert [(w.id, w.attempts, w.posted.get("restarted")) for w in taken] == [(row, 2, True)]
+    assert not await q.finish(row, "dead", "done")  # the dead owner's late finish is refused
+    await asyncio.sleep(0.1)
+    claimed = await q.claim("third", 1)
+    assert claimed.started == [] and [w.id for w in claimed.given_up] == [row]
+    stored = await q.get(row)
+    assert stored is not None and stored.state == "failed"
+
+
+async def test_renewing_keeps_the_lease_and_reports_stop_requests(engine_db: Database) -> None:
+    q = WorkQueue(engine_db, lease_s=0.3)
+    a, b = await mention(q, "1.0"), await mention(q, "2.0")
+    assert len((await q.claim("r1", 2)).started) == 2
+    for _ in range(3):
+        await asyncio.sleep(0.15)
+        ours, stop = await q.renew("r1", [a, b])
+        assert ours == {a, b} and stop == set()
+    assert (await q.claim("r2", 2)).started == []  # renewed: nothing to take over
+    cancelled, asked = await q.stop("slack:C1:1.0")
+    assert cancelled == [] and [w.id for w in asked] == [a]
+    assert (await q.renew("r1", [a, b]))[1] == {a}
+    assert await q.finish(a, "r1", "cancelled")
+    assert not await q.finish(a, "r1", "done")  # one outcome per run
+
+
+async def test_stop_cancels_queued_rows_and_release_hands_running_ones_back(
+    engine_db: Database,
+) -> None:
+    q = WorkQueue(engine_db, QueueLimits(running=1))
+    a, b = await mention(q, "1.0"), await mention(q, "2.0", user="U2")
+    assert [w.id for w in (await q.claim("r1", 1)).started] == [a]
+    cancelled, _ = await q.stop("slack:C1:2.0")
+    assert [w.id for w in cancelled] == [b]
+    assert await q.release("r1") == 1
+    again = (await q.claim("r2", 1)).started
+    assert [(w.id, w.attempts) for w in again] == [(a, 1)]  # a release is not an attempt
+    assert await q.counts() == {"queued": 0, "running": 1}
+
+
+async def test_retry_later_waits_then_runs_again(engine_db: Database) -> None:
+    q = WorkQueue(engine_db, max_attempts=2)
+    row = await mention(q, "1.0")
+    await q.claim("r1", 1)
+    assert await q.retry_later(row, "r1", 0.2, "model quota")
+    assert (await q.claim("r1", 1)).started == []
+    await asyncio.sleep(0.25)
+    assert [w.id for w in (await q.claim("r1", 1)).started] == [row]
+    assert not await q.retry_later(row, "r1", 0.2, "model quota")  # last attempt: failed
+    stored = await q.get(row)
+    assert stored is not None and stored.state == "failed" and stored.error == "model quota"
+
+
+async def test_three_replicas_claiming_at_once_keep_every_limit(postgres: PostgresServer) -> None:
+    url = postgres.create_database("wq_replicas")
+    replicas = [Database(url) for _ in range(3)]
+    await replicas[0].create()
+    limits = QueueLimits(running=4, running_per_user=1, queued_per_user=100, queued_per_channel=100)
+    queues = [WorkQueue(r, limits) for r in replicas]
+    for i in range(40):
+        await mention(queues[0], f"{i % 10}.0", user=f"U{i % 6}")
+    for i in range(20):
+        await alert(queues[0], f"a{i}.0", "high")
+    starts: list[tuple[str, Any]] = []
+    running_seen: list[int] = []
+
+    async def replica(name: str, q: WorkQueue) -> None:
+        idle = 0
+        while idle < 5:
+            started = (await q.claim(name, 2)).started
+            idle = 0 if started else idle + 1
+            running_seen.append((await q.counts())["running"])
+            starts.extend((name, w) for w in started)
+            await asyncio.sleep(0.01)
+            for w in started:
+                assert await q.finish(w.id, name, "done")
+
+    await asyncio.gather(*(replica(f"r{i}", q) for i, q in enumerate(queues)))
+    ids = [w.id for _, w in starts]
+    assert len(ids) == 60 and len(set(ids)) == 60  # each row ran exactly once
+    assert max(running_seen) <= 4
+    assert {name for name, _ in starts} == {"r0", "r1", "r2"}
+    for r in replicas:
+        await r.close()
