@@ -202,6 +202,7 @@ class WorkRow(Base):
     channel: Mapped[str] = mapped_column(String(32))
     thread_ts: Mapped[str] = mapped_column(String(32))
     requester: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    alert_id: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     request: Mapped[dict[str, Any]] = mapped_column(JSON)
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -33,6 +33,7 @@ from sqlalchemy.orm import aliased
 
 from store.db import Database
 from store.models import WorkRow, utcnow
+from store.slack import conversation_id
 
 CHAT_KINDS = ("mention", "followup")
 ACTIVE = ("queued", "running")
@@ -61,6 +62,23 @@ class QueueLimits:
 
 
 @dataclass(frozen=True)
+class Job:
+    """Work to queue: what, where (the Slack thread), for whom, how urgent."""
+
+    kind: str  # "alert" | "mention" | "followup"
+    channel: str
+    thread_ts: str
+    text: str = ""  # the request (mentions, follow-ups)
+    requester: str | None = None  # Slack user id of a person's request
+    alert_id: str | None = None
+    priority: int = CHAT_PRIORITY
+
+    @property
+    def thread(self) -> str:
+        return conversation_id(self.channel, self.thread_ts)
+
+
+@dataclass(frozen=True)
 class Work:
     """A row as a worker sees it."""
 
@@ -70,10 +88,15 @@ class Work:
     thread_ts: str
     thread: str
     requester: str | None
+    alert_id: str | None
     request: dict[str, Any]
     attempts: int
     posted: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+
+    @property
+    def text(self) -> str:
+        return str(self.request.get("text", ""))
 
     @classmethod
     def of(cls, row: WorkRow) -> Work:
@@ -84,6 +107,7 @@ class Work:
             thread_ts=row.thread_ts,
             thread=row.thread,
             requester=row.requester,
+            alert_id=row.alert_id,
             request=dict(row.request or {}),
             attempts=row.attempts,
             posted=dict(row.posted or {}),
@@ -160,32 +184,23 @@ class WorkQueue:
         now = utcnow()
         return now.replace(tzinfo=None) if self.db.is_sqlite else now  # SQLite: naive UTC
 
-    async def submit(
-        self,
-        kind: str,
-        channel: str,
-        thread_ts: str,
-        thread: str,
-        request: dict[str, Any],
-        *,
-        requester: str | None = None,
-        priority: int = CHAT_PRIORITY,
-    ) -> Submitted:
+    async def submit(self, job: Job) -> Submitted:
         """Store a queued row, unless a queued-work limit of a person's request is reached."""
         async with self.db.session() as session:
-            if kind in CHAT_KINDS:
-                refused = await self._queued_limit(session, channel, requester)
+            if job.kind in CHAT_KINDS:
+                refused = await self._queued_limit(session, job.channel, job.requester)
                 if refused is not None:
                     return Submitted(None, refused=refused)
             row = WorkRow(
-                kind=kind,
+                kind=job.kind,
                 state="queued",
-                priority=priority,
-                thread=thread,
-                channel=channel,
-                thread_ts=thread_ts,
-                requester=requester,
-                request=request,
+                priority=job.priority,
+                thread=job.thread,
+                channel=job.channel,
+                thread_ts=job.thread_ts,
+                requester=job.requester,
+                alert_id=job.alert_id,
+                request={"text": job.text},
                 attempts=0,
                 stop_requested=False,
                 posted={},
@@ -197,7 +212,7 @@ class WorkQueue:
                 select(func.count())
                 .select_from(WorkRow)
                 .where(WorkRow.state == "queued", WorkRow.id < row.id)
-                .where(WorkRow.priority >= priority)
+                .where(WorkRow.priority >= job.priority)
             )
             return Submitted(row.id, position=int(ahead or 0))
 

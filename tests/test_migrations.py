@@ -22,6 +22,19 @@ from store.slack import SlackStore
 from tests.pg_server import PostgresServer
 
 
+# the tables of socbot before migrations (revision 0001)
+BEFORE_MIGRATIONS = (
+    "alerts",
+    "conversations",
+    "feedback",
+    "intel_cache",
+    "investigations",
+    "seen_events",
+    "trace_events",
+    "messages",
+)
+
+
 def test_one_line_of_revisions() -> None:
     heads = ScriptDirectory.from_config(migrate.alembic_config()).get_heads()
     assert heads == [migrate.head()], f"several heads {heads!r}: rebase your migration"
@@ -48,8 +61,9 @@ async def test_upgrade_again_changes_nothing(db: Database) -> None:
 
 async def test_a_database_from_before_migrations_is_adopted(tmp_path: Path) -> None:
     old = Database(f"sqlite+aiosqlite:///{tmp_path / 'old.db'}")
+    before = [Base.metadata.tables[name] for name in BEFORE_MIGRATIONS]
     async with old.engine.begin() as conn:  # how socbot created its schema before
-        await conn.run_sync(Base.metadata.create_all)
+        await conn.run_sync(lambda sync: Base.metadata.create_all(sync, tables=before))
     store = SlackStore(old)
     await store.remember_thread("C1", "1.0")
     await old.create()

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from store.db import Database
-from store.work import QueueLimits, WorkQueue, priority
+from store.work import Job, QueueLimits, WorkQueue, priority
 from tests.pg_server import PostgresServer
 
 
@@ -28,21 +28,14 @@ async def engine_db(
 
 
 async def mention(q: WorkQueue, thread: str, user: str = "U1", channel: str = "C1") -> int:
-    submitted = await q.submit(
-        "mention", channel, thread, f"slack:{channel}:{thread}", {"text": "hi"}, requester=user
-    )
+    submitted = await q.submit(Job("mention", channel, thread, "hi", requester=user))
     assert submitted.id is not None, submitted.refused
     return submitted.id
 
 
 async def alert(q: WorkQueue, thread: str, severity: str, channel: str = "CALERT") -> int:
     submitted = await q.submit(
-        "alert",
-        channel,
-        thread,
-        f"slack:{channel}:{thread}",
-        {"alert_id": thread},
-        priority=priority("alert", severity),
+        Job("alert", channel, thread, alert_id=thread, priority=priority("alert", severity))
     )
     assert submitted.id is not None
     return submitted.id
@@ -70,9 +63,7 @@ async def test_one_thread_runs_its_work_in_order(engine_db: Database) -> None:
     q = WorkQueue(engine_db)
     first = await mention(q, "1.0")
     # a later, more urgent row in the same thread waits for the first
-    same = await q.submit(
-        "alert", "C1", "1.0", "slack:C1:1.0", {}, priority=priority("alert", "critical")
-    )
+    same = await q.submit(Job("alert", "C1", "1.0", priority=priority("alert", "critical")))
     started = (await q.claim("r1", 3)).started
     assert [w.id for w in started] == [first]
     assert (await q.claim("r1", 3)).started == []
@@ -84,12 +75,12 @@ async def test_queued_limits_per_user_and_channel(engine_db: Database) -> None:
     q = WorkQueue(engine_db, QueueLimits(queued_per_user=2, queued_per_channel=3))
     await mention(q, "1.1")
     await mention(q, "1.2")
-    refused = await q.submit("mention", "C1", "1.3", "slack:C1:1.3", {}, requester="U1")
+    refused = await q.submit(Job("mention", "C1", "1.3", requester="U1"))
     assert refused.id is None and refused.refused == "user"
     await mention(q, "1.4", user="U2")
-    refused = await q.submit("mention", "C1", "1.5", "slack:C1:1.5", {}, requester="U3")
+    refused = await q.submit(Job("mention", "C1", "1.5", requester="U3"))
     assert refused.refused == "channel"
-    assert (await q.submit("mention", "C2", "1.6", "slack:C2:1.6", {}, requester="U3")).id
+    assert (await q.submit(Job("mention", "C2", "1.6", requester="U3"))).id
     await alert(q, "2.0", "high", channel="C1")  # alerts are never refused here
 
 
