@@ -38,7 +38,7 @@ from agent.concluder import (
     fallback_conclusion,
     to_markdown,
 )
-from agent.errors import AgentError
+from agent.errors import AgentError, LLMUnavailable
 from agent.events import Answered, Concluded, ModeChosen, PlanCreated, Reviewed, Sink
 from agent.gateway import CallContext, LLMGateway
 from agent.grounding import check_conclusion
@@ -131,7 +131,9 @@ class Engine:
                 return await self._noted(run) or await direct.answer(self, run)
             return await self._planned(run)
         except AgentError as exc:
-            return await failed(run, str(exc))
+            result = await failed(run, str(exc))
+            result.unavailable = isinstance(exc, LLMUnavailable)
+            return result
 
     async def _noted(self, run: Run) -> Outcome | None:
         """A correction of the thread's verdict: recorded as a vote, acknowledged, learned from."""

@@ -74,6 +74,7 @@ class Outcome:
     usage: dict[str, Any] = field(default_factory=dict)
     record: dict[str, Any] = field(default_factory=dict)
     review: Review | None = None
+    unavailable: bool = False  # failed because the model was unavailable: worth a retry
 
 
 @dataclass

@@ -15,8 +15,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import random
 import re
+import socket
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -37,12 +40,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.alerts import Alert
 from agent.catalogue import load_catalogue
 from bot.alerts_in import AlertIntake
-from bot.coordinator import Coordinator, SlackReporter
+from bot.coordinator import Coordinator
 from bot.feedback import FeedbackActions, Learn
 from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
 from bot.pacer import Pacer
+from bot.reporter import SlackReporter
 from bot.review import SlackReview
+from bot.runners import runners
 from bot.server import build_web_app
 from bot.storm import AlertTriage
 from bot.webhook import AlertWebhook
@@ -51,6 +56,7 @@ from store.alerts import AlertStore
 from store.db import Database
 from store.feedback import FeedbackStore
 from store.slack import SlackStore
+from store.work import QueueLimits, WorkQueue
 from tools.retry_after import retry_after as parse_retry_after
 
 log = logging.getLogger(__name__)
@@ -228,6 +234,7 @@ class SocBot:
     http_mode: bool
     triage: AlertTriage | None = None
     forwarded: dict[str, AlertTriage] = field(default_factory=dict)  # by alert channel
+    grace_s: float = 0.0  # at shutdown, running work may finish this long
     heap_frozen: bool = field(default=False, init=False, repr=False)
 
     def web_app(self) -> web.Application:
@@ -245,6 +252,7 @@ class SocBot:
             signing_secret=secret.get_secret_value() if secret else None,
         )
         app.on_startup.append(self._resume)
+        app.on_startup.append(self._start_worker)
         app.on_startup.append(self._freeze_heap)
         app.on_cleanup.append(self._unfreeze_heap)
         return app
@@ -261,6 +269,9 @@ class SocBot:
         for triage in triages:
             await triage.resume(requeue=False)
 
+    async def _start_worker(self, _app: web.Application) -> None:
+        self.coordinator.start()  # rows queued before this start, or by other replicas
+
     async def _freeze_heap(self, _app: web.Application) -> None:
         self.heap_frozen = freeze_heap()
 
@@ -269,12 +280,15 @@ class SocBot:
             gc.unfreeze()
             self.heap_frozen = False
 
-    def health(self) -> dict[str, Any]:
-        """``/healthz``: runs running / waiting, the webhook alerts' and stormy channels' states."""
+    async def health(self) -> dict[str, Any]:
+        """``/healthz``: work running / waiting in the whole queue (the database) and on
+        this replica, the webhook alerts' and stormy channels' states."""
+        work = await self.coordinator.queue.counts()
         out: dict[str, Any] = {
             "mode": "http" if self.http_mode else "socket",
-            "running": self.coordinator.running,
-            "queued": self.coordinator.queued,
+            "running": work["running"],
+            "queued": work["queued"],
+            "running_here": self.coordinator.running,
         }
         if self.triage is not None:
             out["alerts"] = self.triage.counts()
@@ -300,7 +314,7 @@ class SocBot:
         triages = self.triages()
         for triage in triages:
             triage.stop()
-        await self.coordinator.shutdown()
+        await self.coordinator.shutdown(self.grace_s)
         for triage in triages:
             await triage.close()
 
@@ -331,7 +345,14 @@ def create_socbot(
     alerts = AlertStore(db)
     intake = AlertIntake(alerts, load_catalogue(settings.alerts.formats_dir))
     reporter = SlackReporter(client, pacer)
-    coordinator = Coordinator(slack.max_concurrent_investigations, reporter)
+    coordinator = Coordinator(
+        slack.max_concurrent_investigations,
+        reporter,
+        work_queue(settings, db),
+        replica=settings.work.replica_id or default_replica_id(),
+        poll_s=settings.work.poll_s,
+        retry_backoff_s=settings.work.retry_backoff_s,
+    )
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
     listeners = Listeners(
@@ -339,7 +360,6 @@ def create_socbot(
         store=store,
         deduper=deduper,
         coordinator=coordinator,
-        investigate=investigate,
         intake=intake,
         reporter=reporter,
         triages=forwarded,
@@ -373,6 +393,7 @@ def create_socbot(
         webhook=AlertWebhook(slack, accept, dispatch),
         http_mode=http_mode,
         forwarded=forwarded,
+        grace_s=settings.work.shutdown_grace_s,
     )
 
     def triage(
@@ -397,5 +418,27 @@ def create_socbot(
             forwarded[slack.webhook_channel] = bot.triage
     for channel in others:
         forwarded[channel] = triage(channel, own_rows_only=True)
+    by_channel = dict(forwarded)
+    if bot.triage is not None and slack.webhook_channel:
+        by_channel[slack.webhook_channel] = bot.triage
+    coordinator.register(runners(alerts, investigate, by_channel))
     holder.append(bot)
     return bot
+
+
+def work_queue(settings: Settings, db: Database) -> WorkQueue:
+    """The shared work queue with the limits of ``settings`` (``store.work``)."""
+    work = settings.work
+    limits = QueueLimits(
+        running=settings.slack.max_concurrent_investigations,
+        running_per_user=work.max_running_per_user,
+        running_per_channel=work.max_running_per_channel,
+        queued_per_user=work.max_queued_per_user,
+        queued_per_channel=work.max_queued_per_channel,
+    )
+    return WorkQueue(db, limits, lease_s=work.lease_s, max_attempts=work.max_attempts)
+
+
+def default_replica_id() -> str:
+    """host:pid:random — unique even for a container restarted as pid 1 on one host."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"

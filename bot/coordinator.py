@@ -1,19 +1,26 @@
-"""Investigations as background tasks: one per thread, a global limit, clean stop.
+"""The worker: runs the work rows (``store.work``) this replica claims, one per thread.
 
-Listeners never await an investigation: they ``submit`` work and return, so the
-Slack ack is never held up. The coordinator guarantees
+Listeners and the webhook never await an investigation: they ``submit`` a ``Job``
+(a row in the database) and return. Every replica runs a worker loop that claims
+rows — when nudged by a local submit, when a local run ends, and every ``poll_s``
+for rows other replicas queued or left behind — and runs each through the
+``Runner`` registered for its kind. The guarantees:
 
-* one run per thread — ``submit`` returns ``False`` while one is running or queued
-  there (the caller says "still working");
-* at most ``limit`` runs at once — later work waits in FIFO order and the thread is
-  told its place (``Reporter.queued``), unless the caller shows the queue elsewhere
-  (``announce=False``: the alert storm status message); a notice still waiting to be
-  posted when the run starts is dropped;
-* ``stop(thread)`` cancels the thread's run, running or queued, and the thread is
-  told (``Reporter.cancelled``);
-* every failure is told in the thread (``Reporter.failed``) — never silence;
-* ``shutdown()`` cancels running and queued runs quietly: nothing is posted per
-  queued thread (the process is going away, not the analyst's work failing).
+* one run per thread across replicas; ``submit`` returns ``False`` while a
+  person's request is queued or running in the thread (the caller says "still
+  working"); limits per requester and per channel hold (``store.work``);
+* a run waiting for a slot is announced in its thread (``Reporter.queued``), unless
+  the caller shows the queue elsewhere (``announce=False``: the alert storm message);
+* the lease of each running row is renewed while it runs; a replica that dies
+  leaves rows another replica takes over, whose thread is told once
+  (``RESTARTED``) and which fail with one sentence after ``max_attempts``;
+* ``stop(thread)`` cancels the thread's work here or, through the row, on the
+  replica running it; once a run has its result (``RunContext.finishing``) a stop
+  no longer changes it: one outcome per run, in Slack and in the database;
+* a run that failed because Gemini was unavailable goes back to the queue with
+  backoff (told once), other failures are told (``Reporter.failed``);
+* ``shutdown(grace_s)`` stops claiming, lets running work finish for ``grace_s``,
+  then cancels it quietly and hands the rows back to the queue for the next replica.
 """
 
 from __future__ import annotations
@@ -21,35 +28,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import aiohttp
-from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
-
-from agent.alerts import Alert
-from agent.engine import Outcome, Request
-from agent.errors import AgentError
-from agent.events import Sink
-from bot.pacer import Pacer
-from bot.progress import SlackProgress
-from bot.render import (
-    SAFE_POST_FLAGS,
-    cancelled_message,
-    error_message,
-    queued_message,
-    still_working_message,
-)
-from bot.runlog import logged_run
-from store.alerts import AlertStore
 from store.slack import conversation_id
+from store.work import CHAT_KINDS, Job, Work, WorkQueue
 
 log = logging.getLogger(__name__)
 
-Work = Callable[[], Awaitable[None]]
+RESTARTED = "socbot restarted; investigating again."
+GAVE_UP = "socbot restarted too often during this investigation, so it stopped."
+REFUSED = {
+    "user": "You already have several requests waiting; ask again when one is answered.",
+    "channel": "This channel already has many requests waiting; ask again in a moment.",
+}
+
+
+class Unavailable(Exception):
+    """A dependency (Gemini, Slack) is unavailable: run the work again later."""
+
+
+class SlackRefused(Exception):
+    """Slack refused an outcome message after every retry: the run failed."""
 
 
 @dataclass(frozen=True)
@@ -80,263 +83,288 @@ class Reporter(Protocol):
     async def cancelled(self, thread: ThreadRef) -> None: ...
 
 
-class Coordinator:
-    """Runs at most ``limit`` investigations at once, one per thread."""
+class Runner(Protocol):
+    """Runs one kind of work (``bot.runners``)."""
 
-    def __init__(self, limit: int, reporter: Reporter) -> None:
+    async def run(self, thread: ThreadRef, work: Work) -> None: ...
+
+    async def dropped(self, work: Work) -> None:
+        """The row ended without running here (stopped while queued, given up)."""
+        ...
+
+
+@dataclass
+class RunContext:
+    """The running row, for the code that posts its messages (``current_run``)."""
+
+    work: Work
+    record: Callable[[str, Any], Awaitable[None]]  # remember what was posted with the row
+    finishing: Callable[[], None]  # the result is in: a stop no longer changes the outcome
+
+
+current_run: ContextVar[RunContext | None] = ContextVar("current_run", default=None)
+
+
+@dataclass
+class _Running:
+    thread: ThreadRef
+    work: Work
+    task: asyncio.Task[None] | None = None
+    stopping: bool = False  # a person asked to stop it
+    final: bool = False  # the result is in (``finishing``)
+
+
+class Coordinator:
+    """This replica's worker over the shared queue (see the module docstring)."""
+
+    def __init__(
+        self,
+        limit: int,
+        reporter: Reporter,
+        queue: WorkQueue,
+        *,
+        replica: str,
+        poll_s: float = 1.0,
+        retry_backoff_s: float = 20.0,
+    ) -> None:
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit!r}")
         self.limit = limit
         self.reporter = reporter
-        self._tasks: dict[ThreadRef, asyncio.Task[None]] = {}
-        self._waiting: deque[tuple[ThreadRef, asyncio.Future[None]]] = deque()
-        self._active = 0
-        self._stopping: set[ThreadRef] = set()
-        self._notices: set[asyncio.Task[None]] = set()
+        self.queue = queue
+        self.replica = replica
+        self.poll_s = poll_s
+        self.retry_backoff_s = retry_backoff_s
+        self.runners: dict[str, Runner] = {}
+        self._running: dict[int, _Running] = {}
+        self._notices: dict[ThreadRef, asyncio.Task[None]] = {}
+        self._wake = asyncio.Event()
+        self._claiming = asyncio.Lock()
+        self._loop: asyncio.Task[None] | None = None
+        self._queued = 0
+        self._renewed = 0.0
         self._closing = False
+
+    def register(self, kinds: Mapping[str, Runner]) -> None:
+        """Say which ``Runner`` runs each kind of work."""
+        self.runners.update(kinds)
 
     @property
     def running(self) -> int:
-        return self._active
+        """Runs on this replica."""
+        return len(self._running)
 
     @property
     def queued(self) -> int:
-        return len(self._waiting)
-
-    def task_for(self, thread: ThreadRef) -> asyncio.Task[None] | None:
-        """The thread's run (running or waiting), if any."""
-        return self._tasks.get(thread)
-
-    def busy(self, thread: ThreadRef) -> bool:
-        """True while the thread has a run in progress or waiting."""
-        return thread in self._tasks
+        """Rows waiting in the whole queue, as of the last claim."""
+        return self._queued
 
     @property
     def closing(self) -> bool:
         """True once ``shutdown()`` has begun (no new work is taken)."""
         return self._closing
 
-    def submit(self, thread: ThreadRef, work: Work, *, announce: bool = True) -> bool:
-        """Start ``work`` for ``thread`` in the background; False if the thread is busy.
+    def busy(self, thread: ThreadRef) -> bool:
+        """True while the thread has a run on this replica."""
+        return any(r.thread == thread for r in self._running.values())
 
-        ``announce=False``: if the run has to wait, post no queue notice in its thread.
+    def task_for(self, thread: ThreadRef) -> asyncio.Task[None] | None:
+        """The thread's run on this replica, if any."""
+        return next((r.task for r in self._running.values() if r.thread == thread), None)
+
+    def start(self) -> None:
+        """Start the worker loop (also done by the first ``submit``)."""
+        if self._loop is None and not self._closing:
+            self._loop = asyncio.create_task(self._work_loop(), name=f"worker {self.replica}")
+
+    async def submit(self, thread: ThreadRef, job: Job, *, announce: bool = True) -> bool:
+        """Queue ``job``; False if shutting down or a person's request is already in the thread.
+
+        A request refused by a queue limit is told in the thread (True: handled).
         """
-        if self._closing or thread in self._tasks:
+        if self._closing:
             return False
-        task = asyncio.create_task(self._run(thread, work, announce), name=f"investigate {thread}")
-        self._tasks[thread] = task
-        task.add_done_callback(lambda _t: self._tasks.pop(thread, None))
+        if job.kind in CHAT_KINDS and (
+            self.busy(thread) or await self.queue.active(thread.conversation_id)
+        ):
+            return False
+        submitted = await self.queue.submit(job)
+        if submitted.id is None:
+            await self.reporter.say(thread, REFUSED.get(submitted.refused or "", REFUSED["user"]))
+            return True
+        self.start()
+        await self._claim()
+        if announce and submitted.id not in self._running:
+            position = await self.queue.position(submitted.id)
+            if position is not None:
+                self._spawn_notice(thread, position)
         return True
+
+    def _spawn_notice(self, thread: ThreadRef, position: int) -> None:
+        """Post the queue notice beside the wait; dropped if the run starts first."""
+        task = asyncio.create_task(self.reporter.queued(thread, position), name="queued notice")
+        self._notices[thread] = task
+        task.add_done_callback(lambda _t: self._notices.pop(thread, None))
+
+    def nudge(self) -> None:
+        """Look for work now (a run ended, a row was queued)."""
+        self._wake.set()
+
+    async def _work_loop(self) -> None:
+        while not self._closing:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.poll_s)
+            self._wake.clear()
+            try:
+                await self._claim()
+                if time.monotonic() - self._renewed >= self.queue.lease.total_seconds() / 3:
+                    await self._renew()
+            except Exception:  # fail open: the database may be back on the next turn
+                log.exception("worker %s could not claim or renew work", self.replica)
+                await asyncio.sleep(self.poll_s)
+
+    async def _claim(self) -> None:
+        async with self._claiming:
+            if self._closing:
+                return
+            claimed = await self.queue.claim(self.replica, self.limit - len(self._running))
+            for work in claimed.given_up:
+                await self._give_up(work)
+            for work in claimed.started:
+                self._start(work)
+            self._queued = claimed.queued
+
+    async def _renew(self) -> None:
+        self._renewed = time.monotonic()
+        ours, stop = await self.queue.renew(self.replica, list(self._running))
+        for work_id, running in list(self._running.items()):
+            if work_id not in ours and running.task is not None:
+                log.warning("work %s was taken over by another replica; stopping here", work_id)
+                running.task.cancel()
+            elif work_id in stop and not running.stopping and not running.final:
+                running.stopping = True
+                if running.task is not None:
+                    running.task.cancel()
+
+    def _start(self, work: Work) -> None:
+        thread = ThreadRef(work.channel, work.thread_ts)
+        notice = self._notices.pop(thread, None)
+        if notice is not None:
+            notice.cancel()  # still waiting for a posting turn: not worth saying now
+        running = _Running(thread, work)
+        self._running[work.id] = running
+        running.task = asyncio.create_task(self._run(running), name=f"work {work.id}")
+        running.task.add_done_callback(lambda _t: self._ended(work.id))
+
+    def _ended(self, work_id: int) -> None:
+        self._running.pop(work_id, None)
+        self.nudge()
+
+    async def _run(self, running: _Running) -> None:
+        work, thread = running.work, running.thread
+        context = RunContext(
+            work, lambda key, value: self.queue.record_post(work.id, key, value), lambda: None
+        )
+        context.finishing = lambda: setattr(running, "final", True)
+        current_run.set(context)
+        state, error = "failed", None
+        tell: Exception | None = None
+        try:
+            await self._told_restarted(thread, work)
+            runner = self.runners.get(work.kind)
+            if runner is None:
+                raise RuntimeError(f"no runner for work of kind {work.kind!r}")
+            await runner.run(thread, work)
+            state = "done"
+        except asyncio.CancelledError:
+            if not running.stopping or self._closing:
+                raise  # taken over, or shutting down: the row is handed on, not settled
+            state = "cancelled"
+        except Unavailable as unavailable:
+            if await self._retry_later(running, str(unavailable)):
+                return
+            error, tell = str(unavailable), unavailable
+        except Exception as failure:  # fail open: tell the thread, keep serving others
+            log.exception("work %s in %s failed", work.id, thread.conversation_id)
+            error, tell = type(failure).__name__, failure
+        await self.queue.finish(work.id, self.replica, state, error)
+        self._ended(work.id)  # the thread is free before it is told
+        if state == "cancelled":
+            await self.reporter.cancelled(thread)
+        elif tell is not None:
+            await self.reporter.failed(thread, tell)
+
+    async def _told_restarted(self, thread: ThreadRef, work: Work) -> None:
+        if work.posted.get("restarted") and not work.posted.get("told_restarted"):
+            await self.reporter.say(thread, RESTARTED)
+            await self.queue.record_post(work.id, "told_restarted", True)
+
+    async def _retry_later(self, running: _Running, reason: str) -> bool:
+        work = running.work
+        delay = self.retry_backoff_s * 2 ** max(work.attempts - 1, 0)
+        if not await self.queue.retry_later(work.id, self.replica, delay, reason):
+            return False
+        if not work.posted.get("told_unavailable"):
+            await self.reporter.say(
+                running.thread, f"{reason} I will try again in about {delay:.0f} s."
+            )
+            await self.queue.record_post(work.id, "told_unavailable", True)
+        return True
+
+    async def _give_up(self, work: Work) -> None:
+        runner = self.runners.get(work.kind)
+        if runner is not None:
+            await runner.dropped(work)
+        await self.reporter.say(ThreadRef(work.channel, work.thread_ts), GAVE_UP)
 
     async def stop(self, thread: ThreadRef) -> bool:
-        """Cancel the thread's run and wait until it is gone; False if nothing ran."""
-        task = self._tasks.get(thread)
-        if task is None:
-            return False
-        self._stopping.add(thread)
-        task.cancel()
-        await asyncio.wait([task])
-        return True
+        """Stop the thread's work (queued or running, on any replica); False if none."""
+        cancelled, asked = await self.queue.stop(thread.conversation_id)
+        for work in cancelled:
+            runner = self.runners.get(work.kind)
+            if runner is not None:
+                await runner.dropped(work)
+        if cancelled and not asked:
+            await self.reporter.cancelled(thread)
+        waits = []
+        for work in asked:
+            running = self._running.get(work.id)
+            if running is None or running.final or running.task is None:
+                continue  # another replica stops it on its next renewal, or it has finished
+            running.stopping = True
+            running.task.cancel()
+            waits.append(running.task)
+        if waits:
+            await asyncio.wait(waits)
+        return bool(cancelled or asked)
 
-    async def wait_idle(self) -> None:
-        """Wait until every submitted run has ended (tests, shutdown)."""
-        while self._tasks:
-            await asyncio.wait(list(self._tasks.values()))
+    async def wait_idle(self, timeout_s: float = 30.0) -> None:
+        """Wait until no run is running here and nothing claimable is queued (tests)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            tasks = [r.task for r in self._running.values() if r.task is not None]
+            if tasks:
+                await asyncio.wait(tasks, timeout=max(deadline - time.monotonic(), 0.01))
+                continue
+            await self._claim()
+            if not self._running:
+                return
 
-    async def shutdown(self) -> None:
-        """Refuse new work and cancel what runs (the process is going away)."""
+    async def shutdown(self, grace_s: float = 0.0) -> None:
+        """Stop claiming, let runs finish for ``grace_s``, then hand the rest back."""
         self._closing = True
-        for task in [*self._notices, *self._tasks.values()]:
+        if self._loop is not None:
+            self._loop.cancel()
+            await asyncio.gather(self._loop, return_exceptions=True)
+        notices = list(self._notices.values())
+        for notice in notices:
+            notice.cancel()
+        tasks = [r.task for r in self._running.values() if r.task is not None]
+        if tasks and grace_s > 0:
+            await asyncio.wait(tasks, timeout=grace_s)
+        for task in tasks:
             task.cancel()
-        await self.wait_idle()
-
-    async def _run(self, thread: ThreadRef, work: Work, announce: bool) -> None:
-        try:
-            await self._acquire(thread, announce)
-            try:
-                await work()
-            finally:
-                self._release()
-        except asyncio.CancelledError:
-            if thread in self._stopping and not self._closing:
-                await self.reporter.cancelled(thread)
-                return  # a requested stop is a normal end
-            raise
-        except Exception as error:  # fail open: tell the thread, keep serving others
-            log.exception("investigation in %s failed", thread.conversation_id)
-            if not self._closing:
-                await self.reporter.failed(thread, error)
-        finally:
-            self._stopping.discard(thread)
-
-    async def _acquire(self, thread: ThreadRef, announce: bool) -> None:
-        if self._active < self.limit and not self._waiting:
-            self._active += 1
-            return
-        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((thread, turn))
-        notice = self._announce(thread, len(self._waiting)) if announce else None
-        try:
-            await turn  # _release hands its slot over: _active already counts us
-        except asyncio.CancelledError:
-            if turn.done() and not turn.cancelled():
-                self._release()  # the slot arrived as we were cancelled: pass it on
-            else:
-                # another run's _release may already have dropped our cancelled turn
-                with contextlib.suppress(ValueError):
-                    self._waiting.remove((thread, turn))
-            raise
-        finally:
-            if notice is not None:
-                notice.cancel()  # still waiting for a posting turn: not worth saying now
-
-    def _announce(self, thread: ThreadRef, position: int) -> asyncio.Task[None]:
-        """Post the queue notice beside the wait, so the wait never waits for the notice."""
-        task = asyncio.create_task(self.reporter.queued(thread, position), name="queued notice")
-        self._notices.add(task)
-        task.add_done_callback(self._notices.discard)
-        return task
-
-    def _release(self) -> None:
-        while self._waiting:
-            _, turn = self._waiting.popleft()
-            if not turn.done():
-                turn.set_result(None)
-                return  # the slot moves to the next in line
-        self._active -= 1
-
-
-class SlackReporter:
-    """``Reporter`` posting short notices, paced per channel; a failed post is logged only."""
-
-    def __init__(self, client: AsyncWebClient, pacer: Pacer) -> None:
-        self.client = client
-        self.pacer = pacer
-
-    async def say(self, thread: ThreadRef, text: str) -> None:
-        await self.post(thread, {"text": text})
-
-    async def busy(self, thread: ThreadRef) -> None:
-        await self.post(thread, still_working_message())
-
-    async def seen(self, channel: str, ts: str) -> None:
-        """React 👀 on a message socbot has taken on (an instant sign of life)."""
-        try:
-            await self.client.reactions_add(channel=channel, timestamp=ts, name="eyes")
-        except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
-            log.info("could not react to %s in %s: %s", ts, channel, error)
-
-    async def queued(self, thread: ThreadRef, position: int) -> None:
-        await self._post(thread.channel, thread.thread_ts, queued_message(position), True)
-
-    async def failed(self, thread: ThreadRef, error: BaseException) -> None:
-        await self.post(thread, error_message(user_safe_reason(error)))
-
-    async def cancelled(self, thread: ThreadRef) -> None:
-        await self.post(thread, cancelled_message())
-
-    async def post(self, thread: ThreadRef, message: dict[str, Any]) -> str | None:
-        """Post ``message`` (render output) in the thread; its ts, or None if Slack refused."""
-        return await self._post(thread.channel, thread.thread_ts, message)
-
-    async def post_top(
-        self, channel: str, message: dict[str, Any], *, background: bool = True
-    ) -> str | None:
-        """Post ``message`` at the top level of ``channel`` (alert cards); its ts or None.
-
-        Cards wait behind the messages of running investigations (``background``).
-        """
-        return await self._post(channel, None, message, background)
-
-    async def _post(
-        self,
-        channel: str,
-        thread_ts: str | None,
-        message: dict[str, Any],
-        background: bool = False,
-    ) -> str | None:
-        try:
-            async with self.pacer.slot(channel, background=background):
-                response = await self.client.chat_postMessage(
-                    channel=channel,
-                    thread_ts=thread_ts,
-                    text=message.get("text"),
-                    blocks=message.get("blocks"),
-                    unfurl_links=SAFE_POST_FLAGS["unfurl_links"],
-                    unfurl_media=SAFE_POST_FLAGS["unfurl_media"],
-                )
-        except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
-            log.warning("could not post in %s: %s", channel, error)
-            return None
-        ts = response.get("ts")
-        return str(ts) if ts else None
-
-
-def user_safe_reason(error: BaseException) -> str:
-    """One sentence for the thread: engine errors say what happened, others do not leak."""
-    if isinstance(error, AgentError) and str(error).strip():
-        return str(error).strip().splitlines()[0]
-    if isinstance(error, SlackApiError):
-        return "Slack refused one of my messages, so the investigation stopped."
-    return "I hit an internal error and stopped; the details are in socbot's log."
-
-
-class EngineLike(Protocol):
-    """``agent.engine.Engine`` as the Slack side uses it."""
-
-    async def run(self, request: Request, sink: Sink) -> Outcome: ...
-
-
-class EngineInvestigator:
-    """One investigation in a thread: engine → live status message → outcome messages.
-
-    For alerts the conclusion (verdict, summary, investigation id) is written back to
-    the alert row before the verdict is posted.
-    """
-
-    def __init__(
-        self,
-        engine: EngineLike,
-        client: AsyncWebClient,
-        alerts: AlertStore,
-        *,
-        pacer: Pacer | None = None,
-        update_interval: float = 1.0,
-    ) -> None:
-        self.engine = engine
-        self.client = client
-        self.alerts = alerts
-        self.pacer = pacer or Pacer()
-        self.update_interval = update_interval
-
-    async def __call__(
-        self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
-    ) -> None:
-        indicators = [i.value for i in alert.indicators] if alert else []
-        progress = SlackProgress(
-            self.client,
-            channel=thread.channel,
-            thread_ts=thread.thread_ts,
-            pacer=self.pacer,
-            indicators=indicators,
-            update_interval=self.update_interval,
-        )
-        request = Request(conversation_id=thread.conversation_id, text=text, alert=alert, user=user)
-        try:
-            outcome = await logged_run(self.engine, request, progress)
-        except asyncio.CancelledError:
-            await progress.cancelled()  # strike the plan through; the reporter says so
-            raise
-        if alert is not None:
-            await self._record(alert, outcome)
-        await progress.finish(outcome)
-
-    async def _record(self, alert: Alert, outcome: Outcome) -> None:
-        await self.alerts.set_investigation(alert.id, outcome.investigation_id)
-        if outcome.conclusion is not None:
-            await self.alerts.set_verdict(
-                alert.id,
-                verdict=outcome.conclusion.verdict,
-                summary=outcome.conclusion.summary,
-                investigation_id=outcome.investigation_id,
-            )
+        await asyncio.gather(*tasks, *notices, return_exceptions=True)
+        released = await self.queue.release(self.replica)
+        if released:
+            log.info("handed %d running work rows back to the queue", released)

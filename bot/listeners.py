@@ -14,7 +14,7 @@ Every message-like event goes through ``route``:
 
 Acting claims the message's ``(channel, ts)`` first, so the twin deliveries of a
 mention (and any retry) start one investigation only. Listeners never wait for an
-investigation: the coordinator runs it in the background.
+investigation: they queue a row (``store.work``) that a worker runs in the background.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from bot.middleware import Deduper
 from bot.stop_policy import StopPolicy
 from config.settings import SlackSettings
 from store.slack import SlackStore
+from store.work import Job, priority
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +146,6 @@ class Listeners:
         store: SlackStore,
         deduper: Deduper,
         coordinator: Coordinator,
-        investigate: Investigate,
         intake: AlertIntake,
         reporter: Reporter,
         triages: Mapping[str, AlertDispatch] | None = None,
@@ -155,12 +155,10 @@ class Listeners:
         self.store = store
         self.deduper = deduper
         self.coordinator = coordinator
-        self.investigate = investigate
         self.intake = intake
         self.reporter = reporter
         self.stop_policy = StopPolicy(settings)
         # who started each thread's current run; a thread absent here runs an alert
-        self.requesters: dict[ThreadRef, str] = {}
 
     def register(self, app: AsyncApp) -> None:
         app.event("app_mention")(self.on_message)
@@ -230,7 +228,7 @@ class Listeners:
             return
         await self.store.remember_thread(channel, root)
         await self.reporter.seen(channel, ts)
-        await self.start(thread, text, None, requester=user)
+        await self.start(thread, Job(action, channel, root, text, requester=user or None))
 
     async def _alert(self, channel: str, event: dict[str, Any]) -> None:
         parsed = alert_from_message(event)
@@ -246,33 +244,22 @@ class Listeners:
         if triage is not None:  # grouped, queued or deferred; investigated in its thread
             await triage.dispatch(alert, message_ts=ts)
             return
-        await self.start(ThreadRef(channel, ts), alert_request_text(alert), alert)
+        job = Job(
+            "alert", channel, ts, alert_id=alert.id, priority=priority("alert", alert.severity)
+        )
+        await self.start(ThreadRef(channel, ts), job)
 
-    async def start(
-        self, thread: ThreadRef, text: str, alert: Alert | None, *, requester: str | None = None
-    ) -> None:
-        """Hand the investigation to the coordinator; a busy thread is told so.
-
-        ``requester`` is the human who asked (None for an alert): who may stop it."""
-
-        async def work() -> None:
-            try:
-                await self.investigate(thread, text, alert, user=requester)
-            finally:
-                self.requesters.pop(thread, None)
-
-        if not self.coordinator.submit(thread, work):
+    async def start(self, thread: ThreadRef, job: Job) -> None:
+        """Queue the work (a row: ``store.work``); a busy thread is told so."""
+        if not await self.coordinator.submit(thread, job):
             await self.reporter.busy(thread)
-        elif requester:
-            self.requesters[thread] = requester
-        else:
-            self.requesters.pop(thread, None)
 
     async def _stop(self, thread: ThreadRef, user: str, client: AsyncWebClient) -> None:
-        if not self.coordinator.busy(thread):
+        active = await self.coordinator.queue.active(thread.conversation_id)  # any replica's
+        if not active:
             await self.reporter.say(thread, "Nothing is running in this thread.")
             return
-        refusal = self.stop_policy.refusal(user, self.requesters.get(thread), thread.channel)
+        refusal = self.stop_policy.refusal(user, active[0].requester, thread.channel)
         if refusal is not None:
             log.info("stop in %s by %s refused", thread.conversation_id, user)
             try:

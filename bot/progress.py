@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 import aiohttp
@@ -63,6 +63,8 @@ log = logging.getLogger(__name__)
 
 SLACK_ERRORS = (SlackApiError, aiohttp.ClientError, TimeoutError)
 MAX_FAILURES = 3
+POST_ATTEMPTS = 4  # outcome messages, beyond the client's own retries
+POST_BACKOFF_S = 1.0
 FLUSH_TIMEOUT_S = 15.0
 ASSISTANT_REFRESH_S = 90.0  # Slack removes a thread status after two minutes
 
@@ -124,6 +126,10 @@ class SlackProgress:
         indicators: Sequence[str] = (),
         update_interval: float = 1.0,
         assistant_status: bool = True,
+        status_ts: str | None = None,
+        on_status_posted: Callable[[str], Awaitable[None]] | None = None,
+        post_attempts: int = POST_ATTEMPTS,
+        post_backoff_s: float = POST_BACKOFF_S,
     ) -> None:
         self.client = client
         self.channel = channel
@@ -131,7 +137,11 @@ class SlackProgress:
         self.pacer = pacer
         self.indicators = tuple(indicators)
         self.update_interval = update_interval
-        self.status_ts: str | None = None  # the status message, once posted
+        self.status_ts = status_ts  # the status message, once posted (or from a takeover)
+        self.on_status_posted = on_status_posted  # to remember it with the work row
+        self.post_attempts = post_attempts
+        self.post_backoff_s = post_backoff_s
+        self.unposted = 0  # outcome messages Slack never accepted
         self.investigation_id = ""
         self.plan: Plan | None = None
         self.phase = "🤔 Thinking…"
@@ -268,6 +278,9 @@ class SlackProgress:
             self._next_update = time.monotonic() + self.update_interval
         except SLACK_ERRORS as error:
             self._failed_update(error)
+            return
+        if self.on_status_posted is not None:
+            await self.on_status_posted(self.status_ts)
 
     def _failed_update(self, error: BaseException) -> None:
         self._failures += 1
@@ -333,19 +346,35 @@ class SlackProgress:
         await self.close()
         posted: list[str] = []
         for message in self._outcome_messages(outcome):
+            ts = await self._post_outcome(message, outcome.investigation_id)
+            if ts is None:
+                self.unposted += 1
+            else:
+                posted.append(ts)
+        return posted
+
+    async def _post_outcome(self, message: Message, investigation_id: str) -> str | None:
+        """Post one outcome message, again after each refusal (``Retry-After``, backoff)."""
+        for attempt in range(1, self.post_attempts + 1):
             try:
-                posted.append(
-                    await post_in_thread(
-                        self.client,
-                        self.pacer,
-                        channel=self.channel,
-                        thread_ts=self.thread_ts,
-                        message=message,
-                    )
+                return await post_in_thread(
+                    self.client,
+                    self.pacer,
+                    channel=self.channel,
+                    thread_ts=self.thread_ts,
+                    message=message,
                 )
             except SLACK_ERRORS as error:
-                log.warning("could not post the outcome of %s: %s", outcome.investigation_id, error)
-        return posted
+                log.warning(
+                    "could not post the outcome of %s (%d/%d): %s",
+                    investigation_id,
+                    attempt,
+                    self.post_attempts,
+                    error,
+                )
+                if attempt < self.post_attempts:
+                    await asyncio.sleep(max(_retry_after(error), self.post_backoff_s * 2**attempt))
+        return None
 
     def _outcome_messages(self, outcome: OutcomeView) -> list[Message]:
         messages: list[Message] = []

@@ -10,7 +10,7 @@ Mode the same server runs without ``/slack/events``: events arrive over the sock
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -23,7 +23,7 @@ from bot.webhook import AlertWebhook
 
 log = logging.getLogger(__name__)
 
-Health = Callable[[], dict[str, Any]]
+Health = Callable[[], Awaitable[dict[str, Any]]]
 SLACK_BODY_LIMIT = 2 * 1024 * 1024
 
 
@@ -39,7 +39,7 @@ def build_web_app(
     app = web.Application(client_max_size=limit)
 
     async def healthz(_request: web.Request) -> web.Response:
-        return web.json_response({"ok": True, **health()})
+        return web.json_response({"ok": True, **(await health())})
 
     app.router.add_get("/healthz", healthz)
     app.router.add_post("/alerts", webhook.handle)

@@ -16,8 +16,11 @@ in an alert channel ("forwarded"), ends in exactly one state (``AlertRow.status`
 
 When more than a couple of alerts wait, one **storm message** per channel (posted
 once, then edited in place, coalesced) counts the states, and queued alerts get no
-per-thread "queued" notice. At shutdown nothing is posted: waiting alerts and
-interrupted investigations are stored as ``deferred`` and resumed on the next start.
+per-thread "queued" notice. An admitted alert becomes a work row (``store.work``)
+that any replica may run (``run``). At shutdown nothing is posted: alerts whose
+row is queued or running stay ``queued`` (the row is handed on), alerts still
+waiting for their card are stored as ``deferred``; both are resumed on the next
+start. Storm counts and groups are this replica's (kept in memory).
 
 A forwarded alert's own message plays the card: no card is posted, it is investigated
 in its own thread (also when resumed after a restart). A grouped forwarded alert gets
@@ -38,12 +41,14 @@ from datetime import UTC, datetime
 
 from agent.alerts import Alert
 from agent.concluder import VERDICT_LABELS
-from bot.coordinator import Coordinator, SlackReporter, ThreadRef
+from bot.coordinator import Coordinator, ThreadRef, Unavailable
 from bot.edited import SLACK_ERRORS, EditedMessage
 from bot.listeners import Investigate, alert_request_text
 from bot.render import SAFE_POST_FLAGS, Message, group_card, group_note, storm_message
+from bot.reporter import SlackReporter
 from config.settings import SlackSettings
 from store.alerts import AlertStore
+from store.work import Job, priority
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +143,8 @@ class AlertTriage:
         self.totals: Counter[str] = Counter()  # since start, final states and received
         self._groups: OrderedDict[str, Group] = OrderedDict()
         self._admitted = 0  # queued or investigating, ours
-        self._queued: set[str] = set()
+        self._queued: set[str] = set()  # admitted, card being posted
+        self._handed: set[str] = set()  # admitted, its work row queued
         self._backlog = 0  # deferred alerts in the database (ours and earlier runs')
         self._board: EditedMessage | None = None  # the storm message, while a storm lasts
         self._pump: asyncio.Task[None] | None = None
@@ -276,7 +282,7 @@ class AlertTriage:
             if card_ts is None:
                 log.error("alert %s stored but its card could not be posted", alert.id)
                 self._queued.discard(alert.id)
-                await self._ended(alert, "queued", "failed")
+                await self._ended(alert.id, "queued", "failed")
                 return
             await self.alerts.set_slack_message(alert.id, self.channel, card_ts)
             await self.remember_thread(self.channel, card_ts)
@@ -284,29 +290,39 @@ class AlertTriage:
             group.card.posted(card_ts)  # members who joined meanwhile are shown
         thread = ThreadRef(self.channel, card_ts)
         announce = self.storm.waiting <= QUIET_QUEUE and self._board is None
+        job = Job(
+            "alert",
+            self.channel,
+            card_ts,
+            alert_id=alert.id,
+            priority=priority("alert", alert.severity),
+        )
+        self._queued.discard(alert.id)
+        self._handed.add(alert.id)  # before submit: the run may start inside it
+        if not await self.coordinator.submit(thread, job, announce=announce):
+            self._handed.discard(alert.id)  # shutting down: resumed on the next start
+            await self._ended(alert.id, "queued", "deferred")
 
-        async def work() -> None:
-            await self._investigate(thread, alert, group)
+    async def run(self, thread: ThreadRef, alert: Alert) -> None:
+        """Investigate a queued alert row (``bot.runners``), also one taken over."""
+        group = self._groups.get(group_key(alert))
+        await self._investigate(
+            thread, alert, group if group and group.leader.id == alert.id else None
+        )
 
-        if not self.coordinator.submit(thread, work, announce=announce):
-            self._queued.discard(alert.id)  # shutting down: resumed on the next start
-            await self._ended(alert, "queued", "deferred")
-            return
-        task = self.coordinator.task_for(thread)
-        if task is not None:
-            task.add_done_callback(lambda _t: self._run_ended(alert))
-
-    def _run_ended(self, alert: Alert) -> None:
-        """A run stopped before it started (``stop`` in its thread) is accounted for here."""
-        if alert.id in self._queued and not self.coordinator.closing:
-            self._queued.discard(alert.id)
-            self._spawn(self._ended(alert, "queued", "cancelled"))
+    async def dropped(self, alert_id: str) -> None:
+        """The alert's row ended without running (stopped while queued, or given up)."""
+        counted = alert_id in self._handed
+        self._handed.discard(alert_id)
+        await self._ended(alert_id, "queued", "cancelled", counted=counted)
 
     async def _investigate(self, thread: ThreadRef, alert: Alert, group: Group | None) -> None:
-        self._queued.discard(alert.id)
-        self._set("investigating", "queued")
+        counted = alert.id in self._handed  # queued here (not a row another replica left)
+        self._handed.discard(alert.id)
+        if counted:
+            self._set("investigating", "queued")
         status = "failed"
-        try:  # a shutdown may cancel us while the status is written: still ends as deferred
+        try:  # a shutdown may cancel us while the status is written: still ends as queued
             await self.alerts.set_status(alert.id, "investigating")
             await self.investigate(thread, alert_request_text(alert), alert)
             stored = await self.alerts.get(alert.id)
@@ -317,20 +333,25 @@ class AlertTriage:
                     group.verdict = VERDICT_LABELS.get(stored.verdict, stored.verdict)
                     if group.members:  # a lone alert's verdict is in its thread: save edits
                         self._refresh(group)
+        except Unavailable:
+            status = "queued"  # its row waits in the queue to run again
+            raise
         except asyncio.CancelledError:
-            status = "deferred" if self.coordinator.closing else "cancelled"
+            status = "queued" if self.coordinator.closing else "cancelled"  # closing: handed on
             raise
         finally:
-            await self._ended(alert, "investigating", status)
+            await self._ended(alert.id, "investigating", status, counted=counted)
 
-    async def _ended(self, alert: Alert, old: str, status: str) -> None:
-        self._admitted -= 1
-        self._set("failed" if status == "cancelled" else status, old)
+    async def _ended(self, alert_id: str, old: str, status: str, *, counted: bool = True) -> None:
+        """The alert left ``old``; ``counted``: it was admitted here (storm counts)."""
+        if counted:
+            self._admitted -= 1
+            self._set("failed" if status == "cancelled" else status, old)
         if status == "deferred":
             self._backlog += 1
-        else:
+        elif status != "queued":
             self.totals[status] += 1
-        await self.alerts.set_status(alert.id, status)
+        await self.alerts.set_status(alert_id, status)
         self._kick_pump()
 
     def _kick_pump(self) -> None:

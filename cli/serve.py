@@ -29,7 +29,7 @@ from agent.errors import AgentError
 from agent.learning.corrections import Corrections
 from agent.learning.service import Learner
 from bot.app import build_client, create_socbot
-from bot.coordinator import EngineInvestigator
+from bot.investigator import EngineInvestigator
 from bot.pacer import Pacer
 from bot.review import SlackReview
 from bot.server import start_site

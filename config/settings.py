@@ -273,6 +273,31 @@ class AlertSettings(Section):
     )
 
 
+class WorkSettings(Section):
+    """The durable work queue shared by every replica (``store/work.py``)."""
+
+    replica_id: str | None = Field(None, description="this replica's name; default host:pid")
+    lease_s: float = Field(
+        30.0, gt=0, description="a running row whose replica stops renewing is taken over after"
+    )
+    poll_s: float = Field(1.0, gt=0, description="how often a worker looks for queued rows")
+    max_attempts: int = Field(3, ge=1, description="starts of one piece of work before it fails")
+    retry_backoff_s: float = Field(
+        20.0, ge=0, description="first wait when Gemini or Slack was unavailable; doubles"
+    )
+    shutdown_grace_s: float = Field(
+        20.0, ge=0, description="on SIGTERM, running work may finish this long, then is handed on"
+    )
+    max_running_per_user: int = Field(2, ge=1, description="one person's requests running at once")
+    max_queued_per_user: int = Field(5, ge=0, description="one person's requests waiting")
+    max_running_per_channel: int = Field(
+        3, ge=1, description="people's requests running per channel"
+    )
+    max_queued_per_channel: int = Field(
+        20, ge=0, description="people's requests waiting per channel"
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SOCBOT_", env_nested_delimiter="__", extra="forbid", toml_file=None
@@ -296,6 +321,7 @@ class Settings(BaseSettings):
     playbook: PlaybookSettings = PlaybookSettings()
     learning: LearningSettings = LearningSettings()
     alerts: AlertSettings = AlertSettings()
+    work: WorkSettings = WorkSettings()
 
     @classmethod
     def settings_customise_sources(

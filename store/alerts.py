@@ -23,7 +23,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from agent.alerts import Alert, Indicator, parse_alert
 from store.db import Database
-from store.models import AlertRow, Investigation
+from store.models import AlertRow, Investigation, WorkRow
 
 
 @dataclass(frozen=True)
@@ -244,11 +244,16 @@ class AlertStore:
         return [_stored(row, None) for row in rows]
 
     async def requeue_interrupted(self) -> None:
-        """At start-up: alerts a crashed run left queued or investigating become deferred."""
+        """At start-up: alerts left queued or investigating become deferred — unless their
+        work row is still queued or running (that row runs them: ``store.work``)."""
+        has_work = select(WorkRow.alert_id).where(
+            WorkRow.state.in_(("queued", "running")), WorkRow.alert_id.is_not(None)
+        )
         async with self.db.session() as session:
             await session.execute(
                 update(AlertRow)
                 .where(AlertRow.status.in_(("queued", "investigating")))
+                .where(AlertRow.id.not_in(has_work))
                 .values(status="deferred")
             )
 

@@ -1,13 +1,24 @@
-"""The async SQLAlchemy engine: SQLite by default, PostgreSQL through asyncpg."""
+"""The async SQLAlchemy engine: SQLite by default, PostgreSQL through asyncpg.
+
+SQLite has one writer at a time. Left to itself, several connections of one
+process contend for the lock, sleep in the busy handler and, when a read turns into
+a write under WAL, fail at once with "database is locked". So on SQLite each
+process serialises its sessions (one at a time, in turn), every transaction begins
+``IMMEDIATE`` (takes the write lock up front, so it can wait for it), and other
+processes on the same file (``socbot investigate`` beside ``socbot serve``) are
+waited for up to ``BUSY_TIMEOUT_MS``.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -28,7 +39,9 @@ class Database:
         self.engine: AsyncEngine = create_async_engine(url)
         if self.is_sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine.sync_engine, "begin", _begin_immediate)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._turn = asyncio.Lock()  # SQLite: one session of this process at a time
 
     async def create(self) -> None:
         """Bring the schema to the newest migration (creates it in an empty database)."""
@@ -38,19 +51,37 @@ class Database:
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:
-        """A session in a transaction, committed on success."""
-        async with self.sessions() as session, session.begin():
-            yield session
+        """A session in a transaction, committed on success (SQLite: in turn)."""
+        if not self.is_sqlite or _in_session.get():
+            async with self.sessions() as session, session.begin():
+                yield session
+            return
+        async with self._turn:
+            token = _in_session.set(True)  # a session opened inside this one does not wait
+            try:
+                async with self.sessions() as session, session.begin():
+                    yield session
+            finally:
+                _in_session.reset(token)
 
     async def close(self) -> None:
         """Dispose of the engine and its pooled connections."""
         await self.engine.dispose()
 
 
+_in_session: ContextVar[bool] = ContextVar("in_sqlite_session", default=False)
+BUSY_TIMEOUT_MS = 30_000
+
+
 def _sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: object) -> None:
+    dbapi_conn.isolation_level = None  # type: ignore[attr-defined]  # we emit BEGIN ourselves
     cursor = dbapi_conn.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a crash of socbot
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()
+
+
+def _begin_immediate(conn: Connection) -> None:
+    conn.exec_driver_sql("BEGIN IMMEDIATE")

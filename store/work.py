@@ -120,14 +120,14 @@ class Submitted:
     """``id`` of the new row, or ``refused`` saying which limit was reached."""
 
     id: int | None
-    position: int = 0  # queued rows ahead of it (0: it may start at once)
-    refused: str | None = None
+    refused: str | None = None  # "user" | "channel"
 
 
 @dataclass
 class Claimed:
     started: list[Work] = field(default_factory=list)
     given_up: list[Work] = field(default_factory=list)  # expired max_attempts times: failed
+    queued: int = 0  # rows still waiting in the whole queue
 
 
 @dataclass
@@ -208,13 +208,7 @@ class WorkQueue:
             )
             session.add(row)
             await session.flush()
-            ahead = await session.scalar(
-                select(func.count())
-                .select_from(WorkRow)
-                .where(WorkRow.state == "queued", WorkRow.id < row.id)
-                .where(WorkRow.priority >= job.priority)
-            )
-            return Submitted(row.id, position=int(ahead or 0))
+            return Submitted(row.id)
 
     async def _queued_limit(
         self, session: AsyncSession, channel: str, requester: str | None
@@ -243,12 +237,12 @@ class WorkQueue:
                     text("SELECT pg_advisory_xact_lock(:id)"), {"id": _CLAIM_LOCK}
                 )
             claimed.given_up = await self._expire(session, now)
-            if free <= 0:
-                return claimed
+            free = max(free, 0)
             rows = await session.execute(select(WorkRow).where(WorkRow.state == "running"))
             load = _Load.of(list(rows.scalars()))
             room = min(free, self.limits.running - load.running)
-            for row in await self._candidates(session, now, limit=max(room, 0) * 4 + 20):
+            candidates = await self._candidates(session, now, room * 4 + 20) if room > 0 else []
+            for row in candidates:
                 if room <= 0:
                     break
                 if not load.admits(row, self.limits):
@@ -258,6 +252,9 @@ class WorkQueue:
                 load.add(row)
                 room -= 1
                 claimed.started.append(Work.of(row))
+            claimed.queued = int(
+                await session.scalar(select(func.count()).where(WorkRow.state == "queued")) or 0
+            )
         return claimed
 
     async def _candidates(self, session: AsyncSession, now: datetime, limit: int) -> list[WorkRow]:
@@ -380,6 +377,21 @@ class WorkQueue:
             row = await session.get(WorkRow, work_id)
             if row is not None:
                 row.posted = {**(row.posted or {}), key: value}
+
+    async def position(self, work_id: int) -> int | None:
+        """A queued row's place in line (1: next), None once it is not queued."""
+        async with self.db.session() as session:
+            row = await session.get(WorkRow, work_id)
+            if row is None or row.state != "queued":
+                return None
+            ahead = await session.scalar(
+                select(func.count()).where(
+                    WorkRow.state == "queued",
+                    (WorkRow.priority > row.priority)
+                    | ((WorkRow.priority == row.priority) & (WorkRow.id < row.id)),
+                )
+            )
+            return int(ahead or 0) + 1
 
     async def get(self, work_id: int) -> WorkRow | None:
         async with self.db.session() as session:

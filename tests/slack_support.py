@@ -70,6 +70,7 @@ def make_settings(tmp_path: Path, api_url: str, **slack: Any) -> Settings:
     return Settings(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}",
         slack=values,  # type: ignore[arg-type]
+        work={"shutdown_grace_s": 0},  # type: ignore[arg-type]
     )
 
 

@@ -21,7 +21,6 @@ from store.models import Base
 from store.slack import SlackStore
 from tests.pg_server import PostgresServer
 
-
 # the tables of socbot before migrations (revision 0001)
 BEFORE_MIGRATIONS = (
     "alerts",

@@ -124,6 +124,7 @@ async def test_url_verification_and_healthz(harness: SlackHarness) -> None:
         "mode": "http",
         "running": 0,
         "queued": 0,
+        "running_here": 0,
         "alerts": {},
         "alerts_since_start": {},
     }

@@ -28,7 +28,7 @@ from sqlalchemy import select
 
 from agent.errors import LLMUnavailable
 from bot.app import build_client
-from bot.coordinator import EngineInvestigator
+from bot.investigator import EngineInvestigator
 from bot.pacer import Pacer
 from cli.runtime import open_runtime
 from cli.serve import Identity, Mode, ServeError, serve_until

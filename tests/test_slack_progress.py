@@ -282,14 +282,27 @@ async def test_cancelled_run_strikes_out_unfinished_steps(fake: FakeSlackAPI) ->
 async def test_slack_failures_never_reach_the_engine(fake: FakeSlackAPI) -> None:
     fake.fail_next("chat.postMessage", status=500, times=10)
     fake.fail_next("chat.update", status=500, times=10)
-    progress = sink(fake)
+    progress = sink(fake, post_attempts=2, post_backoff_s=0.01)
     for event in run_events(the_plan()):
         await progress.emit(event)  # must not raise
         await asyncio.sleep(0.005)
     posted = await progress.finish(FakeOutcome(conclusion=conclusion()))
     assert posted == []
     assert progress.status_ts is None
-    assert 1 <= len(fake.calls_to("chat.postMessage")) <= 5  # bounded retries, then gives up
+    assert progress.unposted >= 1  # the worker tells the run failed
+    # bounded retries (status message, then each outcome message twice), then gives up
+    assert 1 <= len(fake.calls_to("chat.postMessage")) <= 3 + 2 * progress.unposted
+
+
+async def test_an_outcome_refused_by_slack_is_posted_again(fake: FakeSlackAPI) -> None:
+    progress = sink(fake, post_backoff_s=0.01)
+    for event in run_events(the_plan()):
+        await progress.emit(event)
+        await asyncio.sleep(0.005)
+    fake.fail_next("chat.postMessage", status=429, retry_after=0, times=3)
+    posted = await progress.finish(FakeOutcome(conclusion=conclusion()))
+    assert posted and progress.unposted == 0
+    assert set(posted) <= {m.ts for m in fake.messages}  # landed, each once
 
 
 async def test_no_events_no_status_message(fake: FakeSlackAPI) -> None:

@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 
 from agent.alerts import Alert, Indicator
-from bot.coordinator import Coordinator, ThreadRef
+from bot.coordinator import ThreadRef
 from bot.pacer import Pacer
 from bot.progress import post_in_thread
 from bot.storm import group_key
 from store.alerts import AlertStore
+from store.work import WorkQueue
 from tests.fakes.slack_api import Call, FakeSlackAPI
 from tests.slack_support import (
     ALERTS,
@@ -193,7 +194,7 @@ async def test_storm_every_alert_accounted_for_grouped_paced_and_concluded(
     assert len(queued_notices) <= 2  # the storm message shows the queue instead
 
 
-async def test_shutdown_with_a_queue_posts_nothing_and_defers_the_waiting_alerts(
+async def test_shutdown_with_a_queue_posts_nothing_and_hands_the_waiting_alerts_on(
     fake: FakeSlackAPI, tmp_path: Path
 ) -> None:
     investigate = ConcludingInvestigate()
@@ -212,10 +213,13 @@ async def test_shutdown_with_a_queue_posts_nothing_and_defers_the_waiting_alerts
         assert len(fake.calls_to("chat.postMessage")) == posts_before  # quiet (all awaited)
         assert not [m for m in fake.messages if "internal error" in m.text]
         store = AlertStore(h.db)
-        assert await store.status_counts() == {"deferred": 6}  # all resumed on next start
-        resumed = await store.by_status("deferred")
-        assert {a.id for a in resumed} == set(ids)
-        assert sum(1 for a in resumed if a.slack_ts) == 4  # these keep their card
+        # the running alert and the three queued ones keep their queued work rows (for the
+        # next start or another replica); the two beyond the queue are deferred
+        assert await store.status_counts() == {"queued": 4, "deferred": 2}
+        assert await WorkQueue(h.db).counts() == {"queued": 4, "running": 0}
+        waiting = await store.by_status("queued") + await store.by_status("deferred")
+        assert {a.id for a in waiting} == set(ids)
+        assert sum(1 for a in waiting if a.slack_ts) == 4  # these keep their card
 
 
 async def test_deferred_alerts_of_an_earlier_run_are_investigated_at_start(
@@ -246,84 +250,6 @@ async def test_deferred_alerts_of_an_earlier_run_are_investigated_at_start(
         assert "user2" in cards[0].args["text"]  # most severe first
     finally:
         await db.close()
-
-
-class NoticeRecorder:
-    """A ``Reporter`` recording what it was asked to say."""
-
-    def __init__(self) -> None:
-        self.said: list[tuple[str, ThreadRef]] = []
-
-    async def say(self, thread: ThreadRef, text: str) -> None:
-        self.said.append(("say", thread))
-
-    async def busy(self, thread: ThreadRef) -> None:
-        self.said.append(("busy", thread))
-
-    async def seen(self, channel: str, ts: str) -> None:
-        return None
-
-    async def queued(self, thread: ThreadRef, position: int) -> None:
-        self.said.append(("queued", thread))
-
-    async def failed(self, thread: ThreadRef, error: BaseException) -> None:
-        self.said.append(("failed", thread))
-
-    async def cancelled(self, thread: ThreadRef) -> None:
-        self.said.append(("cancelled", thread))
-
-
-def threads(n: int) -> list[ThreadRef]:
-    return [ThreadRef("C1", f"{n}.000{i}") for i in range(n)]
-
-
-async def test_shutdown_cancels_queued_runs_quietly_without_errors() -> None:
-    reporter = NoticeRecorder()
-    coordinator = Coordinator(1, reporter)
-    gate = asyncio.Event()
-    ran: list[ThreadRef] = []
-
-    def work(thread: ThreadRef) -> Any:
-        async def run() -> None:
-            ran.append(thread)
-            await gate.wait()
-
-        return run
-
-    a, b, c = threads(3)
-    for thread in (a, b, c):
-        assert coordinator.submit(thread, work(thread), announce=False)
-    await eventually(lambda: ran == [a] and coordinator.queued == 2)
-    # the running run's release pops the queued runs' already-cancelled turns first
-    await asyncio.wait_for(coordinator.shutdown(), 1)
-    assert reporter.said == []  # no "internal error", no "cancelled" per queued thread
-    assert coordinator.running == 0 and coordinator.queued == 0
-
-
-async def test_stop_racing_a_release_cancels_cleanly_and_the_next_run_starts() -> None:
-    reporter = NoticeRecorder()
-    coordinator = Coordinator(1, reporter)
-    gate = asyncio.Event()
-    ran: list[ThreadRef] = []
-
-    def work(thread: ThreadRef) -> Any:
-        async def run() -> None:
-            ran.append(thread)
-            if thread == a:
-                await gate.wait()
-
-        return run
-
-    a, b, c = threads(3)
-    for thread in (a, b, c):
-        coordinator.submit(thread, work(thread), announce=False)
-    await eventually(lambda: coordinator.queued == 2)
-    gate.set()  # a finishes and releases in the same turn of the loop as b's stop
-    assert await coordinator.stop(b)
-    await coordinator.wait_idle()
-    assert ran == [a, c]
-    assert reporter.said == [("cancelled", b)]  # a requested stop is told, nothing failed
-    assert coordinator.running == 0 and coordinator.queued == 0
 
 
 async def test_pacer_gives_urgent_posts_their_turn_before_cards_and_notices() -> None:
@@ -561,7 +487,7 @@ async def test_deferred_forwarded_alerts_resume_in_their_own_thread_after_a_rest
             await h.app.webhook.drain()
             coordinator = h.app.coordinator
             await eventually(lambda: coordinator.running == 1 and coordinator.queued == 4)
-        assert await store.status_counts() == {"deferred": 5}
+        assert await store.status_counts() == {"queued": 5}  # their work rows wait
         posts_before = len(fake.calls_to("chat.postMessage"))
 
         second = ConcludingInvestigate()

@@ -1,0 +1,195 @@
+"""The worker (``bot.coordinator``) over the real queue: stop, shutdown, takeover after
+a replica dies, retry when Gemini is unavailable, priority over one user's flood."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.coordinator import RESTARTED, Coordinator, ThreadRef, Unavailable
+from store.db import Database
+from store.work import Job, QueueLimits, Work, WorkQueue, priority
+from tests.slack_support import eventually
+
+
+class NoticeRecorder:
+    """A ``Reporter`` recording what it was asked to say."""
+
+    def __init__(self) -> None:
+        self.said: list[tuple[str, ThreadRef]] = []
+        self.texts: list[str] = []
+
+    async def say(self, thread: ThreadRef, text: str) -> None:
+        self.said.append(("say", thread))
+        self.texts.append(text)
+
+    async def busy(self, thread: ThreadRef) -> None:
+        self.said.append(("busy", thread))
+
+    async def seen(self, channel: str, ts: str) -> None:
+        pass
+
+    async def queued(self, thread: ThreadRef, position: int) -> None:
+        self.said.append(("queued", thread))
+
+    async def failed(self, thread: ThreadRef, error: BaseException) -> None:
+        self.said.append(("failed", thread))
+        self.texts.append(str(error))
+
+    async def cancelled(self, thread: ThreadRef) -> None:
+        self.said.append(("cancelled", thread))
+
+
+class GatedRunner:
+    """Runs work by waiting for its thread's gate (or the shared one)."""
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+        self.ran: list[ThreadRef] = []
+        self.finished: list[ThreadRef] = []
+        self.fail_first: set[ThreadRef] = set()
+
+    async def run(self, thread: ThreadRef, work: Work) -> None:
+        self.ran.append(thread)
+        if thread in self.fail_first:
+            self.fail_first.discard(thread)
+            raise Unavailable("Gemini is unavailable right now.")
+        await self.gate.wait()
+        self.finished.append(thread)
+
+    async def dropped(self, work: Work) -> None:
+        pass
+
+
+def threads(n: int) -> list[ThreadRef]:
+    return [ThreadRef("C1", f"{n}.000{i}") for i in range(n)]
+
+
+def mention(thread: ThreadRef, user: str = "U1") -> Job:
+    return Job("mention", thread.channel, thread.thread_ts, "hi", requester=user)
+
+
+@pytest.fixture
+async def queue(db: Database) -> AsyncIterator[WorkQueue]:
+    yield WorkQueue(db, QueueLimits(running=1, running_per_user=5))
+
+
+def worker(
+    queue: WorkQueue, runner: GatedRunner, reporter: NoticeRecorder, name: str = "r1"
+) -> Coordinator:
+    coordinator = Coordinator(
+        queue.limits.running, reporter, queue, replica=name, poll_s=0.05, retry_backoff_s=0.1
+    )
+    coordinator.register({"mention": runner, "alert": runner})
+    return coordinator
+
+
+async def test_shutdown_hands_running_and_queued_work_on_quietly(queue: WorkQueue) -> None:
+    reporter, runner = NoticeRecorder(), GatedRunner()
+    coordinator = worker(queue, runner, reporter)
+    a, b, c = threads(3)
+    for thread in (a, b, c):
+        assert await coordinator.submit(
+            thread, mention(thread, f"U{thread.thread_ts}"), announce=False
+        )
+    await eventually(lambda: runner.ran == [a] and coordinator.queued == 2)
+    await asyncio.wait_for(coordinator.shutdown(grace_s=0), 2)
+    assert reporter.said == []  # no "internal error", no "cancelled" per thread
+    assert await queue.counts() == {"queued": 3, "running": 0}  # the next replica runs them
+    assert not await coordinator.submit(a, mention(a))  # closing: nothing new
+
+
+async def test_shutdown_lets_running_work_finish_within_the_grace(queue: WorkQueue) -> None:
+    reporter, runner = NoticeRecorder(), GatedRunner()
+    coordinator = worker(queue, runner, reporter)
+    (a,) = threads(1)
+    await coordinator.submit(a, mention(a))
+    await eventually(lambda: runner.ran == [a])
+    asyncio.get_running_loop().call_later(0.1, runner.gate.set)
+    await coordinator.shutdown(grace_s=2)
+    assert runner.finished == [a]
+    assert await queue.counts() == {"queued": 0, "running": 0}
+
+
+async def test_stop_racing_a_release_cancels_cleanly_and_the_next_run_starts(
+    queue: WorkQueue,
+) -> None:
+    reporter, runner = NoticeRecorder(), GatedRunner()
+    coordinator = worker(queue, runner, reporter)
+    a, b, c = threads(3)
+    for thread in (a, b, c):
+        await coordinator.submit(thread, mention(thread, f"U{thread.thread_ts}"), announce=False)
+    await eventually(lambda: coordinator.queued == 2)
+    runner.gate.set()  # a finishes and releases around b's stop
+    assert await coordinator.stop(b)
+    await coordinator.wait_idle()
+    assert runner.ran == [a, c]
+    assert reporter.said == [("cancelled", b)]  # a requested stop is told, nothing failed
+    await coordinator.shutdown()
+
+
+async def test_a_busy_thread_takes_no_second_request(queue: WorkQueue) -> None:
+    reporter, runner = NoticeRecorder(), GatedRunner()
+    coordinator = worker(queue, runner, reporter)
+    (a,) = threads(1)
+    assert await coordinator.submit(a, mention(a))
+    assert not await coordinator.submit(a, mention(a))
+    runner.gate.set()
+    await coordinator.wait_idle()
+    await coordinator.shutdown()
+
+
+async def test_a_critical_alert_runs_before_a_users_flood(db: Database) -> None:
+    queue = WorkQueue(db, QueueLimits(running=1, queued_per_user=50, queued_per_channel=50))
+    reporter, runner = NoticeRecorder(), GatedRunner()
+    coordinator = worker(queue, runner, reporter)
+    flood = [ThreadRef("C1", f"1.{i:03d}") for i in range(30)]
+    for thread in flood:
+        await coordinator.submit(thread, mention(thread), announce=False)
+    alert = ThreadRef("CALERT", "9.0")
+    critical = Job("alert", "CALERT", "9.0", alert_id="a1", priority=priority("alert", "critical"))
+    await coordinator.submit(alert, critical, announce=False)
+    runner.gate.set()
+    await coordinator.wait_idle()
+    assert runner.ran[:2] == [flood[0], alert]  # the first mention was already running
+    await coordinator.shutdown()
+
+
+async def test_a_dead_replicas_work_is_taken_over_and_told_once(db: Database) -> None:
+    queue = WorkQueue(db, QueueLimits(running=2), lease_s=0.3)
+    runner_a, runner_b = GatedRunner(), GatedRunner()
+    told_a, told_b = NoticeRecorder(), NoticeRecorder()
+    a, b = worker(queue, runner_a, told_a, "a"), worker(queue, runner_b, told_b, "b")
+    (thread,) = threads(1)
+    await a.submit(thread, mention(thread))
+    await eventually(lambda: runner_a.ran == [thread])
+    # replica a "dies": its loop stops renewing the lease; its run hangs forever
+    assert a._loop is not None
+    a._loop.cancel()
+    b.start()
+    await eventually(lambda: runner_b.ran == [thread], within_s=3)
+    assert told_b.texts == [RESTARTED]
+    runner_b.gate.set()
+    await b.wait_idle()
+    stored = await queue.active(thread.conversation_id)
+    assert stored == []  # done once, by b
+    runner_a.gate.set()  # the dead run wakes up: its outcome is refused by the database
+    await asyncio.sleep(0.05)
+    assert not await queue.finish(1, "a", "done")
+    await b.shutdown()
+    await a.shutdown()
+
+
+async def test_gemini_unavailable_requeues_with_backoff_and_tells_once(queue: WorkQueue) -> None:
+    reporter, runner = NoticeRecorder(), GatedRunner()
+    coordinator = worker(queue, runner, reporter)
+    (a,) = threads(1)
+    runner.fail_first.add(a)
+    runner.gate.set()
+    await coordinator.submit(a, mention(a))
+    await eventually(lambda: runner.finished == [a], within_s=3)
+    assert runner.ran == [a, a]
+    assert reporter.texts == ["Gemini is unavailable right now. I will try again in about 0 s."]
+    await coordinator.shutdown()
