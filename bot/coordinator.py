@@ -353,8 +353,11 @@ class Coordinator:
     async def shutdown(self, grace_s: float = 0.0) -> None:
         """Stop claiming, let runs finish for ``grace_s``, then hand the rest back."""
         self._closing = True
-        if self._loop is not None:
-            self._loop.cancel()
+        if self._loop is not None:  # let a claim in progress end (no cancel mid-transaction)
+            self._wake.set()
+            done, _ = await asyncio.wait([self._loop], timeout=5)
+            if not done:
+                self._loop.cancel()
             await asyncio.gather(self._loop, return_exceptions=True)
         notices = list(self._notices.values())
         for notice in notices:

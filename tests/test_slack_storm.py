@@ -402,7 +402,7 @@ async def test_forwarded_storm_is_triaged_like_webhook_alerts(
         assert triage is not h.app.triage
         triage.update_interval = 0.05
         stamps = await send_forwarded(h, forwarded_storm())
-        await eventually(lambda: sum(triage.storm.counts.values()) == 30)
+        await eventually(lambda: sum(triage.storm.counts.values()) == 30, within_s=10)
         await eventually(lambda: triage.storm.counts["investigating"] == 1)
 
         # mid-storm: every forwarded alert is in exactly one state
