@@ -136,11 +136,13 @@ async def test_a_finished_run_forgets_its_requester(fake: FakeSlackAPI, tmp_path
     async with SlackHarness(fake, make_settings(tmp_path, fake.base_url), investigate) as h:
         await run_held_open(h, investigate, alert=False)
         thread = ThreadRef(SOC, MENTION_TS)
-        assert h.app.listeners.requesters == {thread: REQUESTER}
+        queue = h.app.coordinator.queue
+        # the requester is kept with the work row, for every replica
+        assert [w.requester for w in await queue.active(thread.conversation_id)] == [REQUESTER]
         assert investigate.gate is not None
         investigate.gate.set()
         await eventually(lambda: not h.app.coordinator.busy(thread))
-        assert h.app.listeners.requesters == {}
+        assert await queue.active(thread.conversation_id) == []
         await h.event(stop_event(OTHER))
         await eventually(lambda: len(fake.calls_to("chat.postMessage")) >= 1)
         assert "Nothing is running" in fake.calls_to("chat.postMessage")[-1].args["text"]
