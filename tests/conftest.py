@@ -101,3 +101,17 @@ async def pg_db(postgres: PostgresServer) -> AsyncIterator[Database]:
     await database.create()
     yield database
     await database.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def any_db(
+    request: pytest.FixtureRequest, db: Database, postgres: PostgresServer
+) -> AsyncIterator[Database]:
+    """The test once on SQLite and once on PostgreSQL (a fresh database each)."""
+    if request.param == "sqlite":
+        yield db
+        return
+    pg = Database(postgres.create_database(f"t_{uuid.uuid4().hex[:12]}"))
+    await pg.create()
+    yield pg
+    await pg.close()

@@ -4,27 +4,11 @@ leases and takeover, stop, and several replicas claiming at once."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
-
-import pytest
 
 from store.db import Database
 from store.work import Job, QueueLimits, WorkQueue, priority
 from tests.pg_server import PostgresServer
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def engine_db(
-    request: pytest.FixtureRequest, db: Database, postgres: PostgresServer
-) -> AsyncIterator[Database]:
-    if request.param == "sqlite":
-        yield db
-        return
-    pg = Database(postgres.create_database(f"wq_{id(request)}_{request.node.name[-40:]}".lower()))
-    await pg.create()
-    yield pg
-    await pg.close()
 
 
 async def mention(q: WorkQueue, thread: str, user: str = "U1", channel: str = "C1") -> int:
@@ -41,9 +25,9 @@ async def alert(q: WorkQueue, thread: str, severity: str, channel: str = "CALERT
     return submitted.id
 
 
-async def test_a_critical_alert_starts_before_one_users_flood(engine_db: Database) -> None:
+async def test_a_critical_alert_starts_before_one_users_flood(any_db: Database) -> None:
     q = WorkQueue(
-        engine_db,
+        any_db,
         QueueLimits(running=3, running_per_user=2, queued_per_user=50, queued_per_channel=50),
     )
     for i in range(30):
@@ -59,8 +43,8 @@ async def test_a_critical_alert_starts_before_one_users_flood(engine_db: Databas
     assert [w.requester for w in (await q.claim("r1", 3)).started] == ["U1"]
 
 
-async def test_one_thread_runs_its_work_in_order(engine_db: Database) -> None:
-    q = WorkQueue(engine_db)
+async def test_one_thread_runs_its_work_in_order(any_db: Database) -> None:
+    q = WorkQueue(any_db)
     first = await mention(q, "1.0")
     # a later, more urgent row in the same thread waits for the first
     same = await q.submit(Job("alert", "C1", "1.0", priority=priority("alert", "critical")))
@@ -71,8 +55,8 @@ async def test_one_thread_runs_its_work_in_order(engine_db: Database) -> None:
     assert [w.id for w in (await q.claim("r1", 3)).started] == [same.id]
 
 
-async def test_queued_limits_per_user_and_channel(engine_db: Database) -> None:
-    q = WorkQueue(engine_db, QueueLimits(queued_per_user=2, queued_per_channel=3))
+async def test_queued_limits_per_user_and_channel(any_db: Database) -> None:
+    q = WorkQueue(any_db, QueueLimits(queued_per_user=2, queued_per_channel=3))
     await mention(q, "1.1")
     await mention(q, "1.2")
     refused = await q.submit(Job("mention", "C1", "1.3", requester="U1"))
@@ -84,8 +68,8 @@ async def test_queued_limits_per_user_and_channel(engine_db: Database) -> None:
     await alert(q, "2.0", "high", channel="C1")  # alerts are never refused here
 
 
-async def test_an_expired_lease_is_taken_over_then_given_up(engine_db: Database) -> None:
-    q = WorkQueue(engine_db, lease_s=0.05, max_attempts=2)
+async def test_an_expired_lease_is_taken_over_then_given_up(any_db: Database) -> None:
+    q = WorkQueue(any_db, lease_s=0.05, max_attempts=2)
     row = await mention(q, "1.0")
     assert [w.id for w in (await q.claim("dead", 1)).started] == [row]
     await asyncio.sleep(0.1)
@@ -99,8 +83,8 @@ async def test_an_expired_lease_is_taken_over_then_given_up(engine_db: Database)
     assert stored is not None and stored.state == "failed"
 
 
-async def test_renewing_keeps_the_lease_and_reports_stop_requests(engine_db: Database) -> None:
-    q = WorkQueue(engine_db, lease_s=0.3)
+async def test_renewing_keeps_the_lease_and_reports_stop_requests(any_db: Database) -> None:
+    q = WorkQueue(any_db, lease_s=0.3)
     a, b = await mention(q, "1.0"), await mention(q, "2.0")
     assert len((await q.claim("r1", 2)).started) == 2
     for _ in range(3):
@@ -116,9 +100,9 @@ async def test_renewing_keeps_the_lease_and_reports_stop_requests(engine_db: Dat
 
 
 async def test_stop_cancels_queued_rows_and_release_hands_running_ones_back(
-    engine_db: Database,
+    any_db: Database,
 ) -> None:
-    q = WorkQueue(engine_db, QueueLimits(running=1))
+    q = WorkQueue(any_db, QueueLimits(running=1))
     a, b = await mention(q, "1.0"), await mention(q, "2.0", user="U2")
     assert [w.id for w in (await q.claim("r1", 1)).started] == [a]
     cancelled, _ = await q.stop("slack:C1:2.0")
@@ -129,8 +113,8 @@ async def test_stop_cancels_queued_rows_and_release_hands_running_ones_back(
     assert await q.counts() == {"queued": 0, "running": 1}
 
 
-async def test_retry_later_waits_then_runs_again(engine_db: Database) -> None:
-    q = WorkQueue(engine_db, max_attempts=2)
+async def test_retry_later_waits_then_runs_again(any_db: Database) -> None:
+    q = WorkQueue(any_db, max_attempts=2)
     row = await mention(q, "1.0")
     await q.claim("r1", 1)
     assert await q.retry_later(row, "r1", 0.2, "model quota")

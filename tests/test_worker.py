@@ -11,7 +11,6 @@ import pytest
 from bot.coordinator import RESTARTED, Coordinator, ThreadRef, Unavailable
 from store.db import Database
 from store.work import Job, QueueLimits, Work, WorkQueue, priority
-from tests.pg_server import PostgresServer
 from tests.slack_support import eventually
 
 
@@ -158,22 +157,8 @@ async def test_a_critical_alert_runs_before_a_users_flood(db: Database) -> None:
     await coordinator.shutdown()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def shared_db(
-    request: pytest.FixtureRequest, db: Database, postgres: PostgresServer
-) -> AsyncIterator[Database]:
-    """The database replicas share: SQLite (one process) and PostgreSQL."""
-    if request.param == "sqlite":
-        yield db
-        return
-    pg = Database(postgres.create_database(f"worker_{request.node.name[-30:]}".lower()))
-    await pg.create()
-    yield pg
-    await pg.close()
-
-
-async def test_a_dead_replicas_work_is_taken_over_and_told_once(shared_db: Database) -> None:
-    queue = WorkQueue(shared_db, QueueLimits(running=2), lease_s=0.3)
+async def test_a_dead_replicas_work_is_taken_over_and_told_once(any_db: Database) -> None:
+    queue = WorkQueue(any_db, QueueLimits(running=2), lease_s=0.3)
     runner_a, runner_b = GatedRunner(), GatedRunner()
     told_a, told_b = NoticeRecorder(), NoticeRecorder()
     a, b = worker(queue, runner_a, told_a, "a"), worker(queue, runner_b, told_b, "b")
