@@ -1,0 +1,43 @@
+"""Two replicas (two socbot apps, two engines) on one real PostgreSQL database."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from store.db import Database
+from tests.fakes.slack_api import FakeSlackAPI
+from tests.pg_server import PostgresServer
+from tests.slack_support import RecordingInvestigate, SlackHarness, load, make_settings
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeSlackAPI]:
+    async with FakeSlackAPI() as api:
+        yield api
+
+
+async def test_a_redelivery_to_the_other_replica_starts_nothing(
+    fake: FakeSlackAPI, tmp_path: Path, postgres: PostgresServer
+) -> None:
+    url = postgres.create_database("replicas_redelivery")
+    settings = make_settings(tmp_path, fake.base_url).model_copy(update={"database_url": url})
+    first, second = Database(url), Database(url)
+    await first.create()
+    ran_a, ran_b = RecordingInvestigate(), RecordingInvestigate()
+    retry = load("app_mention_retry.json")
+    async with (
+        SlackHarness(fake, settings, ran_a, db=first) as a,
+        SlackHarness(fake, settings, ran_b, db=second) as b,
+    ):
+        assert (await a.event(load("app_mention.json")))[0] == 200
+        assert (await b.event(retry["body"], retry["headers"]))[0] == 200  # Slack's retry
+        assert (await b.event(load("message_mention_twin.json")))[0] == 200
+        await a.settle()
+        await b.settle()
+        assert await a.app.coordinator.queue.counts() == {"queued": 0, "running": 0}
+    assert len(ran_a.calls) + len(ran_b.calls) == 1
+    await first.close()
+    await second.close()
