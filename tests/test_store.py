@@ -44,7 +44,8 @@ async def test_trace_is_written_as_it_happens_and_survives_reopen(
 ) -> None:
     store = InvestigationStore(db)
     await store.create("inv2", "conv1", "question", "is 1.2.3.4 bad?")
-    sink = FanOut(store.recorder("inv2"))
+    recorder = store.recorder("inv2")
+    sink = FanOut(recorder)
     await sink.emit(PlanCreated(investigation_id="inv2", plan={"objective": "o", "steps": []}))
     await sink.emit(StepStarted(investigation_id="inv2", step_id="s1", description="look up"))
     await sink.emit(
@@ -60,7 +61,9 @@ async def test_trace_is_written_as_it_happens_and_survives_reopen(
             result_preview='{"asn": 1}',
         )
     )
-    # A crash now: no finish(). A fresh connection still sees every event.
+    # The background writer drains as events come (no finish(): a crash now loses
+    # nothing already written); a fresh connection then sees every event.
+    await recorder.flush()
     reopened = Database(str(db.engine.url))
     try:
         trace = await InvestigationStore(reopened).trace("inv2")
