@@ -159,15 +159,23 @@ async def serve_until(
         ):
             log.info("%s", line)
         try:
-            if ready is not None:
-                ready(me)
             if mode is Mode.http:
-                runner = await start_site(bot.web_app(), host, port)
                 try:
+                    runner = await start_site(bot.web_app(), host, port)
+                except OSError as error:  # most often: the port is taken
+                    raise ServeError(
+                        f"cannot listen on {host}:{port}: {error.strerror or error} "
+                        "(choose another with --port)"
+                    ) from None
+                try:
+                    if ready is not None:
+                        ready(me)  # only once the port is really ours
                     await stop.wait()
                 finally:
                     await runner.cleanup()
             else:
+                if ready is not None:
+                    ready(me)
                 app_token = _secret(settings.slack.app_token)
                 await run_socket_mode(bot, app_token, host=host, port=port, stop=stop)
         finally:

@@ -443,6 +443,28 @@ async def test_serve_http_mode_health_and_signed_events(fake: FakeSlackAPI, tmp_
         await asyncio.wait_for(serving, 10)
 
 
+async def test_serve_http_mode_on_a_taken_port_fails_in_one_sentence(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    settings = make_settings(tmp_path, fake.base_url)
+    seen: list[Identity] = []
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ServeError, match=rf"cannot listen on 127.0.0.1:{port}.*--port"):
+            await serve_until(
+                settings,
+                Mode.http,
+                host="127.0.0.1",
+                port=port,
+                stop=asyncio.Event(),
+                runtime=lambda s: open_runtime(s, backend=ScriptedModel({})),
+                ready=seen.append,
+            )
+    assert seen == [], "not announced as up"
+
+
 async def _is_up(http: aiohttp.ClientSession, port: int) -> bool:
     try:
         async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
