@@ -14,7 +14,9 @@ from hypothesis import settings
 
 from store.db import Database
 from tests import pg_server
+from tests.fakes.slack_api import FakeSlackAPI
 from tests.pg_server import PostgresServer
+from tests.slack_support import RecordingInvestigate
 
 # CI replays the same examples every run (no flake from a new random draw, no
 # per-example deadline on a loaded machine); locally hypothesis explores afresh.
@@ -115,3 +117,16 @@ async def any_db(
     await pg.create()
     yield pg
     await pg.close()
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeSlackAPI]:
+    """The local Slack Web API fake; a module may override it to add handlers."""
+    async with FakeSlackAPI() as api:
+        yield api
+
+
+@pytest.fixture
+def investigate() -> RecordingInvestigate:
+    """A stand-in investigator that records what the Slack app asked it to run."""
+    return RecordingInvestigate()

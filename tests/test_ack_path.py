@@ -33,11 +33,6 @@ from tools.base import RunContext, Tool, ToolRegistry
 
 
 @pytest.fixture
-def investigate() -> RecordingInvestigate:
-    return RecordingInvestigate()
-
-
-@pytest.fixture
 async def harness(investigate: RecordingInvestigate, tmp_path: Path) -> AsyncIterator[SlackHarness]:
     async with (
         FakeSlackAPI() as fake,

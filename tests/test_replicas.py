@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from store.db import Database
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.pg_server import PostgresServer
 from tests.slack_support import RecordingInvestigate, SlackHarness, load, make_settings
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackAPI]:
-    async with FakeSlackAPI() as api:
-        yield api
 
 
 async def test_a_redelivery_to_the_other_replica_starts_nothing(

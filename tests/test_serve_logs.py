@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -16,12 +15,6 @@ from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import ALERTS, SOC, WEBHOOK_CHANNEL, load, make_settings
 from tests.test_slack_flows import MENTION_TS, running_bot
 from tools.setup import build_registry
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackAPI]:
-    async with FakeSlackAPI() as api:
-        yield api
 
 
 async def test_one_line_per_investigation_start_and_end_without_the_message(

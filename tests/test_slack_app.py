@@ -52,11 +52,6 @@ async def fake() -> AsyncIterator[FakeSlackAPI]:
 
 
 @pytest.fixture
-def investigate() -> RecordingInvestigate:
-    return RecordingInvestigate()
-
-
-@pytest.fixture
 async def harness(
     fake: FakeSlackAPI, investigate: RecordingInvestigate, tmp_path: Path
 ) -> AsyncIterator[SlackHarness]:

@@ -8,7 +8,6 @@ shape (api.slack.com/reference/interaction-payloads/views) — invented values.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +38,6 @@ REVIEW = "CREVIEW01"
 LEAD = "ULEAD0001"
 ANALYST = "UANALYST1"
 HOSTILE_REASON = "<!channel> FP, that's our scanner: see <https://evil.example/x|the docs>"
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackAPI]:
-    async with FakeSlackAPI() as api:
-        yield api
 
 
 @pytest.fixture

@@ -122,12 +122,6 @@ async def running_bot(
             yield h
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackAPI]:
-    async with FakeSlackAPI() as api:
-        yield api
-
-
 def thread_posts(fake: FakeSlackAPI, channel: str, thread_ts: str) -> list[Call]:
     return [
         c

@@ -115,17 +115,6 @@ def signed(
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackAPI]:
-    async with FakeSlackAPI() as api:
-        yield api
-
-
-@pytest.fixture
-def investigate() -> RecordingInvestigate:
-    return RecordingInvestigate()
-
-
-@pytest.fixture
 async def harness(
     fake: FakeSlackAPI, investigate: RecordingInvestigate, tmp_path: Path
 ) -> AsyncIterator[SlackHarness]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,12 +34,6 @@ from tests.fakes.slack_api import Call, FakeSlackAPI
 CHANNEL, THREAD = "C0ALERTS", "1700000000.000001"
 INV = "inv-42"
 INTERVAL = 0.15
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackAPI]:
-    async with FakeSlackAPI() as api:
-        yield api
 
 
 def client_for(fake: FakeSlackAPI) -> AsyncWebClient:

@@ -11,7 +11,6 @@ import asyncio
 import itertools
 import json
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -85,12 +84,6 @@ def storm_payloads() -> list[dict[str, Any]]:
     distinct = [payload(f"Odd login for user{n}", f"9.9.{n}.1", "medium") for n in range(40)]
     mixed = [p for pair in itertools.zip_longest(repeats, distinct) for p in pair if p]
     return mixed
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackAPI]:
-    async with FakeSlackAPI() as api:
-        yield api
 
 
 def harness(
