@@ -1,40 +1,22 @@
-"""Build the Slack Web API client and the bolt ``AsyncApp``.
-
-The client talks to ``slack.api_url`` (``SOCBOT_SLACK_API_URL``; enterprise
-proxies, tests) or Slack itself, and retries — boundedly — what Slack asks to be
-retried: 429 after ``Retry-After`` (unless Slack asks for longer than
-``max_retry_after_s``), 5xx and dropped connections with exponential backoff.
+"""Wire socbot together: the bolt ``AsyncApp`` with its middleware and listeners,
+the work queue and its worker, the webhook and the alert channels' triages.
 
 The bolt app acks before listeners run (``process_before_response=False``),
 verifies signatures in HTTP mode, ignores socbot's own events (built in), then
-applies socbot's middleware: dedupe, then authorization.
+applies socbot's middleware: dedupe, then authorization. The Web API client is
+``bot.slack_client``; the running bot's lifecycle is ``bot.lifecycle``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import gc
-import logging
 import os
-import random
 import re
 import socket
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from aiohttp import web
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.http_retry.async_handler import AsyncRetryHandler
-from slack_sdk.http_retry.builtin_async_handlers import (
-    AsyncConnectionErrorRetryHandler,
-    AsyncRateLimitErrorRetryHandler,
-)
-from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
-from slack_sdk.http_retry.request import HttpRequest
-from slack_sdk.http_retry.response import HttpResponse
-from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.alerts import Alert
@@ -42,13 +24,13 @@ from agent.catalogue import load_catalogue
 from bot.alerts_in import AlertIntake
 from bot.coordinator import Coordinator
 from bot.feedback import FeedbackActions, Learn
+from bot.lifecycle import SocBot
 from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
 from bot.pacer import Pacer
 from bot.reporter import SlackReporter
 from bot.review import SlackReview
 from bot.runners import runners
-from bot.server import build_web_app
 from bot.storm import AlertTriage
 from bot.webhook import AlertWebhook
 from config.settings import Settings, SlackSettings
@@ -57,129 +39,12 @@ from store.db import Database
 from store.feedback import FeedbackStore
 from store.slack import SlackStore
 from store.work import QueueLimits, WorkQueue
-from tools.retry_after import retry_after as parse_retry_after
-
-log = logging.getLogger(__name__)
 
 
 class Registers(Protocol):
     """Something that registers its listeners on the bolt app."""
 
     def register(self, app: AsyncApp) -> None: ...
-
-
-DEFAULT_API_URL = "https://slack.com/api/"
-MAX_RETRIES = 3
-MAX_RETRY_AFTER_S = 30.0
-BACKOFF_S = 0.5
-
-
-class Backoff(RetryIntervalCalculator):
-    """``base * 2**attempt`` with up to 25 % jitter (never more than the base allows)."""
-
-    def __init__(self, base_s: float) -> None:
-        self.base_s = base_s
-
-    def calculate_sleep_duration(self, current_attempt: int) -> float:
-        interval = float(self.base_s * 2 ** int(current_attempt))
-        return interval * (1 + random.random() / 4)
-
-
-class RateLimitRetry(AsyncRateLimitErrorRetryHandler):
-    """429: wait ``Retry-After`` seconds, if that is at most ``max_wait_s``."""
-
-    def __init__(self, max_retry_count: int, max_wait_s: float) -> None:
-        super().__init__(max_retry_count=max_retry_count)
-        self.max_wait_s = max_wait_s
-
-    async def _can_retry_async(
-        self,
-        *,
-        state: RetryState,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
-    ) -> bool:
-        if response is None or response.status_code != 429:
-            return False
-        wait = retry_after(response)
-        if wait > self.max_wait_s:
-            log.warning("Slack asks to wait %.0fs; not retrying", wait)
-            return False
-        return True
-
-    async def prepare_for_next_attempt_async(
-        self,
-        *,
-        state: RetryState,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
-    ) -> None:
-        wait = retry_after(response) if response is not None else 1.0
-        log.info("Slack rate limit: retrying in %.1fs", wait)
-        state.next_attempt_requested = True
-        await asyncio.sleep(wait + random.random() * 0.05)
-        state.increment_current_attempt()
-
-
-class ServerErrorRetry(AsyncRetryHandler):
-    """5xx from Slack (or a proxy in front of it): exponential backoff."""
-
-    async def _can_retry_async(
-        self,
-        *,
-        state: RetryState,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
-    ) -> bool:
-        return response is not None and 500 <= response.status_code <= 599
-
-
-def retry_after(response: HttpResponse) -> float:
-    """The ``Retry-After`` header in seconds (1 when absent or unreadable)."""
-    for name, values in response.headers.items():
-        if name.lower() == "retry-after" and values:
-            wait = parse_retry_after(values[0])
-            return 1.0 if wait is None else wait
-    return 1.0
-
-
-def freeze_heap() -> bool:
-    """Keep every object alive now out of later garbage collections; False if done.
-
-    After start-up the heap holds ~180,000 long-lived objects (modules, google-genai
-    and pydantic schemas, compiled templates, SQL dialects). A full collection walks
-    all of them and holds the GIL for ~0.1 s, stalling every ack in flight; frozen,
-    it walks only what was allocated since. ``gc.unfreeze()`` on the way out, so that
-    the objects are finalized at exit (DuckDB reports leaked objects otherwise).
-    """
-    if gc.get_freeze_count():
-        return False
-    gc.freeze()
-    return True
-
-
-def build_client(
-    slack: SlackSettings,
-    *,
-    max_retries: int = MAX_RETRIES,
-    max_retry_after_s: float = MAX_RETRY_AFTER_S,
-    backoff_s: float = BACKOFF_S,
-) -> AsyncWebClient:
-    """The Web API client for ``slack.bot_token`` at ``slack.api_url`` (or Slack's)."""
-    token = slack.bot_token.get_secret_value() if slack.bot_token else None
-    base_url = slack.api_url or DEFAULT_API_URL
-    if not base_url.endswith("/"):
-        base_url += "/"
-    backoff = Backoff(backoff_s)
-    handlers: list[AsyncRetryHandler] = [
-        AsyncConnectionErrorRetryHandler(max_retry_count=max_retries, interval_calculator=backoff),
-        RateLimitRetry(max_retries, max_retry_after_s),
-        ServerErrorRetry(max_retry_count=max_retries, interval_calculator=backoff),
-    ]
-    return AsyncWebClient(token=token, base_url=base_url, timeout=30, retry_handlers=handlers)
 
 
 def build_bolt_app(
@@ -216,107 +81,6 @@ def build_bolt_app(
     app.view(re.compile(r".*"))(ack_only)
     app.shortcut(re.compile(r".*"))(ack_only)
     return app
-
-
-@dataclass
-class SocBot:
-    """Everything the Slack side runs on, wired together (``create_socbot``)."""
-
-    slack: SlackSettings
-    client: AsyncWebClient
-    store: SlackStore
-    alerts: AlertStore
-    coordinator: Coordinator
-    reporter: SlackReporter
-    listeners: Listeners
-    bolt: AsyncApp
-    webhook: AlertWebhook
-    http_mode: bool
-    triage: AlertTriage | None = None
-    forwarded: dict[str, AlertTriage] = field(default_factory=dict)  # by alert channel
-    grace_s: float = 0.0  # at shutdown, running work may finish this long
-    heap_frozen: bool = field(default=False, init=False, repr=False)
-
-    def web_app(self) -> web.Application:
-        """The aiohttp app: ``/slack/events`` in HTTP mode, ``/alerts`` and ``/healthz``.
-
-        On start-up, alerts deferred (or interrupted) by an earlier run are resumed,
-        and the heap built so far is frozen (``freeze_heap``).
-        """
-        bolt = self.bolt if self.http_mode else None
-        secret = self.slack.signing_secret
-        app = build_web_app(
-            bolt=bolt,
-            webhook=self.webhook,
-            health=self.health,
-            signing_secret=secret.get_secret_value() if secret else None,
-        )
-        app.on_startup.append(self._resume)
-        app.on_startup.append(self._start_worker)
-        app.on_startup.append(self._freeze_heap)
-        app.on_cleanup.append(self._unfreeze_heap)
-        return app
-
-    def triages(self) -> list[AlertTriage]:
-        """Every channel's triage: the webhook channel's, then the alert channels'."""
-        out = [self.triage] if self.triage is not None else []
-        return out + [t for t in self.forwarded.values() if t is not self.triage]
-
-    async def _resume(self, _app: web.Application) -> None:
-        triages = self.triages()
-        if triages:
-            await self.alerts.requeue_interrupted()  # once, before any triage admits
-        for triage in triages:
-            await triage.resume(requeue=False)
-
-    async def _start_worker(self, _app: web.Application) -> None:
-        self.coordinator.start()  # rows queued before this start, or by other replicas
-
-    async def _freeze_heap(self, _app: web.Application) -> None:
-        self.heap_frozen = freeze_heap()
-
-    async def _unfreeze_heap(self, _app: web.Application) -> None:
-        if self.heap_frozen:
-            gc.unfreeze()
-            self.heap_frozen = False
-
-    async def health(self) -> dict[str, Any]:
-        """``/healthz``: work running / waiting in the whole queue (the database) and on
-        this replica, the webhook alerts' and stormy channels' states."""
-        work = await self.coordinator.queue.counts()
-        out: dict[str, Any] = {
-            "mode": "http" if self.http_mode else "socket",
-            "running": work["running"],
-            "queued": work["queued"],
-            "running_here": self.coordinator.running,
-        }
-        if self.triage is not None:
-            out["alerts"] = self.triage.counts()
-            out["alerts_since_start"] = dict(self.triage.totals)
-        forwarded = {
-            c: t.counts() for c, t in self.forwarded.items() if t is not self.triage and t.counts()
-        }
-        if forwarded:  # alert channels in a storm
-            out["alert_channels"] = forwarded
-        return out
-
-    async def dispatch_alert(self, alert: Alert) -> None:
-        """Webhook alerts: group, investigate or defer them (``bot.storm``)."""
-        if self.triage is not None:
-            await self.triage.dispatch(alert)
-
-    async def close(self) -> None:
-        """Finish handing over accepted alerts, then stop investigations quietly.
-
-        Alerts still waiting are stored as deferred and resumed on the next start.
-        """
-        await self.webhook.drain()
-        triages = self.triages()
-        for triage in triages:
-            triage.stop()
-        await self.coordinator.shutdown(self.grace_s)
-        for triage in triages:
-            await triage.close()
 
 
 def create_socbot(

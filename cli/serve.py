@@ -28,11 +28,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.errors import AgentError
 from agent.learning.corrections import Corrections
 from agent.learning.service import Learner
-from bot.app import build_client, create_socbot
+from bot.app import create_socbot
 from bot.investigator import EngineInvestigator
 from bot.pacer import Pacer
 from bot.review import SlackReview
 from bot.server import start_site
+from bot.slack_client import build_client
 from bot.socket_mode import run_socket_mode
 from bot.startup import startup_lines
 from cli.app import command_app, fail, load_settings_or_exit, one_line

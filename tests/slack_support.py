@@ -21,12 +21,14 @@ from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.alerts import Alert
-from bot.app import SocBot, build_client, create_socbot
+from bot.app import create_socbot
 from bot.coordinator import ThreadRef
 from bot.feedback import Learn
+from bot.lifecycle import SocBot
 from bot.listeners import Investigate
 from bot.pacer import Pacer
 from bot.review import SlackReview
+from bot.slack_client import build_client
 from config.settings import Settings
 from store.db import Database
 from tests.fakes.slack_api import FakeSlackAPI

@@ -22,9 +22,9 @@ from typer.testing import CliRunner
 
 from agent.alerts import parse_alert
 from bot.alerts_in import alert_from_message, posted_by
-from bot.app import build_client
 from bot.coordinator import ThreadRef
 from bot.listeners import route
+from bot.slack_client import build_client
 from cli.main import app
 from store.db import Database
 from store.models import SeenEvent

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from bot.app import build_client
 from bot.feedback import REFUSED
 from bot.review import NOT_ALLOWED, SlackReview
+from bot.slack_client import build_client
 from config.settings import LearningSettings, Settings
 from store.db import Database
 from store.investigations import InvestigationStore

@@ -27,9 +27,9 @@ from aiohttp import WSMsgType, web
 from sqlalchemy import select
 
 from agent.errors import LLMUnavailable
-from bot.app import build_client
 from bot.investigator import EngineInvestigator
 from bot.pacer import Pacer
+from bot.slack_client import build_client
 from cli.runtime import open_runtime
 from cli.serve import Identity, Mode, ServeError, serve_until
 from config.settings import Settings
