@@ -4,7 +4,8 @@ Listeners and the webhook never await an investigation: they ``submit`` a ``Job`
 (a row in the database) and return. Every replica runs a worker loop that claims
 rows — when nudged by a local submit, when a local run ends, and every ``poll_s``
 for rows other replicas queued or left behind — and runs each through the
-``Runner`` registered for its kind. The guarantees:
+``Runner`` registered for its kind (``bot.worker_run``: one row to one outcome;
+``bot.worker_types``: what runs share with the worker). The guarantees:
 
 * one run per thread across replicas; ``submit`` returns ``False`` while a
   person's request is queued or running in the thread (the caller says "still
@@ -29,89 +30,38 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Mapping
 
-from store.slack import conversation_id
+from bot.worker_run import RowRuns, Running
+from bot.worker_types import (
+    GAVE_UP,
+    REFUSED,
+    RESTARTED,
+    Reporter,
+    RunContext,
+    Runner,
+    SlackRefused,
+    ThreadRef,
+    Unavailable,
+    current_run,
+)
 from store.work import CHAT_KINDS, Job, Work, WorkQueue
 
+__all__ = [
+    "GAVE_UP",
+    "REFUSED",
+    "RESTARTED",
+    "Coordinator",
+    "Reporter",
+    "RunContext",
+    "Runner",
+    "SlackRefused",
+    "ThreadRef",
+    "Unavailable",
+    "current_run",
+]
+
 log = logging.getLogger(__name__)
-
-RESTARTED = "socbot restarted; investigating again."
-GAVE_UP = "socbot restarted too often during this investigation, so it stopped."
-REFUSED = {
-    "user": "You already have several requests waiting; ask again when one is answered.",
-    "channel": "This channel already has many requests waiting; ask again in a moment.",
-}
-
-
-class Unavailable(Exception):
-    """A dependency (Gemini, Slack) is unavailable: run the work again later."""
-
-
-class SlackRefused(Exception):
-    """Slack refused an outcome message after every retry: the run failed."""
-
-
-@dataclass(frozen=True)
-class ThreadRef:
-    """Where a conversation lives in Slack."""
-
-    channel: str
-    thread_ts: str
-
-    @property
-    def conversation_id(self) -> str:
-        return conversation_id(self.channel, self.thread_ts)
-
-
-class Reporter(Protocol):
-    """Tells a thread what happened to its work (implementations must not raise)."""
-
-    async def say(self, thread: ThreadRef, text: str) -> None: ...
-
-    async def busy(self, thread: ThreadRef) -> None: ...
-
-    async def seen(self, channel: str, ts: str) -> None: ...
-
-    async def queued(self, thread: ThreadRef, position: int) -> None: ...
-
-    async def failed(self, thread: ThreadRef, error: BaseException) -> None: ...
-
-    async def cancelled(self, thread: ThreadRef) -> None: ...
-
-
-class Runner(Protocol):
-    """Runs one kind of work (``bot.runners``)."""
-
-    async def run(self, thread: ThreadRef, work: Work) -> None: ...
-
-    async def dropped(self, work: Work) -> None:
-        """The row ended without running here (stopped while queued, given up)."""
-        ...
-
-
-@dataclass
-class RunContext:
-    """The running row, for the code that posts its messages (``current_run``)."""
-
-    work: Work
-    record: Callable[[str, Any], Awaitable[None]]  # remember what was posted with the row
-    finishing: Callable[[], None]  # the result is in: a stop no longer changes the outcome
-
-
-current_run: ContextVar[RunContext | None] = ContextVar("current_run", default=None)
-
-
-@dataclass
-class _Running:
-    thread: ThreadRef
-    work: Work
-    task: asyncio.Task[None] | None = None
-    stopping: bool = False  # a person asked to stop it
-    final: bool = False  # the result is in (``finishing``)
 
 
 class Coordinator:
@@ -136,7 +86,16 @@ class Coordinator:
         self.poll_s = poll_s
         self.retry_backoff_s = retry_backoff_s
         self.runners: dict[str, Runner] = {}
-        self._running: dict[int, _Running] = {}
+        self._running: dict[int, Running] = {}
+        self._rows = RowRuns(
+            queue,
+            reporter,
+            self.runners,
+            replica=replica,
+            retry_backoff_s=retry_backoff_s,
+            closing=lambda: self._closing,
+            ended=self._ended,
+        )
         self._notices: dict[ThreadRef, asyncio.Task[None]] = {}
         self._wake = asyncio.Event()
         self._claiming = asyncio.Lock()
@@ -229,7 +188,7 @@ class Coordinator:
                 return
             claimed = await self.queue.claim(self.replica, self.limit - len(self._running))
             for work in claimed.given_up:
-                await self._give_up(work)
+                await self._rows.give_up(work)
             for work in claimed.started:
                 self._start(work)
             self._queued = claimed.queued
@@ -251,79 +210,20 @@ class Coordinator:
         notice = self._notices.pop(thread, None)
         if notice is not None:
             notice.cancel()  # still waiting for a posting turn: not worth saying now
-        running = _Running(thread, work)
+        running = Running(thread, work)
         self._running[work.id] = running
-        running.task = asyncio.create_task(self._run(running), name=f"work {work.id}")
+        running.task = asyncio.create_task(self._rows.run(running), name=f"work {work.id}")
         running.task.add_done_callback(lambda _t: self._ended(work.id))
 
     def _ended(self, work_id: int) -> None:
         self._running.pop(work_id, None)
         self.nudge()
 
-    async def _run(self, running: _Running) -> None:
-        work, thread = running.work, running.thread
-        context = RunContext(
-            work, lambda key, value: self.queue.record_post(work.id, key, value), lambda: None
-        )
-        context.finishing = lambda: setattr(running, "final", True)
-        current_run.set(context)
-        state, error = "failed", None
-        tell: Exception | None = None
-        try:
-            await self._told_restarted(thread, work)
-            runner = self.runners.get(work.kind)
-            if runner is None:
-                raise RuntimeError(f"no runner for work of kind {work.kind!r}")
-            await runner.run(thread, work)
-            state = "done"
-        except asyncio.CancelledError:
-            if not running.stopping or self._closing:
-                raise  # taken over, or shutting down: the row is handed on, not settled
-            state = "cancelled"
-        except Unavailable as unavailable:
-            if await self._retry_later(running, str(unavailable)):
-                return
-            error, tell = str(unavailable), unavailable
-        except Exception as failure:  # fail open: tell the thread, keep serving others
-            log.exception("work %s in %s failed", work.id, thread.conversation_id)
-            error, tell = type(failure).__name__, failure
-        await self.queue.finish(work.id, self.replica, state, error)
-        self._ended(work.id)  # the thread is free before it is told
-        if state == "cancelled":
-            await self.reporter.cancelled(thread)
-        elif tell is not None:
-            await self.reporter.failed(thread, tell)
-
-    async def _told_restarted(self, thread: ThreadRef, work: Work) -> None:
-        if work.posted.get("restarted") and not work.posted.get("told_restarted"):
-            await self.reporter.say(thread, RESTARTED)
-            await self.queue.record_post(work.id, "told_restarted", True)
-
-    async def _retry_later(self, running: _Running, reason: str) -> bool:
-        work = running.work
-        delay = self.retry_backoff_s * 2 ** max(work.attempts - 1, 0)
-        if not await self.queue.retry_later(work.id, self.replica, delay, reason):
-            return False
-        if not work.posted.get("told_unavailable"):
-            await self.reporter.say(
-                running.thread, f"{reason} I will try again in about {delay:.0f} s."
-            )
-            await self.queue.record_post(work.id, "told_unavailable", True)
-        return True
-
-    async def _give_up(self, work: Work) -> None:
-        runner = self.runners.get(work.kind)
-        if runner is not None:
-            await runner.dropped(work)
-        await self.reporter.say(ThreadRef(work.channel, work.thread_ts), GAVE_UP)
-
     async def stop(self, thread: ThreadRef) -> bool:
         """Stop the thread's work (queued or running, on any replica); False if none."""
         cancelled, asked = await self.queue.stop(thread.conversation_id)
         for work in cancelled:
-            runner = self.runners.get(work.kind)
-            if runner is not None:
-                await runner.dropped(work)
+            await self._rows.dropped(work)
         if cancelled and not asked:
             await self.reporter.cancelled(thread)
         waits = []

@@ -20,10 +20,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.alerts import Alert
 from agent.engine import Outcome, Request
 from agent.events import Sink
-from bot.coordinator import RunContext, SlackRefused, ThreadRef, Unavailable, current_run
 from bot.pacer import Pacer
 from bot.progress import SlackProgress
 from bot.runlog import logged_run
+from bot.worker_types import RunContext, SlackRefused, ThreadRef, Unavailable, current_run
 from store.alerts import AlertStore
 
 MODEL_UNAVAILABLE = "Gemini is unavailable right now."

@@ -10,7 +10,6 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import AgentError
-from bot.coordinator import SlackRefused, ThreadRef, Unavailable
 from bot.pacer import Pacer
 from bot.render import (
     SAFE_POST_FLAGS,
@@ -19,6 +18,7 @@ from bot.render import (
     queued_message,
     still_working_message,
 )
+from bot.worker_types import SlackRefused, ThreadRef, Unavailable
 
 log = logging.getLogger(__name__)
 

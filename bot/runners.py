@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from bot.coordinator import Runner, ThreadRef
 from bot.listeners import Investigate, alert_request_text
 from bot.storm import AlertTriage
+from bot.worker_types import Runner, ThreadRef
 from store.alerts import AlertStore
 from store.work import Work
 

@@ -1,0 +1,130 @@
+"""One claimed work row, run to one outcome (``bot.coordinator`` starts it).
+
+The run tells a taken-over thread once that socbot restarted, runs the row's
+``Runner`` with the row in ``current_run`` (what it posts is kept with the row),
+and settles the row once:
+
+* done, or cancelled when a person asked to stop it before its result was in;
+* taken over or shutting down (cancelled without a stop): not settled, the row is
+  handed on;
+* ``Unavailable`` (Gemini or Slack): back to the queue with backoff, told once; at
+  the last attempt failed and told;
+* any other failure: failed and told (``Reporter.failed``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from bot.worker_types import (
+    GAVE_UP,
+    RESTARTED,
+    Reporter,
+    RunContext,
+    Runner,
+    ThreadRef,
+    Unavailable,
+    current_run,
+)
+from store.work import Work, WorkQueue
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Running:
+    """A row running on this replica."""
+
+    thread: ThreadRef
+    work: Work
+    task: asyncio.Task[None] | None = None
+    stopping: bool = False  # a person asked to stop it
+    final: bool = False  # the result is in (``finishing``)
+
+
+class RowRuns:
+    """Runs claimed rows for ``replica`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        queue: WorkQueue,
+        reporter: Reporter,
+        runners: Mapping[str, Runner],
+        *,
+        replica: str,
+        retry_backoff_s: float,
+        closing: Callable[[], bool],
+        ended: Callable[[int], None],
+    ) -> None:
+        self.queue = queue
+        self.reporter = reporter
+        self.runners = runners  # the coordinator's registry (filled after start-up)
+        self.replica = replica
+        self.retry_backoff_s = retry_backoff_s
+        self.closing = closing
+        self.ended = ended  # frees the thread on this replica
+
+    async def run(self, running: Running) -> None:
+        work, thread = running.work, running.thread
+        context = RunContext(
+            work, lambda key, value: self.queue.record_post(work.id, key, value), lambda: None
+        )
+        context.finishing = lambda: setattr(running, "final", True)
+        current_run.set(context)
+        state, error = "failed", None
+        tell: Exception | None = None
+        try:
+            await self._told_restarted(thread, work)
+            runner = self.runners.get(work.kind)
+            if runner is None:
+                raise RuntimeError(f"no runner for work of kind {work.kind!r}")
+            await runner.run(thread, work)
+            state = "done"
+        except asyncio.CancelledError:
+            if not running.stopping or self.closing():
+                raise  # taken over, or shutting down: the row is handed on, not settled
+            state = "cancelled"
+        except Unavailable as unavailable:
+            if await self._retry_later(running, str(unavailable)):
+                return
+            error, tell = str(unavailable), unavailable
+        except Exception as failure:  # fail open: tell the thread, keep serving others
+            log.exception("work %s in %s failed", work.id, thread.conversation_id)
+            error, tell = type(failure).__name__, failure
+        await self.queue.finish(work.id, self.replica, state, error)
+        self.ended(work.id)  # the thread is free before it is told
+        if state == "cancelled":
+            await self.reporter.cancelled(thread)
+        elif tell is not None:
+            await self.reporter.failed(thread, tell)
+
+    async def _told_restarted(self, thread: ThreadRef, work: Work) -> None:
+        if work.posted.get("restarted") and not work.posted.get("told_restarted"):
+            await self.reporter.say(thread, RESTARTED)
+            await self.queue.record_post(work.id, "told_restarted", True)
+
+    async def _retry_later(self, running: Running, reason: str) -> bool:
+        work = running.work
+        delay = self.retry_backoff_s * 2 ** max(work.attempts - 1, 0)
+        if not await self.queue.retry_later(work.id, self.replica, delay, reason):
+            return False
+        if not work.posted.get("told_unavailable"):
+            await self.reporter.say(
+                running.thread, f"{reason} I will try again in about {delay:.0f} s."
+            )
+            await self.queue.record_post(work.id, "told_unavailable", True)
+        return True
+
+    async def dropped(self, work: Work) -> None:
+        """The row ended without running here (stopped while queued, given up)."""
+        runner = self.runners.get(work.kind)
+        if runner is not None:
+            await runner.dropped(work)
+
+    async def give_up(self, work: Work) -> None:
+        """Expired ``max_attempts`` times: the row failed; its thread is told."""
+        await self.dropped(work)
+        await self.reporter.say(ThreadRef(work.channel, work.thread_ts), GAVE_UP)
