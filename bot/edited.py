@@ -16,8 +16,8 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.blocks import Message
 from bot.pacer import Pacer
-from bot.render import Message
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import AgentError
+from bot.blocks import SAFE_POST_FLAGS
 from bot.pacer import Pacer
 from bot.render import (
-    SAFE_POST_FLAGS,
     cancelled_message,
     error_message,
     queued_message,

@@ -21,9 +21,9 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.blocks import SAFE_POST_FLAGS
 from bot.escape import mrkdwn, plain
 from bot.feedback import tell
-from bot.render import SAFE_POST_FLAGS
 from config.settings import LearningSettings
 from store.playbook import PlaybookBullet, PlaybookError, PlaybookStore
 

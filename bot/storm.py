@@ -41,10 +41,11 @@ from datetime import UTC, datetime
 
 from agent.alerts import Alert
 from agent.concluder import VERDICT_LABELS
+from bot.blocks import SAFE_POST_FLAGS, Message
+from bot.cards import group_card, group_note, storm_message
 from bot.coordinator import Coordinator, ThreadRef, Unavailable
 from bot.edited import SLACK_ERRORS, EditedMessage
 from bot.listeners import Investigate, alert_request_text
-from bot.render import SAFE_POST_FLAGS, Message, group_card, group_note, storm_message
 from bot.reporter import SlackReporter
 from config.settings import SlackSettings
 from store.alerts import AlertStore

@@ -23,18 +23,15 @@ from agent.concluder import Conclusion, KeyFinding
 from agent.grounding import FindingCheck
 from agent.planner import Plan, Step
 from agent.review import Review
+from bot.blocks import HEADER_CHARS, MAX_BLOCKS, SECTION_CHARS, split_text
+from bot.cards import alert_card
 from bot.render import (
-    HEADER_CHARS,
-    MAX_BLOCKS,
-    SECTION_CHARS,
-    alert_card,
     answer_messages,
     cancelled_message,
     conclusion_messages,
     error_message,
     plan_message,
     queued_message,
-    split_text,
     still_working_message,
 )
 from bot.stats import RunStats, duration, usd

@@ -19,7 +19,7 @@ import pytest
 from agent.alerts import Alert, Indicator
 from bot.coordinator import ThreadRef
 from bot.pacer import Pacer
-from bot.progress import post_in_thread
+from bot.posting import post_in_thread
 from bot.storm import group_key
 from store.alerts import AlertStore
 from store.work import WorkQueue
