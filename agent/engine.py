@@ -8,8 +8,9 @@ kept for the conclusion, so a run that hits a limit still concludes and says so.
 With ``limits.speculative_conclusion`` the conclusion is started beside the last
 reflection when no step is pending, and used unless that reflection adds a step
 (``agent.waves`` explains the rule; ``agent.concluder.Speculation`` the mechanics).
-The run's state and record live in ``agent.run``, the direct mode in ``agent.direct``
-and the waves of steps and reflections in ``agent.waves``.
+The run's state and record live in ``agent.run``, the direct mode in ``agent.direct``,
+the waves of steps and reflections in ``agent.waves`` and the conclusion and its
+review in ``agent.concluding``.
 
 Dependency policy: a step whose dependency failed or was cancelled still runs
 after it (its prompt names the missing dependency) unless the reflector cancels
@@ -26,28 +27,19 @@ import asyncio
 import logging
 import time
 
-from agent import direct
+from agent import concluding, direct
 from agent import playbook_use as team
 from agent.classifier import classify
-from agent.concluder import (
-    REWRITE_STAGE,
-    STAGE,
-    Conclusion,
-    Speculation,
-    conclude,
-    fallback_conclusion,
-    to_markdown,
-)
+from agent.concluder import to_markdown
 from agent.errors import AgentError, LLMUnavailable
-from agent.events import Answered, Concluded, ModeChosen, PlanCreated, Reviewed, Sink
-from agent.gateway import CallContext, LLMGateway
-from agent.grounding import check_conclusion
+from agent.events import Answered, Concluded, ModeChosen, PlanCreated, Sink
+from agent.gateway import LLMGateway
 from agent.history import History
 from agent.learning.corrections import Corrections
 from agent.planner import Plan, make_plan
 from agent.playbook_use import PlaybookSource
-from agent.prompts import Prompts, Rendered, history_text
-from agent.review import Feedback, Review, Reviewer, Subject
+from agent.prompts import Prompts, history_text
+from agent.review import Reviewer
 from agent.run import (
     Mode,
     Outcome,
@@ -165,10 +157,12 @@ class Engine:
         waves = WaveRunner(self, run)
         try:
             insights = await waves.run_all()
-            conclusion, by_model = await self._conclude(run, plan, insights, waves.speculation)
+            conclusion, by_model = await concluding.conclude_plan(
+                self, run, plan, insights, waves.speculation
+            )
         finally:
             await waves.close_speculations()
-        conclusion = await self._review(run, plan, insights, conclusion, by_model)
+        conclusion = await concluding.review(self, run, plan, insights, conclusion, by_model)
         await team.cited(run, "concluder", conclusion.used_bullets)
         await team.settle(run, self.playbook)
         summary = f"Objective: {plan.objective}\n\n{to_markdown(conclusion, None, run.limits_hit)}"
@@ -209,99 +203,3 @@ class Engine:
         run.record["timings"]["plan_ms"] = ms_since(started)
         await run.sink.emit(PlanCreated(investigation_id=run.id, plan=plan.model_dump()))
         return plan
-
-    async def _conclude(
-        self, run: Run, plan: Plan, insights: list[str], speculation: Speculation | None
-    ) -> tuple[Conclusion, bool]:
-        """The conclusion (the speculative one when the waves left one to use, else a call
-        now) and whether the model wrote it (else code did, from the findings)."""
-        started = time.monotonic()
-        by_model = True
-        try:
-            if speculation is not None:
-                conclusion = await speculation.take()
-            else:
-                prompt = self._conclusion_prompt(run, plan, insights)
-                conclusion = await self._write_conclusion(prompt, run.final)
-        except (AgentError, TimeoutError) as exc:
-            log.warning("conclusion failed, concluding from the findings: %s", exc)
-            reason = str(exc) if isinstance(exc, AgentError) else "the deadline passed"
-            run.limits_hit.append(f"conclusion: written without the model ({reason})")
-            alert = run.request.alert
-            conclusion = fallback_conclusion(
-                plan, insights, reason, alert.severity if alert else None
-            )
-            by_model = False
-        run.record["timings"]["conclude_ms"] = ms_since(started)  # speculative: the wait left
-        return conclusion, by_model
-
-    async def _review(
-        self, run: Run, plan: Plan, insights: list[str], draft: Conclusion, by_model: bool
-    ) -> Conclusion:
-        """The draft checked, scored and, when it falls short, rewritten (``agent.review``)."""
-        alert = run.request.alert
-        skip = self.reviewer.skip_reason(
-            "planned", [alert.severity if alert else None, draft.severity]
-        )
-        if skip is None and not by_model:
-            skip = "the conclusion was written without the model"
-        if skip is not None:
-            run.review = Review(status="skipped", note=skip)
-            return draft
-        started = time.monotonic()
-        evidence = run.runner.evidence
-        trusted = f"{run.request.text}\n{run.variables['alert'] or ''}"
-
-        async def rewrite(feedback: Feedback) -> Conclusion:
-            prompt = self._conclusion_prompt(run, plan, insights, feedback)
-            return await self._write_conclusion(prompt, run.review_ctx, stage=REWRITE_STAGE)
-
-        subject = Subject[Conclusion](
-            kind="conclusion",
-            check=lambda c: check_conclusion(c, evidence, trusted=trusted, steps=plan.steps),
-            show=lambda c: c.model_dump_json(indent=1),
-            rewrite=rewrite,
-            variables={
-                "data": run.variables["data"],
-                "objective": plan.objective,
-                "steps": plan.steps,
-                "evidence_index": evidence.index(),
-            },
-            source=run.request.source,
-            max_rewrites=self.settings.review.max_rewrites,
-        )
-        conclusion, run.review = await self.reviewer.review(run.review_ctx, draft, subject)
-        run.record["timings"]["review_ms"] = ms_since(started)
-        await run.sink.emit(
-            Reviewed(investigation_id=run.id, kind="conclusion", review=run.review.model_dump())
-        )
-        return conclusion
-
-    def speculate(self, run: Run, plan: Plan, insights: list[str]) -> Speculation:
-        """Start writing the conclusion now, from the plan and insights as they are."""
-        prompt = self._conclusion_prompt(run, plan, insights)  # rendered before anything changes
-        return Speculation.start(run.final, lambda ctx: self._write_conclusion(prompt, ctx))
-
-    def _conclusion_prompt(
-        self, run: Run, plan: Plan, insights: list[str], feedback: Feedback | None = None
-    ) -> Rendered:
-        return self.prompts.render(
-            "concluder",
-            source=run.request.source,
-            objective=plan.objective,
-            steps=plan.steps,
-            insights=insights,
-            limits_hit=run.limits_hit,
-            disabled_tools=self.registry.disabled,
-            evidence_index=run.runner.evidence.index(),
-            feedback=feedback,
-            **run.variables,
-        )
-
-    async def _write_conclusion(
-        self, prompt: Rendered, ctx: CallContext, stage: str = STAGE
-    ) -> Conclusion:
-        async with asyncio.timeout(max(ctx.deadline - time.monotonic(), 0.001)):
-            return await conclude(
-                self.gateway, ctx, system=prompt.system, user=prompt.user, stage=stage
-            )

@@ -13,7 +13,7 @@ any more are cancelled with the reason, and the limit is recorded in
 Speculative conclusion (``limits.speculative_conclusion``): when a wave leaves no
 step pending, the reflection can only mark the objective achieved, add insights or
 add steps, so the conclusion is started at the same time as the reflection
-(``Engine.speculate``) and saves one model call's latency. It is discarded when the
+(``agent.concluding.speculate``) and saves one model call's latency. It is discarded when the
 reflection adds a step (the loop goes on as without speculation) or a step it
 wanted to add hit ``max_steps`` (the conclusion should name that limit). Otherwise
 the run uses it although its prompt lacks that last reflection's insights: the
@@ -32,6 +32,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Literal
 
+from agent import concluding
 from agent.concluder import Speculation
 from agent.errors import AgentError, BudgetExceeded, DeadlineExceeded
 from agent.events import PlanUpdated, Reflected, StepFinished, StepStarted
@@ -206,7 +207,7 @@ class WaveRunner:
             },
         )
         if self.limits.speculative_conclusion and not self.plan.pending():
-            spec = self.engine.speculate(self.run, self.plan, self.insights)
+            spec = concluding.speculate(self.engine, self.run, self.plan, self.insights)
             self.speculations.append((spec, wave, len(self.insights)))
         try:
             reflection = await reflect(

@@ -1,0 +1,162 @@
+"""Settings of the engine: the Gemini model and its prices, limits, review, playbook,
+learning and alert formats. ``config.settings.Settings`` holds one of each."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+
+class Section(BaseModel):
+    """A settings section: an unknown key (a typo) is an error, never silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelPrice(Section):
+    """List prices of one model, USD per 1M tokens (``*_long``: prompts over the threshold)."""
+
+    input: float = Field(ge=0, description="prompt tokens not served from the cache")
+    output: float = Field(ge=0, description="response tokens")
+    cached_input: float = Field(ge=0, description="prompt tokens served from the (implicit) cache")
+    thinking: float | None = Field(None, ge=0, description="thinking tokens; default: output")
+    long_context_tokens: int | None = Field(
+        None, ge=1, description="prompt size above which the *_long prices apply"
+    )
+    input_long: float | None = Field(None, ge=0)
+    output_long: float | None = Field(None, ge=0)
+    cached_input_long: float | None = Field(None, ge=0)
+
+
+# Gemini Developer API list prices, Standard (paid) tier, text, USD per 1M tokens, from
+# https://ai.google.dev/gemini-api/docs/pricing (looked up 2026-11-22). Output prices
+# include thinking tokens; the cached price is what implicit-cache hits are billed at.
+DEFAULT_PRICES: dict[str, ModelPrice] = {
+    "gemini-2.5-pro": ModelPrice(
+        input=1.25,
+        output=10.0,
+        cached_input=0.125,
+        long_context_tokens=200_000,
+        input_long=2.50,
+        output_long=15.0,
+        cached_input_long=0.25,
+    ),
+    "gemini-2.5-flash": ModelPrice(input=0.30, output=2.50, cached_input=0.03),
+    "gemini-2.5-flash-lite": ModelPrice(input=0.10, output=0.40, cached_input=0.01),
+}
+
+
+class GeminiSettings(Section):
+    api_key: SecretStr | None = None
+    use_vertexai: bool = False
+    project: str | None = None
+    location: str | None = None
+    base_url: str | None = None
+    model: str = "gemini-2.5-flash"
+    light_model: str = "gemini-2.5-flash-lite"
+    timeout_s: float = 120.0
+    max_retries: int = 4
+    max_retry_wait_s: float = 30.0
+    retry_initial_s: float = Field(1.0, ge=0, description="first backoff; doubles per retry")
+    api_version: str | None = Field(
+        None, description="REST API version; default v1beta (Gemini API) / SDK's (Vertex AI)"
+    )
+    temperature: float = 0.2
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=lambda: dict(DEFAULT_PRICES),
+        description="list prices per model (a model name, or a prefix of one), USD per 1M "
+        "tokens; entries add to or replace the built-in table for the shipped models",
+    )
+
+    @field_validator("prices", mode="after")
+    @classmethod
+    def _with_default_prices(cls, value: dict[str, ModelPrice]) -> dict[str, ModelPrice]:
+        return {**DEFAULT_PRICES, **value}
+
+
+class Limits(Section):
+    max_steps: int = Field(8, ge=1, description="steps per plan, including added ones")
+    max_waves: int = Field(4, ge=1)
+    max_tool_calls_per_step: int = Field(6, ge=1)
+    max_direct_tool_calls: int = Field(8, ge=0)
+    max_parallel_steps: int = Field(4, ge=1)
+    deadline_s: float = Field(600.0, gt=0, description="wall clock per investigation")
+    token_budget: int = Field(
+        500_000, ge=1000, description="prompt+output tokens per investigation"
+    )
+    conclude_grace_s: float = Field(
+        30.0, ge=0, description="part of deadline_s kept for the conclusion (at most 20%)"
+    )
+    conclude_reserve_tokens: int = Field(
+        20_000, ge=0, description="part of token_budget kept for the conclusion (at most 20%)"
+    )
+    tool_result_chars: int = Field(8_000, ge=500, description="tool result size seen by the model")
+    history_chars: int = Field(
+        24_000, ge=2000, description="conversation history sent to the model"
+    )
+    speculative_conclusion: bool = Field(
+        True,
+        description="write the conclusion while the last reflection runs (nothing pending); "
+        "discarded if the reflection adds steps",
+    )
+
+
+class ReviewSettings(Section):
+    """The review of conclusions and direct answers (``agent.review``)."""
+
+    enabled: bool = Field(True, description="check conclusions against tool results, then a critic")
+    planned_only: bool = Field(False, description="review planned investigations only")
+    severities: list[Literal["info", "low", "medium", "high", "critical"]] = Field(
+        default_factory=list,
+        description="review only when the alert's or the draft's severity is listed; empty = all",
+    )
+    threshold: float = Field(0.7, ge=0, le=1, description="critic score below this: rewrite")
+    max_rewrites: int = Field(1, ge=0, le=2, description="rewrites of one conclusion")
+    reserve_tokens: int = Field(
+        30_000, ge=0, description="part of token_budget kept for the review (at most 20%)"
+    )
+    grace_s: float = Field(
+        45.0, ge=0, description="part of deadline_s kept for the review (at most 20%)"
+    )
+
+
+class PlaybookSettings(Section):
+    """Selecting the team playbook's active bullets for a prompt (agent/playbook.py)."""
+
+    enabled: bool = True
+    max_bullets: int = Field(8, ge=0, description="bullets per investigation, at most")
+    max_tokens: int = Field(1200, ge=0, description="size of the playbook section, at most")
+    prior_helpful: float = Field(
+        1.0, ge=0, description="prior helpful count: a new bullet is not ignored"
+    )
+    prior_harmful: float = Field(1.0, ge=0, description="prior harmful count")
+
+
+class LearningSettings(Section):
+    """Learning from analysts' feedback: Reflector + Curator, under human review."""
+
+    enabled: bool = True
+    reflection_rounds: int = Field(1, ge=1, le=5, description="Reflector passes (seed 001 req 8)")
+    review_channel: str | None = Field(
+        None, description="channel id where proposals are posted; none = CLI review only"
+    )
+    approvers: list[str] = Field(
+        default_factory=list,
+        description="Slack user ids who may approve, edit or reject proposals; empty = nobody "
+        "in Slack (use `socbot playbook`)",
+    )
+    auto_approve: bool = Field(False, description="proposals become active without review")
+    token_budget: int = Field(60_000, ge=1000, description="tokens per learning run")
+    deadline_s: float = Field(180.0, gt=0, description="wall clock per learning run")
+    max_evidence_chars: int = Field(600, ge=100, description="evidence shown per proposal")
+
+
+class AlertSettings(Section):
+    """How alert payloads are read (``agent.catalogue``)."""
+
+    formats_dir: str | None = Field(
+        None,
+        description="a directory of alert format TOML files added to the built-in catalogue "
+        "(a file with a built-in format's name replaces it)",
+    )
