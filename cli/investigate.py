@@ -18,7 +18,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.markup import escape
 
 from agent.alerts import Alert, parse_alert
@@ -162,6 +161,8 @@ def print_outcome(outcome: Outcome) -> None:
 
 def _print_markdown(text: str) -> None:
     if sys.stdout.isatty():
+        from rich.markdown import Markdown  # markdown-it: only to print the result
+
         Console().print(Markdown(text))
     else:
         typer.echo(text)

@@ -45,7 +45,11 @@ class Database:
 
     async def create(self) -> None:
         """Bring the schema to the newest migration (creates it in an empty database)."""
-        from store.migrate import upgrade  # alembic: only when the schema is checked
+        from store.revisions import at_head
+
+        if await at_head(self.engine):
+            return  # the usual start: nothing to migrate, and Alembic is not imported
+        from store.migrate import upgrade
 
         await upgrade(self.engine)
 

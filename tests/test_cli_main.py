@@ -23,8 +23,8 @@ def _modules_after(code: str) -> set[str]:
     return set(json.loads(out.splitlines()[-1]))
 
 
-def _heavy(modules: set[str]) -> set[str]:
-    return {m for m in modules for h in HEAVY if m == h or m.startswith(h + ".")}
+def _heavy(modules: set[str], heavy: tuple[str, ...] = HEAVY) -> set[str]:
+    return {m for m in modules for h in heavy if m == h or m.startswith(h + ".")}
 
 
 def test_importing_the_entry_point_imports_no_heavy_library() -> None:
@@ -37,6 +37,13 @@ def test_help_and_version_import_no_heavy_library() -> None:
             "try:\n    app()\nexcept SystemExit:\n    pass"
         )
         assert _heavy(_modules_after(code)) == set(), args
+
+
+def test_investigate_imports_only_what_its_start_needs() -> None:
+    """Printing the result (markdown-it), migrating (Alembic: only when the database is
+    behind) and the Slack, BigQuery and DuckDB libraries wait until they are needed."""
+    later = ("alembic", "rich.markdown", "markdown_it", "duckdb", "google.cloud", "slack_bolt")
+    assert _heavy(_modules_after("import cli.investigate"), later) == set()
 
 
 def test_version() -> None:
