@@ -28,7 +28,8 @@ def head_revision(versions: Path = VERSIONS) -> str | None:
     revisions: set[str] = set()
     parents: set[str] = set()
     for path in versions.glob("*.py"):
-        found = dict(m.groups() for m in _ASSIGN.finditer(path.read_text(encoding="utf-8")))
+        source = path.read_text(encoding="utf-8")
+        found = {m.group(1): m.group(2) for m in _ASSIGN.finditer(source)}
         revision = _string(found.get("revision", ""))
         parent = found.get("down_revision", "")
         if revision is None or revision in revisions or not parent:
