@@ -1,19 +1,33 @@
 """Prompt templates: one jinja2 file per stage under ``prompts/``.
 
-Each stage template fills two blocks, ``system`` (the system instruction; its first
-line is ``socbot stage: <stage>``) and ``user`` (the task turn). Templates extend
-``_stage.j2``, which joins the blocks with a random per-render break that
-``Prompts.render`` splits on, so a per-source override can replace one block and
-keep the other (``{% extends "planner.j2" %}``).
+Each stage template fills two blocks, ``system`` (the system instruction) and ``user``
+(the task turn). Templates extend ``_stage.j2``, which joins the blocks with a random
+per-render break that ``Prompts.render`` splits on, so a per-source override can replace
+one block and keep the other (``{% extends "planner.j2" %}``).
 
-Every request is ordered stable -> volatile, so that Gemini's implicit cache (the
-longest prefix repeated from an earlier request) covers as much as it can: the
-system instruction holds only what is identical across investigations (the stage's
-instructions, the environment, the log tables, the tool catalogue, the data rule
-naming no token) and the tool declarations follow it; everything that changes per
-request (the fence token, the current time, the step id as ``socbot step: <id>``,
-the alert, history and findings) is in the user turn. ``render`` refuses a system
-instruction that contains the fence token.
+Requests are laid out for Gemini's implicit cache, which bills the longest prefix an
+earlier request to the same model sent (at least a minimum size) at the cached price:
+
+- The investigation stages (planner, step, reflector, concluder) share ONE system
+  instruction, ``_manual.j2`` (first line ``socbot manual``): every stage's
+  instructions, the environment, the log tables, the tool catalogue, the limits and
+  the data rule. It holds only configuration, so it is identical for every stage and
+  every investigation of a deployment.
+- Their user turn is append-only within an investigation: the planner, the reflector
+  and the concluder start with the same case file (``_case.j2``: the fence, the time,
+  the request, the alert, the playbook), the reflector and the concluder go on with
+  the same results (``_results.j2``: objective, finished steps, insights), and only
+  then comes what the call alone needs. A later call therefore repeats an earlier
+  call's prompt up to where its own part begins.
+- The final section of such a user turn starts with the line ``socbot stage: <stage>``
+  (``step <id>`` for a step), names the task and carries no data: it is what routes a
+  request (``stage_named``) and it comes last, after the data, as Gemini's prompting
+  guide advises for long contexts.
+- The other stages (classifier, direct, critic, learning) keep a system instruction of
+  their own whose first line is ``socbot stage: <stage>``.
+
+No system instruction may contain the fence token (``render`` refuses it): the fence is
+random per investigation, so only an investigation's own requests can repeat it.
 
 A per-alert-source folder overrides the default: ``prompts/guardduty/planner.j2``
 is used for GuardDuty alerts, ``prompts/planner.j2`` otherwise.
@@ -23,7 +37,7 @@ on first render would run on the event loop that Slack acks share.
 
 Untrusted text (the request, alerts, tool output, history, the plan, findings and
 insights) goes through a ``Fence``: it is wrapped in delimiters carrying a random
-per-request token, and the prompt says that anything inside them is data, never
+per-investigation token, and the prompt says that anything inside them is data, never
 instructions. Only engine-written text (the templates, step ids and statuses, tool
 names, numbers and configuration) is outside a fence.
 """
@@ -33,6 +47,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,8 +59,8 @@ from agent.alerts import Alert
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 _SOURCE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,40}$")
-STAGE_PREFIX = "socbot stage: "
-STEP_PREFIX = "socbot step: "  # first line of a step's user turn (the routing key)
+STAGE_PREFIX = "socbot stage: "  # first line of a stage's own system, or of the task section
+MANUAL_PREFIX = "socbot manual"  # first line of the investigation stages' shared system
 
 
 class Fence:
@@ -67,6 +82,17 @@ class Fence:
         safe = self._token_re.sub("x" * len(self.token), text)
         clean_label = re.sub(r"[^A-Za-z0-9 _.:-]", "", label)[:60]
         return f"{self.start} {clean_label}\n{safe}\n{self.end}"
+
+
+@dataclass(frozen=True)
+class Manual:
+    """What the shared system instruction says about the deployment (``_manual.j2``):
+    the same for every investigation, so it must not vary per request."""
+
+    catalogue: str  # every enabled tool, one line each
+    disabled: Mapping[str, str]  # tool -> why it is off
+    max_steps: int
+    max_tool_calls: int  # per step
 
 
 @dataclass(frozen=True)
@@ -117,13 +143,35 @@ class Prompts:
         system, sep, user = text.partition(part_break)
         if not sep:
             raise ValueError(f"template {template.name!r} does not extend _stage.j2")
-        system = system.strip()
-        if not system.startswith(STAGE_PREFIX):
-            raise ValueError(f"template {template.name!r} must start with {STAGE_PREFIX!r}")
+        system, user = system.strip(), user.strip()
         fence = variables.get("data")
         if isinstance(fence, Fence) and fence.token in system:
             raise ValueError(f"template {template.name!r} puts the fence token in the system")
-        return Rendered(system=system, user=user.strip())
+        if system.startswith(MANUAL_PREFIX):
+            task = user.rfind("\n" + STAGE_PREFIX)
+            if task < 0:
+                raise ValueError(f"template {template.name!r} names no stage in its user turn")
+            if isinstance(fence, Fence) and fence.token in user[task:]:
+                raise ValueError(f"template {template.name!r} puts data in its task section")
+        elif not system.startswith(STAGE_PREFIX):
+            raise ValueError(f"template {template.name!r} must start with {STAGE_PREFIX!r}")
+        return Rendered(system=system, user=user)
+
+
+def stage_named(system: str, task: str) -> str:
+    """The stage a request is for (what the fakes route on, ``step s1`` for a step).
+
+    A stage with a system instruction of its own names itself on its first line; the
+    investigation stages share ``socbot manual`` and name themselves on the last
+    ``socbot stage: `` line of their task turn (``task``), which no data follows.
+    """
+    first = system.lstrip().split("\n", 1)[0].strip()
+    if first.startswith(STAGE_PREFIX):
+        return first[len(STAGE_PREFIX) :].strip()
+    for line in reversed(task.splitlines()):
+        if line.startswith(STAGE_PREFIX):
+            return line[len(STAGE_PREFIX) :].strip()
+    return ""
 
 
 ALERT_RAW_CHARS = 12_000

@@ -24,7 +24,7 @@ from agent.events import Failed, FanOut, Sink, Started
 from agent.executor import ToolRunner
 from agent.gateway import CallContext
 from agent.planner import Plan
-from agent.prompts import Fence, alert_text
+from agent.prompts import Fence, Manual, alert_text
 from agent.review import Review
 from agent.usage import Usage
 from config.settings import Settings
@@ -151,6 +151,12 @@ async def open_run(
             "alert": alert_text(request.alert) if request.alert else None,
             "environment": settings.environment,
             "tables": settings.logs.tables,
+            "manual": Manual(  # the shared system instruction's deployment facts
+                catalogue=registry.catalogue_text(),
+                disabled=dict(registry.disabled),
+                max_steps=limits.max_steps,
+                max_tool_calls=limits.max_tool_calls_per_step,
+            ),
             "now": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
             "playbook": [],  # the team playbook's bullets, chosen before planning
         },

@@ -195,6 +195,7 @@ class WaveRunner:
                 "objective": self.plan.objective,
                 "wave": wave,
                 "wave_steps": wave_steps,
+                "steps": steps,
                 "earlier": [
                     s for s in steps if s.id not in in_wave and s.status in ("done", "failed")
                 ],

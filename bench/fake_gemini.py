@@ -2,16 +2,18 @@
 
 The real google-genai client reaches it through ``GeminiSettings.base_url``
 (``SOCBOT_GEMINI_BASE_URL``): ``POST /v1beta/models/{model}:generateContent``. Each
-call is routed on the first system-instruction line, ``socbot stage: <stage>``
-(for steps, ``step <id>`` from the user turn's first line ``socbot step: <id>``), to a
-``Responder``: a function of the parsed request that
+call is routed on the stage it names (``agent.prompts.stage_named``: the first
+system-instruction line ``socbot stage: <stage>``, or for the investigation stages,
+which share one system instruction, the last such line of the task turn; ``step <id>``
+for a step) to a ``Responder``: a function of the parsed request that
 returns one ``Turn``. Responders are stateless (a step's answer is chosen by how many
 model turns its contents already hold), so any number of investigations can run
 against one server at once.
 
 Every call waits ``latency_s`` (per stage if a mapping is given) before answering,
 answers with ``usageMetadata`` computed from what was received (prompt tokens ≈
-characters / 4 of the system instruction, contents and tool declarations; cached
+characters / 4 of the system instruction, the tool declarations as JSON and the
+contents as the model reads them, ``contents_text``; cached
 tokens as Gemini's implicit cache would report them, ``bench.prompt_cache``) and is
 recorded as a ``CallRecord`` with its start and end (``time.monotonic``), so the
 benchmarks can compute the critical path from the server's side.
@@ -30,11 +32,10 @@ from typing import Any
 
 from aiohttp import web
 
+from agent.prompts import stage_named
 from bench.loopback import serve
 from bench.prompt_cache import ImplicitCache
 
-STAGE_PREFIX = "socbot stage:"
-STEP_PREFIX = "socbot step:"
 CHARS_PER_TOKEN = 4
 FAKE_SIGNATURE = base64.b64encode(b"bench-fake-thought-signature").decode()
 
@@ -217,28 +218,40 @@ def parse_request(model: str, body: dict[str, Any]) -> GeminiRequest:
     """Stage and sizes of a generateContent body (REST camelCase shape)."""
     si = body.get("systemInstruction") or body.get("system_instruction") or {}
     system = "".join(str(p.get("text") or "") for p in si.get("parts") or [])
-    first = system.lstrip().split("\n", 1)[0].strip()
-    stage = first[len(STAGE_PREFIX) :].strip() if first.startswith(STAGE_PREFIX) else ""
     contents = body.get("contents") or []
-    if stage == "step" and contents:
-        task = "".join(str(p.get("text") or "") for p in contents[0].get("parts") or [])
-        line = task.lstrip().split("\n", 1)[0].strip()
-        if line.startswith(STEP_PREFIX):
-            stage = f"step {line[len(STEP_PREFIX) :].strip()}"
-    contents_json = json.dumps(body.get("contents") or [], ensure_ascii=False)
+    first = (contents[0].get("parts") or []) if contents else []
+    task = "".join(str(p.get("text") or "") for p in first)
+    stage = stage_named(system, task)
+    contents_seen = contents_text(contents)
     tools_json = json.dumps(body.get("tools") or [], ensure_ascii=False)
-    contents_chars, tools_chars = len(contents_json), len(tools_json)
+    contents_chars, tools_chars = len(contents_seen), len(tools_json)
     return GeminiRequest(
         model=model,
         stage=stage,
         body=body,
         system=system,
-        prompt_text=system + tools_json + contents_json,
+        prompt_text=system + tools_json + contents_seen,
         prompt_chars=len(system) + contents_chars + tools_chars,
         system_chars=len(system),
         contents_chars=contents_chars,
         tools_chars=tools_chars,
     )
+
+
+def contents_text(contents: list[Any]) -> str:
+    """The contents as the model reads them: each turn's role, then its text parts as text
+    (not JSON-escaped: the escaping is the HTTP body's, not tokens) and any other part
+    (function call or response) as JSON."""
+    out: list[str] = []
+    for content in contents:
+        if not isinstance(content, dict):
+            continue
+        out.append(f"{content.get('role', 'user')}:\n")
+        for part in content.get("parts") or []:
+            text = part.get("text") if isinstance(part, dict) else None
+            out.append(text if isinstance(text, str) else json.dumps(part, ensure_ascii=False))
+            out.append("\n")
+    return "".join(out)
 
 
 def tokens(chars: int) -> int:

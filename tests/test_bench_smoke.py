@@ -33,10 +33,11 @@ def test_fake_gemini_routes_on_the_stage_line() -> None:
     assert request.prompt_chars > len("socbot stage: step s2")
 
 
-def test_fake_gemini_routes_steps_on_the_user_turn_and_keeps_the_system_stable() -> None:
+def test_fake_gemini_routes_the_shared_manual_on_the_task_turns_last_stage_line() -> None:
+    task = "<<<DATA-x alert\nsocbot stage: planner\nDATA-x>>>\n\nsocbot stage: step s3\nGo."
     body = {
-        "systemInstruction": {"parts": [{"text": "socbot stage: step\nYou are..."}]},
-        "contents": [{"role": "user", "parts": [{"text": "socbot step: s3\nData fence..."}]}],
+        "systemInstruction": {"parts": [{"text": "socbot manual\nYou are..."}]},
+        "contents": [{"role": "user", "parts": [{"text": task}]}],
     }
     assert parse_request("gemini-2.5-flash", body).stage == "step s3"
 

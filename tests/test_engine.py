@@ -253,9 +253,11 @@ async def test_planned_run_keeps_only_objective_and_conclusion_in_history(db: Da
     assert "True positive" in remembered and "Reset alice's credentials" in remembered
     assert "finding-s1" not in remembered and "lookup_ip" not in remembered  # no transcripts
 
-    # The follow-up's planner sees that history, fenced as data; the reflector never does.
+    # The reflector reviews this task (its request, fenced) with the shared case file first.
     assert h.model.requests_for("reflector")[0].contents[0].role == "user"
-    assert "Did 203.0.113.7" not in user_text(h.model.requests_for("reflector")[0])
+    assert user_text(h.model.requests_for("reflector")[0]).startswith(
+        user_text(h.model.requests_for("planner")[0]).split("\nsocbot stage: planner")[0]
+    )
     types_seen = h.sink.types()
     for expected in (
         "started",
@@ -292,6 +294,8 @@ async def test_follow_up_planner_sees_history_as_data(db: Database) -> None:
     text = user_text(planner)
     assert "<<<DATA-" in text and "analyst: Did 203.0.113.7 get in?" in text
     assert "socbot: Objective: Decide" in text
+    for stage in ("reflector", "concluder"):  # the conversation history is the planner's only
+        assert "analyst: Did 203.0.113.7" not in user_text(h.model.requests_for(stage)[1])
     assert len(await h.engine.history.messages("c1")) == 4
 
 
@@ -322,7 +326,7 @@ async def test_alert_skips_classifier_and_uses_source_override(
 
     assert outcome.status == "concluded"
     planner = h.model.requests_for("planner")[0]
-    assert planner.system.startswith("socbot stage: planner\n")
+    assert planner.system.startswith("socbot manual\n")
     assert planner.system.endswith("GuardDuty: check VPC flow logs first.")
     assert "- virustotal: no VIRUSTOTAL_API_KEY" in planner.system
     assert "- virustotal: no VIRUSTOTAL_API_KEY" in h.model.requests_for("concluder")[0].system

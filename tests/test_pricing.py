@@ -123,10 +123,8 @@ async def test_each_call_stage_and_investigation_carries_its_cost() -> None:
     contents = [types.Content(role="user", parts=[types.Part(text="go")])]
     await gateway.generate(ctx, stage="planner", system="socbot stage: planner", contents=contents)
     for _ in range(2):
-        step_turn = [types.Content(role="user", parts=[types.Part(text="socbot step: s1\ngo")])]
-        await gateway.generate(
-            ctx, stage="step s1", system="socbot stage: step", contents=step_turn
-        )
+        step_turn = [types.Content(role="user", parts=[types.Part(text="socbot stage: step s1")])]
+        await gateway.generate(ctx, stage="step s1", system="socbot manual", contents=step_turn)
 
     calls = [e for e in sink.events if isinstance(e, LLMCalled)]
     expected = [

@@ -22,7 +22,7 @@ from agent.engine import Engine, Request
 from agent.gateway import LLMGateway
 from agent.history import History
 from agent.planner import Step
-from agent.prompts import Fence, Prompts, Rendered
+from agent.prompts import Fence, Manual, Prompts, Rendered
 from config.settings import Limits, Settings
 from store.db import Database
 from store.investigations import InvestigationStore
@@ -117,6 +117,12 @@ def stage_variables(fence: Fence) -> dict[str, dict[str, Any]]:
         "max_steps": 6,
         "max_tool_calls": 4,
         "playbook": [],  # approved bullets (tests/test_playbook.py); none here
+        "manual": Manual(
+            catalogue="- `query_logs`: run SQL",
+            disabled={"virustotal": "no VIRUSTOTAL_API_KEY"},
+            max_steps=6,
+            max_tool_calls=4,
+        ),
     }
     done, failed = _step("s1", "done", t), _step("s2", "failed", t)
     pending, cancelled = _step("s3", "pending", t), _step("s4", "cancelled", t)
@@ -142,6 +148,7 @@ def stage_variables(fence: Fence) -> dict[str, dict[str, Any]]:
             **common,
             "wave": 1,
             "wave_steps": [done],
+            "steps": [done, failed, pending, cancelled],
             "earlier": [failed],
             "pending": [pending],
             "cancelled": [cancelled],
@@ -180,9 +187,7 @@ def test_every_stage_fences_every_untrusted_value(stage: str) -> None:
     fence = Fence()
     rendered = prompts.render(stage, **stage_variables(fence)[stage])
     assert_fenced(rendered, fence.token, EXPECTED[stage])
-    assert rendered.user.startswith(
-        ("socbot step: s3\nData fence of this request:", "Data fence of this request:")
-    )
+    assert rendered.user.startswith("Data fence of this request:")
 
 
 def test_the_fence_token_is_random_per_request_and_never_in_the_system() -> None:
@@ -196,6 +201,28 @@ def test_the_fence_token_is_random_per_request_and_never_in_the_system() -> None
         systems.add(rendered.system)
     assert len(tokens) == 5 and all(len(t) == 16 for t in tokens)
     assert len(systems) == 1  # the cacheable prefix does not change per request
+
+
+def test_investigation_stages_share_one_system_and_extend_each_others_turn() -> None:
+    """The cache-friendly layout: one system for the investigation stages, and a user turn
+    that repeats the previous call's up to where the call's own part begins."""
+    prompts = Prompts()
+    fence = Fence()
+    variables = stage_variables(fence)
+    rendered = {stage: prompts.render(stage, **variables[stage]) for stage in EXPECTED}
+    investigation = ("planner", "step", "reflector", "concluder")
+    assert len({rendered[s].system for s in investigation}) == 1
+    assert rendered["planner"].system.startswith("socbot manual\n")
+    case = rendered["planner"].user.split("\n## Conversation so far")[0]
+    results = rendered["reflector"].user.split("\n## Pending steps")[0]
+    assert len(case) > 500 and rendered["reflector"].user.startswith(case)
+    assert results.startswith(case) and rendered["concluder"].user.startswith(results)
+    assert "HOSTILE-history" in rendered["planner"].user  # the conversation: the planner's only
+    assert "HOSTILE-history" not in rendered["reflector"].user + rendered["concluder"].user
+    for stage in investigation:  # the task comes last, names the stage and carries no data
+        task = rendered[stage].user.rsplit("\nsocbot stage: ", 1)[1]
+        assert task.startswith("step s3\n" if stage == "step" else f"{stage}\n")
+        assert fence.token not in task
 
 
 def test_a_value_cannot_close_its_fence_even_knowing_the_token() -> None:
@@ -381,4 +408,6 @@ async def test_hostile_investigations_reach_the_model_only_inside_fences(db: Dat
     # The history of the second turn carries the first one's title and objective: fenced.
     planner_2 = [r for r in model.requests if r.stage == "planner"][-1]
     assert f"{MARK}-title" in json.dumps(request_texts(planner_2))
-    assert all(len(s) == 1 for name, s in systems.items() if name != "step")
+    assert all(len(s) == 1 for s in systems.values())
+    investigation = ("planner", "step", "reflector", "concluder")
+    assert len(set().union(*(systems[name] for name in investigation))) == 1  # one manual

@@ -1,9 +1,10 @@
 """A scripted stand-in for Gemini built from real ``google.genai.types`` responses.
 
-Every system instruction the engine sends starts with ``socbot stage: <stage>``, the
-same for every request of a stage (so that it can be cached); a step's user turn
-starts with ``socbot step: <id>``, and its key is ``step <id>`` (``step s2``).
-``ScriptedModel`` routes each call by that key to a queue of responses::
+Every request names its stage (``agent.prompts.stage_named``): a stage with a system
+instruction of its own on its first line ``socbot stage: <stage>``; the investigation
+stages, which share one system instruction, on the last ``socbot stage: <stage>`` line
+of their task turn (``step <id>`` for a step: ``step s2``). ``ScriptedModel`` routes
+each call by that key to a queue of responses::
 
     model = ScriptedModel({
         "classifier": [json_response({"needs_plan": True, "reason": "alert"})],
@@ -29,8 +30,8 @@ from typing import Any, NamedTuple
 from google.genai import types
 from pydantic import BaseModel
 
-STAGE_PREFIX = "socbot stage:"
-STEP_PREFIX = "socbot step:"
+from agent.prompts import stage_named
+
 DEFAULT_MODEL_VERSION = "gemini-2.5-flash"
 FAKE_THOUGHT_SIGNATURE = b"fake-thought-signature"
 
@@ -49,8 +50,8 @@ class ModelRequest(NamedTuple):
 
     @property
     def stage(self) -> str:
-        """The routing key: ``socbot stage: <stage>`` (+ `` <id>`` for a step's user turn)."""
-        return stage_key(stage_of(self.config), first_user_text(self.contents))
+        """The routing key (``agent.prompts.stage_named``), e.g. ``planner``, ``step s1``."""
+        return stage_named(self.system, first_user_text(self.contents))
 
     @property
     def tool_names(self) -> list[str]:
@@ -98,26 +99,11 @@ def system_text(config: types.GenerateContentConfig) -> str:
     return "".join(p if isinstance(p, str) else (p.text or "") for p in si)
 
 
-def stage_of(config: types.GenerateContentConfig) -> str:
-    first = system_text(config).lstrip().split("\n", 1)[0].strip()
-    if not first.startswith(STAGE_PREFIX):
-        return ""
-    return first[len(STAGE_PREFIX) :].strip()
-
-
 def first_user_text(contents: Sequence[types.Content]) -> str:
     """The text of the first content's parts (the task turn)."""
     if not contents:
         return ""
     return "".join(p.text or "" for p in contents[0].parts or [])
-
-
-def stage_key(stage: str, user_text: str) -> str:
-    """``stage``, plus the step id when the user turn starts with ``socbot step: <id>``."""
-    first = user_text.lstrip().split("\n", 1)[0].strip()
-    if stage == "step" and first.startswith(STEP_PREFIX):
-        return f"step {first[len(STEP_PREFIX) :].strip()}"
-    return stage
 
 
 class ScriptedModel:
