@@ -21,9 +21,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.alerts import Alert
 from agent.catalogue import load_catalogue
+from agent.learning.service import Learner
 from bot.alerts_in import AlertIntake
 from bot.coordinator import Coordinator
-from bot.feedback import FeedbackActions, Learn
+from bot.feedback import FeedbackActions
+from bot.learning_work import LearningWork
 from bot.lifecycle import SocBot
 from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
@@ -37,6 +39,7 @@ from config.settings import Settings, SlackSettings
 from store.alerts import AlertStore
 from store.db import Database
 from store.feedback import FeedbackStore
+from store.learn_queue import LearnQueue
 from store.slack import SlackStore
 from store.work import QueueLimits, WorkQueue
 
@@ -91,7 +94,7 @@ def create_socbot(
     client: AsyncWebClient,
     http_mode: bool,
     pacer: Pacer,
-    learn: Learn | None = None,
+    learner: Learner | None = None,
     review: SlackReview | None = None,
 ) -> SocBot:
     """Wire store, middleware, coordinator, listeners, bolt app, webhook and triages.
@@ -101,8 +104,9 @@ def create_socbot(
 
     ``pacer`` is shared with the investigator so that every message posted in a
     channel (cards, notices, progress, conclusions) counts against one pace.
-    ``learn`` starts learning from a vote (``agent.learning.service.Learner.submit``);
-    ``review`` handles the playbook review channel's buttons.
+    ``learner`` runs the learning rows that votes and corrections queue
+    (``bot.learning_work``; ``SocBot.learn`` queues one); ``review`` handles the
+    playbook review channel's buttons.
     """
     slack = settings.slack
     store = SlackStore(db)
@@ -117,6 +121,17 @@ def create_socbot(
         poll_s=settings.work.poll_s,
         retry_backoff_s=settings.work.retry_backoff_s,
     )
+    learning = (
+        LearningWork(
+            learner,
+            LearnQueue(db, settle_s=settings.learning.settle_s),
+            coordinator,
+            enabled=settings.learning.enabled,
+        )
+        if learner is not None
+        else None
+    )
+    learn = learning.request if learning is not None else None
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
     listeners = Listeners(
@@ -158,6 +173,7 @@ def create_socbot(
         http_mode=http_mode,
         forwarded=forwarded,
         grace_s=settings.work.shutdown_grace_s,
+        learn=learn,
     )
 
     def triage(
@@ -199,6 +215,7 @@ def work_queue(settings: Settings, db: Database) -> WorkQueue:
         running_per_channel=work.max_running_per_channel,
         queued_per_user=work.max_queued_per_user,
         queued_per_channel=work.max_queued_per_channel,
+        running_background=settings.learning.max_running,
     )
     return WorkQueue(db, limits, lease_s=work.lease_s, max_attempts=work.max_attempts)
 

@@ -46,6 +46,7 @@ from bot.worker_types import (
     current_run,
 )
 from store.work import CHAT_KINDS, Job, Work, WorkQueue
+from store.work_types import BACKGROUND_KINDS
 
 __all__ = [
     "GAVE_UP",
@@ -86,11 +87,13 @@ class Coordinator:
         self.poll_s = poll_s
         self.retry_backoff_s = retry_backoff_s
         self.runners: dict[str, Runner] = {}
+        self.reporters: dict[str, Reporter] = {}
         self._running: dict[int, Running] = {}
         self._rows = RowRuns(
             queue,
             reporter,
             self.runners,
+            reporters=self.reporters,
             replica=replica,
             retry_backoff_s=retry_backoff_s,
             closing=lambda: self._closing,
@@ -104,9 +107,11 @@ class Coordinator:
         self._renewed = 0.0
         self._closing = False
 
-    def register(self, kinds: Mapping[str, Runner]) -> None:
-        """Say which ``Runner`` runs each kind of work."""
+    def register(self, kinds: Mapping[str, Runner], *, reporter: Reporter | None = None) -> None:
+        """Say which ``Runner`` runs each kind of work (and, if not ours, who tells of it)."""
         self.runners.update(kinds)
+        if reporter is not None:
+            self.reporters.update(dict.fromkeys(kinds, reporter))
 
     @property
     def running(self) -> int:
@@ -186,7 +191,8 @@ class Coordinator:
         async with self._claiming:
             if self._closing:
                 return
-            claimed = await self.queue.claim(self.replica, self.limit - len(self._running))
+            busy = sum(r.work.kind not in BACKGROUND_KINDS for r in self._running.values())
+            claimed = await self.queue.claim(self.replica, self.limit - busy)
             for work in claimed.given_up:
                 await self._rows.give_up(work)
             for work in claimed.started:

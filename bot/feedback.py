@@ -3,7 +3,8 @@
 Only an investigation socbot concluded in *that* channel and thread can be voted on
 (``FeedbackStore.votable``, against the stored record; anything else is refused, fail
 closed). One vote per analyst and investigation: a second click changes it. 👍 and
-the dialog's answer start learning (``Learn``) in the background; 👎 records the vote
+the dialog's answer queue learning (``Learn``: a work row, ``bot.learning_work``;
+votes given before it runs join the same run); 👎 records the vote
 at once and opens a dialog (``views.open``) for the right verdict and an optional
 reason, which updates the same vote when submitted.
 """
@@ -27,7 +28,7 @@ from store.feedback import FeedbackStore
 log = logging.getLogger(__name__)
 
 Ack = Callable[..., Awaitable[Any]]
-Learn = Callable[[str], None]
+Learn = Callable[[str], Awaitable[None]]  # queue learning from an investigation
 VIEW_ID = "feedback_verdict"
 REASON_CHARS = 1000
 REFUSED = "I can only take votes on my own conclusions, in the thread where I posted them."
@@ -108,7 +109,7 @@ class FeedbackActions:
             if await _open(client, str(body.get("trigger_id") or ""), view):
                 return  # learning starts when the dialog is answered
         if self.learn is not None:
-            self.learn(investigation_id)
+            await self.learn(investigation_id)
         word = "changed" if changed else "recorded"
         verdict = "correct" if correct else "incorrect"
         await tell(client, channel, user, f"Thanks, your vote ({verdict}) is {word}.", thread_ts)
@@ -139,7 +140,7 @@ class FeedbackActions:
             investigation_id, user, "incorrect", verdict=verdict, comment=comment, source="modal"
         )
         if self.learn is not None:
-            self.learn(investigation_id)
+            await self.learn(investigation_id)
         label = VERDICT_LABELS[verdict]
         await tell(client, channel, user, f"Thanks: recorded, the verdict is {label}.", thread_ts)
 

@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.alerts import Alert
 from bot.coordinator import Coordinator
+from bot.feedback import Learn
 from bot.listeners import Listeners
 from bot.reporter import SlackReporter
 from bot.server import build_web_app
@@ -60,6 +61,7 @@ class SocBot:
     triage: AlertTriage | None = None
     forwarded: dict[str, AlertTriage] = field(default_factory=dict)  # by alert channel
     grace_s: float = 0.0  # at shutdown, running work may finish this long
+    learn: Learn | None = None  # queue learning from an investigation (``bot.learning_work``)
     heap_frozen: bool = field(default=False, init=False, repr=False)
 
     def web_app(self) -> web.Application:

@@ -54,6 +54,7 @@ class RowRuns:
         reporter: Reporter,
         runners: Mapping[str, Runner],
         *,
+        reporters: Mapping[str, Reporter],
         replica: str,
         retry_backoff_s: float,
         closing: Callable[[], bool],
@@ -62,6 +63,7 @@ class RowRuns:
         self.queue = queue
         self.reporter = reporter
         self.runners = runners  # the coordinator's registry (filled after start-up)
+        self.reporters = reporters  # kinds told elsewhere than ``reporter`` (learning: logs)
         self.replica = replica
         self.retry_backoff_s = retry_backoff_s
         self.closing = closing
@@ -97,13 +99,16 @@ class RowRuns:
         await self.queue.finish(work.id, self.replica, state, error)
         self.ended(work.id)  # the thread is free before it is told
         if state == "cancelled":
-            await self.reporter.cancelled(thread)
+            await self._reporter(work).cancelled(thread)
         elif tell is not None:
-            await self.reporter.failed(thread, tell)
+            await self._reporter(work).failed(thread, tell)
+
+    def _reporter(self, work: Work) -> Reporter:
+        return self.reporters.get(work.kind, self.reporter)
 
     async def _told_restarted(self, thread: ThreadRef, work: Work) -> None:
         if work.posted.get("restarted") and not work.posted.get("told_restarted"):
-            await self.reporter.say(thread, RESTARTED)
+            await self._reporter(work).say(thread, RESTARTED)
             await self.queue.record_post(work.id, "told_restarted", True)
 
     async def _retry_later(self, running: Running, reason: str) -> bool:
@@ -112,7 +117,7 @@ class RowRuns:
         if not await self.queue.retry_later(work.id, self.replica, delay, reason):
             return False
         if not work.posted.get("told_unavailable"):
-            await self.reporter.say(
+            await self._reporter(work).say(
                 running.thread, f"{reason} I will try again in about {delay:.0f} s."
             )
             await self.queue.record_post(work.id, "told_unavailable", True)
@@ -127,4 +132,4 @@ class RowRuns:
     async def give_up(self, work: Work) -> None:
         """Expired ``max_attempts`` times: the row failed; its thread is told."""
         await self.dropped(work)
-        await self.reporter.say(ThreadRef(work.channel, work.thread_ts), GAVE_UP)
+        await self._reporter(work).say(ThreadRef(work.channel, work.thread_ts), GAVE_UP)

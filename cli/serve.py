@@ -143,7 +143,6 @@ async def serve_until(
             settings=settings,
             review=review,
         )
-        rt.engine.corrections = Corrections(FeedbackStore(rt.db), learner.submit)
         bot = create_socbot(
             settings,
             rt.db,
@@ -151,9 +150,10 @@ async def serve_until(
             client=client,
             http_mode=mode is Mode.http,
             pacer=pacer,
-            learn=learner.submit,
+            learner=learner,
             review=review,
         )
+        rt.engine.corrections = Corrections(FeedbackStore(rt.db), bot.learn)
         where = f"http://{host}:{port}"
         for line in startup_lines(
             settings, http_mode=mode is Mode.http, where=where, registry=rt.registry
@@ -181,7 +181,6 @@ async def serve_until(
                 await run_socket_mode(bot, app_token, host=host, port=port, stop=stop)
         finally:
             await bot.close()
-            await learner.close()
 
 
 ModeOpt = Annotated[

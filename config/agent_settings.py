@@ -150,6 +150,12 @@ class LearningSettings(Section):
     token_budget: int = Field(60_000, ge=1000, description="tokens per learning run")
     deadline_s: float = Field(180.0, gt=0, description="wall clock per learning run")
     max_evidence_chars: int = Field(600, ge=100, description="evidence shown per proposal")
+    max_running: int = Field(
+        1, ge=1, description="learning runs at once across replicas (beside investigations)"
+    )
+    settle_s: float = Field(
+        5.0, ge=0, description="a run starts this long after the first vote; later votes join it"
+    )
 
 
 class AlertSettings(Section):

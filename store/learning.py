@@ -1,9 +1,13 @@
 """Learning runs (``learning_runs``) and the playbook metrics of seed 002.
 
-Every Reflector + Curator pass is a row: ``running`` when it starts, then ``done``
-with its result (reflection, operations, proposals) or ``failed`` with the error, so
-a failure is on record and nothing is lost (the feedback it started from stays in
-``feedback``). ``metrics`` computes what ``socbot playbook stats`` prints.
+Every Reflector + Curator attempt is a row, tied to its work row (``work_id``; runs
+are work of kind ``learn``): ``running`` when it starts, then ``done`` (``skipped``)
+with its result (reflection, operations, proposals), ``failed`` with the error, or
+``interrupted`` when the work row runs again. Nothing is lost on failure: the
+feedback it started from stays in ``feedback``. A run left ``running`` by a replica
+that died is settled by the next attempt of its row (``resume``), when the row gives
+up (``give_up``), or by the next attempt of any row (``sweep``). ``metrics`` computes
+what ``socbot playbook stats`` prints.
 """
 
 from __future__ import annotations
@@ -12,10 +16,13 @@ from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import CursorResult, func, select, update
 
 from store.db import Database
-from store.models import Bullet, Feedback, Investigation, LearningRun, utcnow
+from store.models import Bullet, Feedback, Investigation, LearningRun, WorkRow, utcnow
+from store.work_types import LEARN_KIND
+
+RESTARTED = "socbot restarted during this learning run; it ran again"
 
 
 class LearningStore:
@@ -24,10 +31,10 @@ class LearningStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def start(self, investigation_id: str) -> int:
+    async def start(self, investigation_id: str, *, work_id: int | None = None) -> int:
         """Record that a learning run started; returns its id."""
         async with self.db.session() as session:
-            row = LearningRun(investigation_id=investigation_id, status="running")
+            row = LearningRun(investigation_id=investigation_id, status="running", work_id=work_id)
             session.add(row)
             await session.flush()
             return row.id
@@ -41,15 +48,66 @@ class LearningStore:
         error: str | None = None,
         tokens: int = 0,
     ) -> None:
-        """Store how the run ended."""
+        """Store how the run ended (once: a run settled already, e.g. given up, stays so)."""
         async with self.db.session() as session:
             await session.execute(
                 update(LearningRun)
-                .where(LearningRun.id == run_id)
+                .where(LearningRun.id == run_id, LearningRun.status == "running")
                 .values(
                     status=status, result=result, error=error, tokens=tokens, finished_at=utcnow()
                 )
             )
+
+    async def checkpoint(self, run_id: int, result: dict[str, Any]) -> None:
+        """Store what a running run has done so far (a later attempt goes on from it)."""
+        async with self.db.session() as session:
+            await session.execute(
+                update(LearningRun).where(LearningRun.id == run_id).values(result=dict(result))
+            )
+
+    async def resume(self, work_id: int) -> dict[str, Any] | None:
+        """A new attempt of ``work_id``: earlier attempts still ``running`` (their replica
+        died) become ``interrupted``; returns the latest reflection they recorded."""
+        await self.sweep()
+        await self._settle(work_id, "interrupted", RESTARTED)
+        query = (
+            select(LearningRun.result)
+            .where(LearningRun.work_id == work_id, LearningRun.status == "interrupted")
+            .order_by(LearningRun.id.desc())
+        )
+        async with self.db.session() as session:
+            for result in await session.scalars(query):
+                if result and isinstance(result.get("reflection"), dict):
+                    return dict(result["reflection"])
+        return None
+
+    async def give_up(self, work_id: int, error: str) -> int:
+        """The work row failed without running here: its unfinished runs are ``failed``."""
+        return await self._settle(work_id, "failed", error) + await self.sweep()
+
+    async def sweep(self) -> int:
+        """Runs left ``running`` by replicas that died while their row is no longer running
+        (queued again: ``interrupted``; failed or cancelled: ``failed``)."""
+        settled = 0
+        for states, status in ((("queued",), "interrupted"), (("failed", "cancelled"), "failed")):
+            rows = select(WorkRow.id).where(WorkRow.kind == LEARN_KIND, WorkRow.state.in_(states))
+            async with self.db.session() as session:
+                result = await session.execute(
+                    update(LearningRun)
+                    .where(LearningRun.status == "running", LearningRun.work_id.in_(rows))
+                    .values(status=status, error=RESTARTED, finished_at=utcnow())
+                )
+                settled += result.rowcount if isinstance(result, CursorResult) else 0
+        return settled
+
+    async def _settle(self, work_id: int, status: str, error: str) -> int:
+        async with self.db.session() as session:
+            result = await session.execute(
+                update(LearningRun)
+                .where(LearningRun.work_id == work_id, LearningRun.status == "running")
+                .values(status=status, error=error, finished_at=utcnow())
+            )
+            return result.rowcount if isinstance(result, CursorResult) else 0
 
     async def runs(self, investigation_id: str | None = None) -> list[dict[str, Any]]:
         """Learning runs, oldest first (of one investigation when given)."""
@@ -65,6 +123,7 @@ class LearningStore:
                     "error": r.error,
                     "result": r.result,
                     "tokens": r.tokens,
+                    "work_id": r.work_id,
                 }
                 for r in await session.scalars(query)
             ]

@@ -132,7 +132,9 @@ class LearningRun(Base):
     __tablename__ = "learning_runs"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     investigation_id: Mapped[str] = mapped_column(String(64), index=True)
-    status: Mapped[str] = mapped_column(String(16), default="running")  # running|done|failed
+    # running | done | skipped | failed | interrupted (shutdown, crash: the work row runs again)
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    work_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)  # its row
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     tokens: Mapped[int] = mapped_column(Integer, default=0)
@@ -195,7 +197,7 @@ class WorkRow(Base):
 
     __tablename__ = "work"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    kind: Mapped[str] = mapped_column(String(16))  # "alert" | "mention" | "followup"
+    kind: Mapped[str] = mapped_column(String(16))  # "alert" | "mention" | "followup" | "learn"
     state: Mapped[str] = mapped_column(String(16), default="queued")
     priority: Mapped[int] = mapped_column(Integer, default=0)  # higher first
     thread: Mapped[str] = mapped_column(String(200))
@@ -224,5 +226,13 @@ class WorkRow(Base):
             unique=True,
             sqlite_where=text("state = 'running'"),
             postgresql_where=text("state = 'running'"),
+        ),
+        # one learning row waiting per investigation: more votes update it (store/learn_queue.py)
+        Index(
+            "uq_work_queued_learn",
+            "thread",
+            unique=True,
+            sqlite_where=text("state = 'queued' AND kind = 'learn'"),
+            postgresql_where=text("state = 'queued' AND kind = 'learn'"),
         ),
     )

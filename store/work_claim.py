@@ -11,7 +11,10 @@ transaction) that:
   chat) but each thread's rows in their order, never two running in one thread (a
   partial unique index enforces it too);
 * keeps the global limit of running rows, and for people's requests the limits per
-  requester and per channel, across every replica.
+  requester and per channel, across every replica;
+* runs background rows (``learn``: learning from feedback) in their own pool
+  (``running_background``), never in a person's thread and only when no alert or
+  request is waiting for a slot.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from sqlalchemy.orm import aliased
 
 from store.db import Database
 from store.models import WorkRow, utcnow
-from store.work_types import ACTIVE, CHAT_KINDS, Claimed, QueueLimits, Work
+from store.work_types import ACTIVE, BACKGROUND_KINDS, CHAT_KINDS, Claimed, QueueLimits, Work
 
 _CLAIM_LOCK = 0x50C_B08  # PostgreSQL advisory lock id held while claiming
 
@@ -39,6 +42,7 @@ class _Load:
     threads: set[str]
     users: Counter[str]
     channels: Counter[str]
+    background: int = 0
 
     @classmethod
     def of(cls, rows: list[WorkRow]) -> _Load:
@@ -48,8 +52,11 @@ class _Load:
         return load
 
     def add(self, row: WorkRow) -> None:
-        self.running += 1
         self.threads.add(row.thread)
+        if row.kind in BACKGROUND_KINDS:
+            self.background += 1
+            return
+        self.running += 1
         if row.kind in CHAT_KINDS:
             self.channels[row.channel] += 1
             if row.requester:
@@ -58,6 +65,8 @@ class _Load:
     def admits(self, row: WorkRow, limits: QueueLimits) -> bool:
         if row.thread in self.threads:
             return False
+        if row.kind in BACKGROUND_KINDS:
+            return self.background < limits.running_background
         if row.kind not in CHAT_KINDS:
             return True
         if row.requester and self.users[row.requester] >= limits.running_per_user:
@@ -99,16 +108,24 @@ class ClaimingQueue:
             rows = await session.execute(select(WorkRow).where(WorkRow.state == "running"))
             load = _Load.of(list(rows.scalars()))
             room = min(free, self.limits.running - load.running)
-            candidates = await self._candidates(session, now, room * 4 + 20) if room > 0 else []
+            spare = self.limits.running_background - load.background
+            candidates = (
+                await self._candidates(session, now, max(room, 0) * 4 + 20)
+                if room > 0 or spare > 0
+                else []
+            )
+            waiting = False  # an alert or a request that could run waits for a slot
             for row in candidates:
-                if room <= 0:
-                    break
-                if not load.admits(row, self.limits):
+                background = row.kind in BACKGROUND_KINDS
+                if not load.admits(row, self.limits) or (background and waiting):
+                    continue
+                if not background and room <= 0:
+                    waiting = True
                     continue
                 row.state, row.owner, row.attempts = "running", owner, row.attempts + 1
                 row.lease_until = now + self.lease
                 load.add(row)
-                room -= 1
+                room -= 0 if background else 1
                 claimed.started.append(Work.of(row))
             claimed.queued = int(
                 await session.scalar(select(func.count()).where(WorkRow.state == "queued")) or 0

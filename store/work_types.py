@@ -1,6 +1,8 @@
 """The shapes of work rows (``store.work``): what is queued, what a worker sees, limits.
 
-``priority`` orders the queue: alerts by severity, then people's questions.
+``priority`` orders the queue: alerts by severity, then people's questions, then
+background work (``learn``: learning from feedback), which runs in a pool of its own
+(``QueueLimits.running_background``).
 """
 
 from __future__ import annotations
@@ -12,16 +14,21 @@ from store.models import WorkRow
 from store.slack import conversation_id
 
 CHAT_KINDS = ("mention", "followup")
+LEARN_KIND = "learn"
+BACKGROUND_KINDS = (LEARN_KIND,)  # not an investigation's slot (``running_background``)
 ACTIVE = ("queued", "running")
 SEVERITY_PRIORITY = {"critical": 50, "high": 40, "medium": 30, "low": 25, "info": 22}
 ALERT_PRIORITY = 20  # an alert of unknown severity still goes before chat
 CHAT_PRIORITY = 10
+BACKGROUND_PRIORITY = 0
 
 
 def priority(kind: str, severity: str | None = None) -> int:
-    """Alerts by severity, then people's questions (higher goes first)."""
+    """Alerts by severity, then people's questions, then background work (higher first)."""
     if kind in CHAT_KINDS:
         return CHAT_PRIORITY
+    if kind in BACKGROUND_KINDS:
+        return BACKGROUND_PRIORITY
     return SEVERITY_PRIORITY.get((severity or "").lower(), ALERT_PRIORITY)
 
 
@@ -34,6 +41,7 @@ class QueueLimits:
     running_per_channel: int = 3
     queued_per_user: int = 5
     queued_per_channel: int = 20
+    running_background: int = 1  # learning runs, beside the investigations' ``running``
 
 
 @dataclass(frozen=True)

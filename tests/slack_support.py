@@ -21,9 +21,9 @@ from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.alerts import Alert
+from agent.learning.service import Learner
 from bot.app import create_socbot
 from bot.coordinator import ThreadRef
-from bot.feedback import Learn
 from bot.lifecycle import SocBot
 from bot.listeners import Investigate
 from bot.pacer import Pacer
@@ -114,7 +114,7 @@ class SlackHarness:
         db: Database | None = None,
         client: AsyncWebClient | None = None,
         pacer: Pacer | None = None,
-        learn: Learn | None = None,
+        learner: Learner | None = None,
         review: SlackReview | None = None,
     ) -> None:
         self.fake = fake
@@ -125,7 +125,7 @@ class SlackHarness:
         self.db = db or Database(settings.database_url)
         self.web_client = client or build_client(settings.slack, backoff_s=0.01)
         self.pacer = pacer or Pacer(rate_per_s=200)
-        self.learn = learn
+        self.learner = learner
         self.review = review
         self.bot: SocBot | None = None
         self.http: TestClient[Any, Any] | None = None
@@ -141,7 +141,7 @@ class SlackHarness:
             client=client,
             http_mode=self.http_mode,
             pacer=self.pacer,
-            learn=self.learn,
+            learner=self.learner,
             review=self.review,
         )
         self.http = TestClient(TestServer(self.bot.web_app(), host="127.0.0.1"))

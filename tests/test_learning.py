@@ -273,9 +273,8 @@ async def test_a_failed_learning_run_is_recorded_and_loses_nothing(lab: Lab) -> 
     broken = ScriptedModel(
         {"playbook_reflector": [LLMOutputInvalid("no JSON"), LLMOutputInvalid("no JSON")]}
     )
-    learner = lab.learner(broken)
-    learner.submit(outcome.investigation_id)
-    await learner.drain()
+    status, _ = await lab.learner(broken).attempt(outcome.investigation_id)
+    assert status == "failed"
     (run,) = await LearningStore(lab.db).runs(outcome.investigation_id)
     assert run["status"] == "failed" and "Reflector failed" in run["error"]
     assert [v.comment for v in await feedback.votes(outcome.investigation_id)] == ["our scanner"]
@@ -309,6 +308,10 @@ async def test_a_correction_in_the_thread_is_a_vote_not_a_question(lab: Lab) -> 
     thread = "slack:CSOC00001:1700000100.000100"
     first, _ = await lab.investigate(load_alert("leveret-guardduty-finding.json"))
     learned: list[str] = []
+
+    async def learn(investigation_id: str) -> None:
+        learned.append(investigation_id)
+
     said = {"needs_plan": False, "reason": "a correction", "feedback": True}
     model = ScriptedModel(
         {
@@ -318,7 +321,7 @@ async def test_a_correction_in_the_thread_is_a_vote_not_a_question(lab: Lab) -> 
         }
     )
     engine = lab.engine(model)
-    engine.corrections = Corrections(FeedbackStore(lab.db), learned.append)
+    engine.corrections = Corrections(FeedbackStore(lab.db), learn)
     text = "FP — that's our Qualys scanner"
     outcome = await engine.run(
         Request(conversation_id=thread, text=text, user="UANALYST1"), NullSink()

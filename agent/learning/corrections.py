@@ -11,7 +11,7 @@ thread, it returns None and the message is answered as usual.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from agent.concluder import VERDICT_LABELS
 from agent.run import Request
@@ -25,7 +25,9 @@ COMMENT_CHARS = 1000
 class Corrections:
     """Turns a thread correction into a vote and a learning run."""
 
-    def __init__(self, feedback: FeedbackStore, learn: Callable[[str], None] | None = None):
+    def __init__(
+        self, feedback: FeedbackStore, learn: Callable[[str], Awaitable[None]] | None = None
+    ) -> None:
         self.feedback = feedback
         self.learn = learn
 
@@ -48,7 +50,7 @@ class Corrections:
         )
         log.info("thread feedback on %s from %s", target.id, request.user)
         if self.learn is not None:
-            self.learn(target.id)
+            await self.learn(target.id)
         if agrees:
             return "Noted: you confirm the verdict. Thanks, it counts as your vote."
         right = f" (right verdict: {VERDICT_LABELS[named]})" if named else ""

@@ -5,7 +5,9 @@ override ``prompts/<source>/learning/reflector.j2`` wins), asks for a ``Reflecti
 (structured output) and repeats ``rounds`` times, each round seeing the previous
 round's insights (seed 001 requirement 8); the last round's insights are the result.
 Tags are kept only for bullets the run used. A failed model call ends the loop with
-the insights so far and the error in ``ReflectionResult.error`` (requirement 5.3).
+the insights so far and the error in ``ReflectionResult.error`` (requirement 5.3);
+an unavailable model before any round is done raises ``LLMUnavailable`` (the run is
+tried again later).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import logging
 from collections.abc import Sequence
 
-from agent.errors import AgentError
+from agent.errors import AgentError, LLMUnavailable
 from agent.gateway import CallContext, LLMGateway
 from agent.learning.models import BulletEvaluation, Insight, Reflection, ReflectionResult
 from agent.learning.trajectory import GroundTruth, Trajectory
@@ -36,7 +38,7 @@ class Reflector:
     async def reflect(
         self, ctx: CallContext, trajectory: Trajectory, truth: GroundTruth, *, rounds: int = 1
     ) -> ReflectionResult:
-        """Up to ``rounds`` passes; never raises for model failures."""
+        """Up to ``rounds`` passes; raises only ``LLMUnavailable``, and only before a round."""
         used = [b for b in trajectory.bullets if b["id"] in trajectory.used]
         insights: list[Insight] = []
         evaluations: list[BulletEvaluation] = []
@@ -62,6 +64,8 @@ class Reflector:
                     schema=Reflection,
                 )
             except AgentError as exc:
+                if isinstance(exc, LLMUnavailable) and not done:
+                    raise  # nothing learned yet: the run is worth trying again later
                 log.warning("reflection of %s failed: %s", trajectory.investigation_id, exc)
                 return ReflectionResult(
                     trajectory_id=trajectory.investigation_id,

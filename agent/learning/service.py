@@ -1,11 +1,16 @@
 """Learning runs: Reflector → counters → Curator → proposals, off the critical path.
 
-``Learner.submit(investigation_id)`` starts a run in the background once an
-investigation has ground truth (an analyst's vote or correction); the answer was
-posted long before. A run has its own token budget and deadline
-(``learning.token_budget``, ``learning.deadline_s``), is recorded in
-``learning_runs`` whatever happens, and never raises: a failure loses nothing (the
-votes stay in ``feedback``) and is on record with its error.
+A run starts once an investigation has ground truth (an analyst's vote or
+correction); the answer was posted long before. Runs are work rows of kind
+``learn`` (queued by ``store.learn_queue``, run by ``bot.learning_work``), so a
+shutdown or a crash loses none: ``Learner.learn`` is one *attempt* of such a row. A
+run has its own token budget and deadline (``learning.token_budget``,
+``learning.deadline_s``) and every attempt is recorded in ``learning_runs``: ``done``
+(or ``skipped``) with its result, ``failed`` with the error (the votes stay in
+``feedback``: nothing is lost), or ``interrupted`` when the row runs again (socbot
+stopped, or Gemini was unavailable and ``retry`` was allowed: ``LLMUnavailable`` is
+raised for the worker to back off). An attempt that finds an earlier attempt of its
+row with a reflection continues from it: tags are counted once per row.
 
 Every operation becomes a *proposal* (status ``proposed``), posted for review to
 ``learning.review_channel`` when there is one (``ReviewPoster``); it reaches a prompt
@@ -19,8 +24,10 @@ import asyncio
 import logging
 import time
 from collections import Counter
+from functools import partial
 from typing import Any, Protocol
 
+from agent.errors import LLMUnavailable
 from agent.events import NullSink
 from agent.gateway import CallContext, LLMGateway
 from agent.learning.curator import check, curate
@@ -38,6 +45,7 @@ from store.playbook import PlaybookBullet, PlaybookStore, Triggers, new_id
 log = logging.getLogger(__name__)
 
 ERROR_CHARS = 500
+INTERRUPTED = "socbot stopped during this learning run; it runs again"
 
 
 class ReviewPoster(Protocol):
@@ -70,36 +78,23 @@ class Learner:
         self.settings = settings.learning
         self.review = review
         self.reflector = Reflector(gateway, prompts)
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    def submit(self, investigation_id: str) -> None:
-        """Learn from ``investigation_id`` in the background (no-op when learning is off)."""
-        if not self.settings.enabled:
-            return
-        task = asyncio.create_task(self._background(investigation_id), name="learning run")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def drain(self) -> None:
-        """Wait for every learning run in flight (tests, shutdown)."""
-        while self._tasks:
-            await asyncio.wait(list(self._tasks))
-
-    async def close(self) -> None:
-        """Cancel the runs in flight (shutdown); their rows stay ``running``."""
-        for task in list(self._tasks):
-            task.cancel()
-        await self.drain()
-
-    async def _background(self, investigation_id: str) -> None:
-        try:
-            await self.learn(investigation_id)
-        except Exception:  # fail open: learning must never take the bot down
-            log.exception("learning run for %s crashed", investigation_id)
 
     async def learn(self, investigation_id: str) -> dict[str, Any]:
-        """One recorded learning run; returns what was stored as its result."""
-        run_id = await self.runs.start(investigation_id)
+        """One recorded run outside the queue (``socbot`` commands, tests): its result."""
+        _, result = await self.attempt(investigation_id)
+        return result
+
+    async def attempt(
+        self, investigation_id: str, *, work_id: int | None = None, retry: bool = False
+    ) -> tuple[str, dict[str, Any]]:
+        """One recorded attempt (of work row ``work_id``): its status and stored result.
+
+        Failures are recorded and returned, not raised, except an unavailable model when
+        ``retry`` (recorded ``interrupted``, then ``LLMUnavailable``) and cancellation
+        (recorded ``interrupted``).
+        """
+        earlier = await self.runs.resume(work_id) if work_id is not None else None
+        run_id = await self.runs.start(investigation_id, work_id=work_id)
         usage = Usage()
         ctx = CallContext(
             f"learning:{investigation_id}",
@@ -109,20 +104,35 @@ class Learner:
             usage,
         )
         result: dict[str, Any] = {}
+        end = partial(self.runs.finish, run_id, result=result)
         try:
             async with asyncio.timeout(self.settings.deadline_s):
-                status = await self._learn(investigation_id, ctx, result)
+                status = await self._learn(investigation_id, ctx, result, run_id, earlier)
+        except asyncio.CancelledError:
+            await end(status="interrupted", error=INTERRUPTED, tokens=usage.total_tokens)
+            raise
+        except LLMUnavailable as exc:
+            log.warning("learning from %s: the model is unavailable", investigation_id)
+            status = "interrupted" if retry else "failed"
+            await end(status=status, error=_error(exc), tokens=usage.total_tokens)
+            if retry:
+                raise
+            return status, result
         except Exception as exc:  # recorded, never raised: nothing is lost
             log.warning("learning from %s failed: %s", investigation_id, exc)
-            error = (str(exc) or type(exc).__name__)[:ERROR_CHARS]
-            await self.runs.finish(
-                run_id, status="failed", result=result, error=error, tokens=usage.total_tokens
-            )
-            return result
-        await self.runs.finish(run_id, status=status, result=result, tokens=usage.total_tokens)
-        return result
+            await end(status="failed", error=_error(exc), tokens=usage.total_tokens)
+            return "failed", result
+        await end(status=status, tokens=usage.total_tokens)
+        return status, result
 
-    async def _learn(self, investigation_id: str, ctx: CallContext, result: dict[str, Any]) -> str:
+    async def _learn(
+        self,
+        investigation_id: str,
+        ctx: CallContext,
+        result: dict[str, Any],
+        run_id: int,
+        earlier: dict[str, Any] | None,
+    ) -> str:
         row = await self.investigations.get(investigation_id)
         if row is None or not row.record:
             raise LookupError(f"no stored investigation {investigation_id!r}")
@@ -137,11 +147,19 @@ class Learner:
             row.record,
             [{"id": b.id, "kind": b.kind, "content": b.content} for b in texts],
         )
-        reflection = await self.reflector.reflect(
-            ctx, trajectory, truth, rounds=self.settings.reflection_rounds
-        )
+        if earlier is not None:  # an earlier attempt of this row reflected and counted tags
+            reflection = ReflectionResult.model_validate(earlier)
+            result["resumed"] = True
+        else:
+            reflection = await self.reflector.reflect(
+                ctx, trajectory, truth, rounds=self.settings.reflection_rounds
+            )
         result["reflection"] = as_json(reflection)
-        await self.playbook.count_tags({e.bullet_id: e.tag for e in reflection.bullet_evaluations})
+        if earlier is None:
+            await self.playbook.count_tags(
+                {e.bullet_id: e.tag for e in reflection.bullet_evaluations}
+            )
+            await self.runs.checkpoint(run_id, result)  # an attempt after a crash goes on here
         if reflection.error and not reflection.insights:
             raise RuntimeError(f"the Reflector failed: {reflection.error}")
         existing = await self.playbook.bullets(["active", "proposed"])
@@ -216,3 +234,7 @@ class Learner:
             except Exception:  # fail open: the proposal waits for `socbot playbook`
                 log.exception("could not post proposal %s for review", stored.id)
         return stored
+
+
+def _error(exc: BaseException) -> str:
+    return (str(exc) or type(exc).__name__)[:ERROR_CHARS]
