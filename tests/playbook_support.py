@@ -60,6 +60,15 @@ CONCLUSION: dict[str, Any] = {
 }
 
 
+# a Curator operation, as the scripted model returns it (invented)
+QUALYS_OP: dict[str, Any] = {
+    "op": "add",
+    "content": "Port scans from 203.0.113.0/24 are the Qualys scanner; they are expected.",
+    "kind": "fact",
+    "scope": "source:guardduty",
+    "triggers": {"sources": ["guardduty"]},
+    "reason": "analyst correction",
+}
 CRITIQUE: dict[str, Any] = {
     "score": 0.9,
     "criteria": {"answers_objective": 0.9, "grounded": 0.9, "consistent": 0.9, "actionable": 0.9},

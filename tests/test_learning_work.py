@@ -25,19 +25,11 @@ from store.models import WorkRow
 from store.playbook import PlaybookStore
 from store.work import Job, QueueLimits, WorkQueue, priority
 from tests.fakes.model import ScriptedModel, json_response
-from tests.playbook_support import Lab, bullet, insight, load_alert, planned_script
+from tests.playbook_support import QUALYS_OP, Lab, bullet, insight, load_alert, planned_script
 from tests.slack_support import eventually
 from tests.test_worker import GatedRunner, NoticeRecorder
 
 SOC, TS = "CSOC00001", "1700000100.000100"
-OP = {
-    "op": "add",
-    "content": "Port scans from 203.0.113.0/24 are the Qualys scanner; they are expected.",
-    "kind": "fact",
-    "scope": "source:guardduty",
-    "triggers": {"sources": ["guardduty"]},
-    "reason": "analyst correction",
-}
 
 
 def reflection(evaluations: list[dict[str, str]] | None = None) -> dict[str, Any]:
@@ -191,7 +183,7 @@ async def test_shutdown_hands_the_run_back_and_the_next_start_finishes_it(
     second = ScriptedModel(
         {
             "playbook_reflector": [json_response(reflection())],
-            "playbook_curator": [json_response({"operations": [OP]})],
+            "playbook_curator": [json_response({"operations": [QUALYS_OP]})],
         }
     )
     b, _, told_b = replica(any_db, lab, second, "b")
@@ -199,7 +191,7 @@ async def test_shutdown_hands_the_run_back_and_the_next_start_finishes_it(
     await eventually(lambda: rows_are(any_db, ("done", 1)), within_s=5)
     assert await statuses(any_db, inv) == ["interrupted", "done"]
     (proposal,) = await lab.store.bullets(["proposed"])
-    assert proposal.content == OP["content"]
+    assert proposal.content == QUALYS_OP["content"]
     assert told.said == told_b.said == []
     await b.shutdown()
 
@@ -222,7 +214,7 @@ async def test_a_dead_replicas_run_is_taken_over_after_its_reflection(any_db: Da
     assert a._loop is not None
     a._loop.cancel()  # replica a dies mid-run: nothing renews its lease any more
 
-    second = ScriptedModel({"playbook_curator": [json_response({"operations": [OP]})]})
+    second = ScriptedModel({"playbook_curator": [json_response({"operations": [QUALYS_OP]})]})
     b, _, told_b = replica(any_db, lab, second, "b", lease_s=0.3)
     b.start()
     await eventually(lambda: rows_are(any_db, ("done", 2)), within_s=5)

@@ -25,6 +25,7 @@ from store.playbook import PlaybookStore
 from tests.fakes.model import ScriptedModel
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.playbook_support import (
+    QUALYS_OP,
     Lab,
     bullet,
     insight,
@@ -188,14 +189,7 @@ async def test_vote_dialog_learning_review_approval_and_the_next_prompt(
     fake: FakeSlackAPI, settings: Settings, db: Database, lab: Lab
 ) -> None:
     inv = await concluded(lab)
-    op = {
-        "op": "add",
-        "content": "Port scans from 203.0.113.0/24 are the Qualys scanner; they are expected.",
-        "kind": "fact",
-        "scope": "source:guardduty",
-        "triggers": {"sources": ["guardduty"]},
-        "reason": "analyst correction",
-    }
+    op = QUALYS_OP
     review = SlackReview(build_client(settings.slack, backoff_s=0.01), lab.store, settings.learning)
     learner = lab.learner(learner_model([insight("203.0.113.0/24 is Qualys")], [op]), review)
     async with SlackHarness(
