@@ -14,8 +14,10 @@ it before committing); a test fails while models and migrations disagree.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -30,6 +32,9 @@ from store.models import Base
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 _PG_LOCK = 0x50C_B07  # advisory lock id held while migrating
+# Alembic's command API keeps module-global state (its ``context`` proxy): in one
+# process (tests, terminal runs beside each other) upgrades take turns.
+_upgrading: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = WeakKeyDictionary()
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
@@ -49,7 +54,8 @@ def head() -> str:
 
 async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
     """Migrate the database to ``revision`` (default: the newest)."""
-    async with engine.begin() as conn:
+    turn = _upgrading.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+    async with turn, engine.begin() as conn:
         if conn.dialect.name == "postgresql":
             await conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _PG_LOCK})
         await conn.run_sync(lambda sync: command.upgrade(alembic_config(sync), revision))
