@@ -30,8 +30,13 @@ class ModelPrice(Section):
 
 
 # Gemini Developer API list prices, Standard (paid) tier, text, USD per 1M tokens, from
-# https://ai.google.dev/gemini-api/docs/pricing (looked up 2026-11-22). Output prices
-# include thinking tokens; the cached price is what implicit-cache hits are billed at.
+# https://ai.google.dev/gemini-api/docs/pricing. Output prices include thinking tokens;
+# the cached price (10 % of input) is what implicit-cache hits are billed at. Checked
+# 2026-11-22 against transcriptions of that page read 2026-09-20 and 2026-10-07
+# (api-evangelist/gemini, api-evangelist/deepmind: plans/*-pricing.yml), which quote
+# 2.5 Pro input 1.25 (<= 200k) / 2.50 (> 200k), 2.5 Flash input 0.30 and 2.5 Flash-Lite
+# output 0.40 verbatim; the other figures match third-party copies of the page (2026)
+# but no first-party copy of them was at hand: check them when the page changes.
 DEFAULT_PRICES: dict[str, ModelPrice] = {
     "gemini-2.5-pro": ModelPrice(
         input=1.25,
