@@ -8,11 +8,13 @@ one block and keep the other (``{% extends "planner.j2" %}``).
 Requests are laid out for Gemini's implicit cache, which bills the longest prefix an
 earlier request to the same model sent (at least a minimum size) at the cached price:
 
-- The investigation stages (planner, step, reflector, concluder) share ONE system
-  instruction, ``_manual.j2`` (first line ``socbot manual``): every stage's
-  instructions, the environment, the log tables, the tool catalogue, the limits and
-  the data rule. It holds only configuration, so it is identical for every stage and
-  every investigation of a deployment.
+- The planner, the reflector and the concluder share ONE system instruction,
+  ``_manual.j2`` (first line ``socbot manual``): the environment, the log tables, the
+  tool catalogue, the data rule, then every stage's instructions. A step's system
+  instruction is its head, ``_manual_head.j2`` (up to and including the step's
+  section), so every investigation request starts with the same text, and a step does
+  not carry the other stages' instructions. Both hold only configuration: identical
+  for every investigation of a deployment.
 - Their user turn is append-only within an investigation: the planner, the reflector
   and the concluder start with the same case file (``_case.j2``: the fence, the time,
   the request, the alert, the playbook), the reflector and the concluder go on with

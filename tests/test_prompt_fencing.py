@@ -204,15 +204,17 @@ def test_the_fence_token_is_random_per_request_and_never_in_the_system() -> None
 
 
 def test_investigation_stages_share_one_system_and_extend_each_others_turn() -> None:
-    """The cache-friendly layout: one system for the investigation stages, and a user turn
-    that repeats the previous call's up to where the call's own part begins."""
+    """The cache-friendly layout: one system for the planner, reflector and concluder that
+    starts with a step's, and a user turn that repeats the previous call's up to where the
+    call's own part begins."""
     prompts = Prompts()
     fence = Fence()
     variables = stage_variables(fence)
     rendered = {stage: prompts.render(stage, **variables[stage]) for stage in EXPECTED}
     investigation = ("planner", "step", "reflector", "concluder")
-    assert len({rendered[s].system for s in investigation}) == 1
-    assert rendered["planner"].system.startswith("socbot manual\n")
+    assert len({rendered[s].system for s in ("planner", "reflector", "concluder")}) == 1
+    assert rendered["planner"].system.startswith(rendered["step"].system + "\n\n# Stage: planner")
+    assert rendered["step"].system.startswith("socbot manual\n")
     case = rendered["planner"].user.split("\n## Conversation so far")[0]
     results = rendered["reflector"].user.split("\n## Pending steps")[0]
     assert len(case) > 500 and rendered["reflector"].user.startswith(case)
@@ -409,5 +411,5 @@ async def test_hostile_investigations_reach_the_model_only_inside_fences(db: Dat
     planner_2 = [r for r in model.requests if r.stage == "planner"][-1]
     assert f"{MARK}-title" in json.dumps(request_texts(planner_2))
     assert all(len(s) == 1 for s in systems.values())
-    investigation = ("planner", "step", "reflector", "concluder")
-    assert len(set().union(*(systems[name] for name in investigation))) == 1  # one manual
+    (manual,) = set().union(*(systems[name] for name in ("planner", "reflector", "concluder")))
+    assert manual.startswith(next(iter(systems["step"])))  # a step's system: the manual's head
