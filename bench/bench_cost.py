@@ -7,13 +7,16 @@ and what an investigation costs at list prices.
 
 Two different alerts (the SCC XMRig finding and a GuardDuty finding, ``examples/alerts``)
 are investigated one after the other against one fake Gemini (``three_steps`` script:
-planner, 3 steps of 3 calls, reflector, concluder), in both orders. For the second
-investigation of each pair, per stage: prompt tokens, the *cacheable* tokens (the
-longest prefix an earlier request to the same model sent, whatever its size: the share
-the issue asks for) and the *cached* tokens the fake reports (that prefix when it
-reaches Gemini's documented minimum, ``bench.prompt_cache``). Cost per investigation at
-the list prices of ``config.settings.DEFAULT_PRICES``: with the cache as reported, and
-without any cache (every prompt token at the input price). The first investigation of
+planner, 3 steps of 3 calls, reflector, concluder on gemini-2.5-flash; the review's
+critic on gemini-2.5-flash-lite), in both orders. For the second investigation of each
+pair, per stage: prompt tokens, the *cacheable* tokens (the longest prefix an earlier
+request to the same model sent, whatever its size: the share the issue asks for) and
+the *cached* tokens the fake reports (that prefix when it reaches Gemini's documented
+minimum, ``bench.prompt_cache``). Cost per investigation at the list prices of
+``config.agent_settings.DEFAULT_PRICES``: with the cache as reported, without any cache
+(every prompt token at the input price), and at ``--hit-rate`` (default 50 %) of the
+reported cached tokens really served: implicit caching is best effort ("no cost saving
+guarantee"), and billing is linear in the cached tokens. The first investigation of
 each pair is reported too (cold cache: only its own repeats).
 
 Writes ``bench/results/engine_cost.json``.
@@ -41,6 +44,7 @@ ALERTS = {
     "guardduty": REPO / "examples" / "alerts" / "leveret-guardduty.json",
 }
 TARGET_SHARE = 0.70
+HIT_RATE = 0.5
 
 
 def request_for(name: str) -> Request:
@@ -88,18 +92,26 @@ def stage_rows(calls: list[CallRecord]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def summary(calls: list[CallRecord], engine_cost: object) -> dict[str, Any]:
+def summary(calls: list[CallRecord], engine_cost: object, hit_rate: float) -> dict[str, Any]:
+    cached, uncached = cost(calls, cached=True), cost(calls, cached=False)
     return {
         "llm_calls": len(calls),
+        "models": sorted({f"{c.stage.split(' ', 1)[0]}: {c.model}" for c in calls}),
         "stages": stage_rows(calls),
-        "cost_usd_with_cache": round(cost(calls, cached=True), 6),
-        "cost_usd_without_cache": round(cost(calls, cached=False), 6),
+        "cost_usd_with_cache": round(cached, 6),
+        "cost_usd_without_cache": round(uncached, 6),
+        "cost_usd_at_hit_rate": round(uncached - hit_rate * (uncached - cached), 6),
         "engine_reported_cost_usd": engine_cost,
     }
 
 
 async def pair(
-    tmp: Path, first: str, second: str, latency_s: float, min_tokens: int | None = None
+    tmp: Path,
+    first: str,
+    second: str,
+    latency_s: float,
+    min_tokens: int | None = None,
+    hit_rate: float = HIT_RATE,
 ) -> dict[str, Any]:
     """Investigate ``first`` then ``second`` on one fake Gemini (its cache shared)."""
     async with (
@@ -113,7 +125,7 @@ async def pair(
         out[label] = {
             "alert": first if label == "cold" else second,
             "status": result.outcome.status,
-            **summary(result.calls, result.outcome.usage.get("cost_usd")),
+            **summary(result.calls, result.outcome.usage.get("cost_usd"), hit_rate),
         }
     return out
 
@@ -122,7 +134,7 @@ def _usd(value: object) -> str:
     return f"{value:.5f}" if isinstance(value, float) else "n/a"
 
 
-def report(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+def report(pairs: list[dict[str, Any]], hit_rate: float) -> dict[str, Any]:
     rows: list[list[object]] = []
     worst: dict[str, float] = {}
     for p in pairs:
@@ -151,6 +163,7 @@ def report(pairs: list[dict[str, Any]]) -> dict[str, Any]:
             label,
             p[label]["alert"],
             f"{p[label]['cost_usd_without_cache']:.5f}",
+            f"{p[label]['cost_usd_at_hit_rate']:.5f}",
             f"{p[label]['cost_usd_with_cache']:.5f}",
             _usd(p[label]["engine_reported_cost_usd"]),
         ]
@@ -160,7 +173,15 @@ def report(pairs: list[dict[str, Any]]) -> dict[str, Any]:
     print_table(
         "Cost per investigation at list prices (USD)",
         cost_rows,
-        ["order", "run", "alert", "no cache", "with cache", "engine reported"],
+        [
+            "order",
+            "run",
+            "alert",
+            "no cache",
+            f"{hit_rate:.0%} of hits",
+            "with cache",
+            "engine reported",
+        ],
     )
     return {
         "target": f"cacheable share of prompt tokens per stage >= {TARGET_SHARE:.0%} across two "
@@ -170,20 +191,21 @@ def report(pairs: list[dict[str, Any]]) -> dict[str, Any]:
         "an earlier request to the same model sent, in 16-token blocks; cached = that "
         "prefix when >= the model's documented minimum (2,048 tokens for 2.5 Flash)",
         "prices": {k: v.model_dump() for k, v in DEFAULT_PRICES.items()},
+        "hit_rate": hit_rate,
         "pairs": pairs,
         "worst_cacheable_share_per_stage": worst,
         "met": all(share >= TARGET_SHARE for share in worst.values()),
     }
 
 
-async def main(latency_s: float, min_tokens: int | None) -> dict[str, Any]:
+async def main(latency_s: float, min_tokens: int | None, hit_rate: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="socbot-bench-") as d:
         tmp = Path(d)
         pairs = [
-            await pair(tmp, first, second, latency_s, min_tokens)
+            await pair(tmp, first, second, latency_s, min_tokens, hit_rate)
             for first, second in (("scc", "guardduty"), ("guardduty", "scc"))
         ]
-    result = {**report(pairs), "min_tokens_override": min_tokens}
+    result = {**report(pairs, hit_rate), "min_tokens_override": min_tokens}
     write_json("engine_cost" if min_tokens is None else f"engine_cost_min{min_tokens}", result)
     return result
 
@@ -194,8 +216,14 @@ def cli() -> None:
     parser.add_argument(
         "--min-tokens", type=int, default=None, help="cache minimum instead of the documented one"
     )
+    parser.add_argument(
+        "--hit-rate",
+        type=float,
+        default=HIT_RATE,
+        help="share of the reported cached tokens really served (implicit caching: best effort)",
+    )
     args = parser.parse_args()
-    run_async(lambda: main(args.latency, args.min_tokens))
+    run_async(lambda: main(args.latency, args.min_tokens, args.hit_rate))
 
 
 if __name__ == "__main__":
