@@ -13,7 +13,8 @@ import os
 import re
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from slack_bolt.async_app import AsyncApp
@@ -43,6 +44,12 @@ from store.learn_queue import LearnQueue
 from store.slack import SlackStore
 from store.work import QueueLimits, WorkQueue
 
+# What bolt reads from the environment for arguments it was not given. socbot gives it
+# everything from its own settings (a client carrying the bot token), so bolt must not
+# see them: SLACK_BOT_TOKEN beside the client logs "`token` will be unused" on every
+# start, and SLACK_CLIENT_ID with SLACK_CLIENT_SECRET would turn on an OAuth flow.
+BOLT_ENV = ("SLACK_BOT_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_VERIFICATION_TOKEN")
+
 
 class Registers(Protocol):
     """Something that registers its listeners on the bolt app."""
@@ -68,14 +75,15 @@ def build_bolt_app(
     secret = slack.signing_secret.get_secret_value() if slack.signing_secret else None
     if http_mode and not secret:
         raise ValueError("HTTP mode needs slack.signing_secret (SLACK_SIGNING_SECRET)")
-    app = AsyncApp(
-        name="socbot",
-        client=client,
-        signing_secret=secret or "socket-mode-does-not-sign",
-        request_verification_enabled=http_mode,
-        process_before_response=False,
-        ignoring_self_events_enabled=True,
-    )
+    with _hidden_from_bolt():
+        app = AsyncApp(
+            name="socbot",
+            client=client,
+            signing_secret=secret or "socket-mode-does-not-sign",
+            request_verification_enabled=http_mode,
+            process_before_response=False,
+            ignoring_self_events_enabled=True,
+        )
     app.use(deduper.middleware)
     app.use(gatekeeper.middleware)
     for handler in handlers:
@@ -84,6 +92,17 @@ def build_bolt_app(
     app.view(re.compile(r".*"))(ack_only)
     app.shortcut(re.compile(r".*"))(ack_only)
     return app
+
+
+@contextmanager
+def _hidden_from_bolt() -> Iterator[None]:
+    """``BOLT_ENV`` out of the environment while the bolt app is built (it reads them only
+    then), restored after."""
+    saved = {name: os.environ.pop(name) for name in BOLT_ENV if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
 
 
 def create_socbot(

@@ -32,10 +32,18 @@ async def run_socket_mode(
         bot.bolt, app_token, web_client=bot.client, ping_interval=ping_interval
     )
     runner = await start_site(bot.web_app(), host, port)
+    # connect_async retries until Slack accepts the socket (with an app token it rejects:
+    # for ever), so a stop (SIGTERM, Ctrl-C) is not left waiting for it.
+    connecting = asyncio.ensure_future(handler.connect_async())
+    stopping = asyncio.ensure_future(stop.wait())
     try:
-        await handler.connect_async()  # type: ignore[no-untyped-call]
-        log.info("connected to Slack in Socket Mode")
-        await stop.wait()
+        await asyncio.wait({connecting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if not stopping.done():
+            connecting.result()  # raises if connecting failed
+            log.info("connected to Slack in Socket Mode")
+            await stopping
     finally:
+        for task in (connecting, stopping):
+            task.cancel()
         await handler.close_async()  # type: ignore[no-untyped-call]
         await runner.cleanup()
