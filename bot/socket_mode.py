@@ -34,7 +34,7 @@ async def run_socket_mode(
     runner = await start_site(bot.web_app(), host, port)
     # connect_async retries until Slack accepts the socket (with an app token it rejects:
     # for ever), so a stop (SIGTERM, Ctrl-C) is not left waiting for it.
-    connecting = asyncio.ensure_future(handler.connect_async())
+    connecting = asyncio.ensure_future(handler.connect_async())  # type: ignore[no-untyped-call]
     stopping = asyncio.ensure_future(stop.wait())
     try:
         await asyncio.wait({connecting, stopping}, return_when=asyncio.FIRST_COMPLETED)
