@@ -31,6 +31,7 @@ from bot.review import SlackReview
 from bot.slack_client import build_client
 from config.settings import Settings
 from store.db import Database
+from tests.fakes.signals import WAIT_S, Changes
 from tests.fakes.slack_api import FakeSlackAPI
 
 FIXTURES = Path(__file__).parent / "fixtures" / "slack"
@@ -77,7 +78,11 @@ def make_settings(tmp_path: Path, api_url: str, **slack: Any) -> Settings:
 
 
 class RecordingInvestigate:
-    """A stand-in investigation: records its calls, posts one reply, can be held open."""
+    """A stand-in investigation: records its calls, can be held open or fail.
+
+    ``changes`` is notified when a run starts and when it ends (``ended``, including
+    cancelled runs), so tests wait for runs with ``changes.until(...)``.
+    """
 
     def __init__(self, fake: FakeSlackAPI | None = None) -> None:
         self.calls: list[tuple[ThreadRef, str, Alert | None]] = []
@@ -85,20 +90,30 @@ class RecordingInvestigate:
         self.started = asyncio.Event()
         self.error: Exception | None = None
         self.cancelled: list[ThreadRef] = []
+        self.ended: list[ThreadRef] = []
+        self.changes = Changes()
 
     async def __call__(
         self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
     ) -> None:
         self.calls.append((thread, text, alert))
         self.started.set()
+        self.changes.notify()
         try:
             if self.gate is not None:
                 await self.gate.wait()
         except asyncio.CancelledError:
             self.cancelled.append(thread)
             raise
+        finally:
+            self.ended.append(thread)
+            self.changes.notify()
         if self.error is not None:
             raise self.error
+
+    async def wait_started(self, runs: int = 1) -> None:
+        """Return once ``runs`` investigations have started."""
+        await self.changes.until(lambda: len(self.calls) >= runs)
 
 
 class SlackHarness:
@@ -188,11 +203,19 @@ class SlackHarness:
         for _ in range(3):
             listeners = [t for t in asyncio.all_tasks() if _is_listener_task(t)]
             if listeners:
-                await asyncio.wait(listeners, timeout=5)
+                await asyncio.wait(listeners, timeout=WAIT_S)
             await self.app.webhook.drain()
             for triage in self.app.triages():  # webhook and alert channels
                 await triage.drain()  # cards posted, runs handed over
             await self.app.coordinator.wait_idle()
+
+
+async def run_ended(h: SlackHarness, thread: ThreadRef) -> None:
+    """Return once the thread has no run on this replica (its task and clean-up done)."""
+    task = h.app.coordinator.task_for(thread)
+    if task is not None:
+        await asyncio.wait([task], timeout=WAIT_S)  # wakes after the task's own callbacks
+    assert not h.app.coordinator.busy(thread), "the run did not end"
 
 
 async def settle_until(h: SlackHarness, done: Callable[[], bool], rounds: int = 100) -> None:
@@ -210,8 +233,12 @@ def _is_listener_task(task: asyncio.Task[Any]) -> bool:
     return "run_ack_function_asynchronously" in getattr(coro, "__qualname__", "")
 
 
-async def eventually(check: Callable[[], bool | Awaitable[bool]], within_s: float = 3.0) -> None:
-    """Wait until ``check()`` is true (polling every 10 ms), or fail."""
+async def eventually(check: Callable[[], bool | Awaitable[bool]], within_s: float = WAIT_S) -> None:
+    """Wait until ``check()`` is true (polling every 10 ms), or fail.
+
+    Prefer waiting on an event: ``fake.wait_for``, ``investigate.changes.until``,
+    ``run_ended`` or the coordinator's ``wait_idle``; poll only state nothing signals.
+    """
     deadline = time.monotonic() + within_s
     while True:
         result = check()

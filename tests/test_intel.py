@@ -23,6 +23,7 @@ from pydantic import SecretStr
 
 from config.settings import IntelSettings, Settings
 from store.db import Database
+from tests.fakes.signals import WAIT_S
 from tools import intel
 from tools.base import Budget, ToolError, ToolRegistry, ToolResult
 from tools.intel.cache import IntelCache
@@ -80,6 +81,9 @@ def sleeps() -> Sleeps:
 def build(db: Database, http: httpx.AsyncClient, sleeps: Sleeps) -> Any:
     def _build(cfg: Settings) -> ToolRegistry:
         registry = ToolRegistry(result_chars=100_000)
+        # respx answers in-process and does not enforce httpx's timeout: the 2 s only
+        # names itself in the "timed out" message (the time-out case is a scripted
+        # ReadTimeout), so no test here depends on the clock.
         policy = HttpPolicy(timeout_s=2.0, max_retry_after_s=10.0, sleep=sleeps)
         intel.register(registry, cfg, db, http, policy=policy)
         return registry
@@ -202,7 +206,8 @@ async def test_services_are_asked_concurrently(build: Any) -> None:
         arrived.append(request.url.host)
         if len(arrived) == 4:
             everyone.set()
-        await asyncio.wait_for(everyone.wait(), timeout=2)  # sequential calls would hang
+        # all four wait here for each other: sequential calls would never get past it
+        await asyncio.wait_for(everyone.wait(), timeout=WAIT_S)
         return httpx.Response(503)
 
     with respx.mock() as router:

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import socket
+from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 import aiohttp
 import pytest
 from aiohttp import WSMsgType, web
+from google.genai.types import GenerateContentResponse
 from sqlalchemy import select
 
 from agent.errors import LLMUnavailable
@@ -35,14 +37,20 @@ from cli.serve import Identity, Mode, ServeError, serve_until
 from config.settings import Settings
 from store.alerts import AlertStore
 from store.models import Investigation
-from tests.fakes.model import Delayed, ScriptedModel, json_response, text_response
+from tests.fakes.model import (
+    Delayed,
+    ModelRequest,
+    ScriptedModel,
+    json_response,
+    text_response,
+)
+from tests.fakes.signals import WAIT_S, Changes
 from tests.fakes.slack_api import Call, FakeSlackAPI
 from tests.slack_support import (
     SOC,
     WEBHOOK_CHANNEL,
     WEBHOOK_TOKEN,
     SlackHarness,
-    eventually,
     load,
     make_settings,
     signed_headers,
@@ -251,11 +259,17 @@ async def test_stop_cancels_a_running_engine_investigation(
 ) -> None:
     script = alert_model()
     script["classifier"] = [json_response({"needs_plan": True, "reason": "needs logs"})]
-    script["planner"] = [Delayed(json_response(PLAN), 5.0)]
+    never = asyncio.Event()
+
+    async def planning_until_stopped(_request: ModelRequest) -> GenerateContentResponse:
+        await never.wait()  # the planner is still thinking when `stop` arrives
+        raise AssertionError("the stopped run went on")
+
+    script["planner"] = [planning_until_stopped]
     model = ScriptedModel(script)
     async with running_bot(fake, make_settings(tmp_path, fake.base_url), model) as h:
         await h.event(load("app_mention.json"))
-        await eventually(lambda: bool(model.requests_for("planner")))
+        await model.changes.until(lambda: bool(model.requests_for("planner")))
         stop = load("message_thread_reply.json")
         stop["event"]["text"] = "stop"
         await h.event(stop)
@@ -317,6 +331,7 @@ class FakeSocketModeServer:
 
     def __init__(self) -> None:
         self.acks: list[dict[str, Any]] = []
+        self.changes = Changes()  # notified on each ack
         self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.runner: web.AppRunner | None = None
         self.url = ""
@@ -349,6 +364,7 @@ class FakeSocketModeServer:
             async for message in ws:
                 if message.type == WSMsgType.TEXT:
                     self.acks.append(json.loads(message.data))
+                    self.changes.notify()
         finally:
             pusher.cancel()
         return ws
@@ -380,7 +396,7 @@ async def test_serve_socket_mode_end_to_end(fake: FakeSlackAPI, tmp_path: Path) 
         )
     )
     try:
-        await eventually(lambda: bool(fake.calls_to("apps.connections.open")))
+        await fake.wait_for(lambda: bool(fake.calls_to("apps.connections.open")))
         assert fake.calls_to("apps.connections.open")[0].token == "xapp-test"
         envelope = {
             "envelope_id": "env-0001",
@@ -391,8 +407,8 @@ async def test_serve_socket_mode_end_to_end(fake: FakeSlackAPI, tmp_path: Path) 
             "retry_reason": "",
         }
         await socket_server.outbox.put(envelope)
-        await eventually(lambda: {"envelope_id": "env-0001"} in socket_server.acks)
-        await eventually(lambda: len(thread_posts(fake, SOC, MENTION_TS)) >= 2)
+        await socket_server.changes.until(lambda: {"envelope_id": "env-0001"} in socket_server.acks)
+        await fake.wait_for(lambda: len(thread_posts(fake, SOC, MENTION_TS)) >= 2)
         assert "Tor exit node" in thread_posts(fake, SOC, MENTION_TS)[-1].args["text"]
         async with aiohttp.ClientSession() as http:
             async with http.get(f"http://127.0.0.1:{port}/healthz") as health:
@@ -409,7 +425,7 @@ async def test_serve_socket_mode_end_to_end(fake: FakeSlackAPI, tmp_path: Path) 
 async def test_serve_http_mode_health_and_signed_events(fake: FakeSlackAPI, tmp_path: Path) -> None:
     settings = make_settings(tmp_path, fake.base_url)
     port = free_port()
-    stop = asyncio.Event()
+    stop, up = asyncio.Event(), asyncio.Event()
     serving = asyncio.create_task(
         serve_until(
             settings,
@@ -418,11 +434,15 @@ async def test_serve_http_mode_health_and_signed_events(fake: FakeSlackAPI, tmp_
             port=port,
             stop=stop,
             runtime=lambda s: open_runtime(s, backend=ScriptedModel({})),
+            ready=lambda _me: up.set(),
         )
     )
     try:
+        is_up = asyncio.create_task(up.wait())
+        await asyncio.wait([is_up, serving], timeout=WAIT_S, return_when=FIRST_COMPLETED)
+        is_up.cancel()
+        assert up.is_set(), "serve did not come up"
         async with aiohttp.ClientSession() as http:
-            await eventually(lambda: _is_up(http, port))
             body = json.dumps(load("member_joined_channel.json"))
             headers = {"Content-Type": "application/json", **signed_headers(body)}
             url = f"http://127.0.0.1:{port}/slack/events"
@@ -457,14 +477,6 @@ async def test_serve_http_mode_on_a_taken_port_fails_in_one_sentence(
                 ready=seen.append,
             )
     assert seen == [], "not announced as up"
-
-
-async def _is_up(http: aiohttp.ClientSession, port: int) -> bool:
-    try:
-        async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
-            return response.status == 200
-    except aiohttp.ClientConnectionError:
-        return False
 
 
 async def test_serve_stops_when_slack_rejects_the_bot_token(

@@ -29,6 +29,7 @@ from agent.planner import Plan, Step
 from agent.review import Review
 from bot.pacer import Pacer
 from bot.progress import SlackProgress
+from tests.fakes.signals import WAIT_S
 from tests.fakes.slack_api import Call, FakeSlackAPI
 
 CHANNEL, THREAD = "C0ALERTS", "1700000000.000001"
@@ -165,17 +166,19 @@ async def test_burst_of_events_is_coalesced_and_ends_correct(fake: FakeSlackAPI)
     progress = sink(fake)
     events = run_events(the_plan())
     assert len(events) == 20
+    began = time.monotonic()
     for event in events:  # 20 events over ~0.2 s: the engine at full speed
         await progress.emit(event)
         await asyncio.sleep(0.01)
     await progress.finish(FakeOutcome(conclusion=conclusion(), plan=_all_done(the_plan())))
+    took = time.monotonic() - began  # ~0.35 s; longer on a loaded machine
 
     status_posts = [
         c for c in fake.calls_to("chat.postMessage") if c.args["text"].startswith(("Inv", "soc"))
     ]
     updates = fake.calls_to("chat.update")
     assert len(status_posts) == 1
-    assert 1 <= len(updates) <= 3
+    assert 1 <= len(updates) <= took / INTERVAL + 1  # at most one edit per interval
     assert all(u.args["ts"] == progress.status_ts for u in updates)
     final = updates[-1]
     assert checklist(final) == "✅ *s1* step 1\n✅ *s2* step 2\n✅ *s3* step 3"
@@ -209,7 +212,7 @@ async def test_status_and_outcome_posts_are_safe_threaded_and_paced(fake: FakeSl
 async def test_assistant_status_is_set_then_cleared(fake: FakeSlackAPI) -> None:
     progress = sink(fake)
     await progress.emit(Started(investigation_id=INV, kind="question", conversation_id="c"))
-    await asyncio.sleep(0.05)  # the engine thinks
+    await fake.wait_for(lambda: bool(fake.calls_to("assistant.threads.setStatus")))  # thinking
     await progress.finish(FakeOutcome(status="answered", answer="Yes, it is a **Tor** exit node."))
     statuses = [c.args for c in fake.calls_to("assistant.threads.setStatus")]
     assert statuses == [
@@ -234,6 +237,8 @@ async def test_assistant_status_unavailable_is_tried_once(fake: FakeSlackAPI) ->
     for event in run_events(the_plan())[:6]:
         await progress.emit(event)
         await asyncio.sleep(0.01)
+    await fake.wait_for(lambda: bool(fake.calls_to("assistant.threads.setStatus")))
+    await progress.emit(StepStarted(investigation_id=INV, step_id="s2", description="d"))
     await progress.finish(FakeOutcome(status="answered", answer="ok"))
     assert len(fake.calls_to("assistant.threads.setStatus")) == 1
     assert len(fake.calls_to("chat.postMessage")) == 2
@@ -314,12 +319,14 @@ async def test_pacer_spaces_posts_per_channel_in_fifo_order() -> None:
             started.append((channel, n, time.monotonic()))
 
     before = time.monotonic()
-    await asyncio.gather(*(post("C1", n) for n in range(4)), post("C2", 0))
+    posts = [asyncio.create_task(post("C1", n)) for n in range(4)]
+    posts.append(asyncio.create_task(post("C2", 0)))
+    await asyncio.sleep(0)  # every post asked for its slot once
+    assert [(c, n) for c, n, _ in started] == [("C1", 0), ("C2", 0)]  # C2 did not wait
+    await asyncio.gather(*posts)
     c1 = [(n, t - before) for c, n, t in started if c == "C1"]
     assert [n for n, _ in c1] == [0, 1, 2, 3]
     assert all(t >= n * 0.05 - 0.002 for n, t in c1)  # one slot every 1/20 s, in order
-    c2_start = next(t - before for c, _, t in started if c == "C2")
-    assert c2_start < 0.03  # another channel does not wait
 
 
 async def test_pacer_update_budget_allows_a_burst_then_spaces_edits() -> None:
@@ -331,8 +338,10 @@ async def test_pacer_update_budget_allows_a_burst_then_spaces_edits() -> None:
         async with pacer.update_slot():
             done.append(time.monotonic() - before)
 
-    await asyncio.gather(*(edit() for _ in range(4)))
-    assert done[0] < 0.02 and done[1] < 0.02
+    edits = [asyncio.create_task(edit()) for _ in range(4)]
+    await asyncio.sleep(0)  # every edit asked for its token once
+    assert len(done) == 2  # the burst went through without waiting
+    await asyncio.gather(*edits)
     assert done[2] >= 0.05 - 0.002 and done[3] >= 0.10 - 0.002
 
 
@@ -341,7 +350,7 @@ async def test_sinks_share_the_update_budget(fake: FakeSlackAPI) -> None:
     sinks = [sink(fake, pacer=pacer, assistant_status=False) for _ in range(3)]
     for progress in sinks:
         await progress.emit(Started(investigation_id=INV, kind="question", conversation_id="c"))
-    await asyncio.sleep(0.05)
+    await fake.wait_for(lambda: len(fake.calls_to("chat.postMessage")) == 3)  # the statuses
     asked = time.monotonic()
     await asyncio.gather(*(p.finish(FakeOutcome(status="answered", answer="a")) for p in sinks))
     edits = fake.calls_to("chat.update")
@@ -361,10 +370,10 @@ def test_pacer_rejects_a_nonpositive_rate() -> None:
 async def test_worker_ends_when_idle_so_an_abandoned_sink_leaks_no_task(fake: FakeSlackAPI) -> None:
     progress = sink(fake)
     await progress.emit(Started(investigation_id=INV, kind="question", conversation_id="c"))
-    await asyncio.sleep(0.05)
+    assert progress._worker is not None
+    await asyncio.wait([progress._worker], timeout=WAIT_S)  # posted, then nothing to do
     assert progress.status_ts is not None
-    assert progress._worker is not None and progress._worker.done()
     await progress.emit(StepStarted(investigation_id=INV, step_id="s9", description="d"))
-    await asyncio.sleep(INTERVAL + 0.05)  # a new worker flushed the change and ended
+    await asyncio.wait([progress._worker], timeout=WAIT_S)  # a new worker flushed the change
     assert progress._worker.done()
     assert fake.methods().count("chat.update") == 1

@@ -24,9 +24,9 @@ from tests.slack_support import (
     WEBHOOK_CHANNEL,
     RecordingInvestigate,
     SlackHarness,
-    eventually,
     load,
     make_settings,
+    run_ended,
 )
 
 MENTION_TS = "1700000100.000100"
@@ -77,7 +77,7 @@ def stop_event(user: str, *, channel: str = SOC, thread_ts: str = MENTION_TS) ->
 async def run_held_open(h: SlackHarness, investigate: RecordingInvestigate, alert: bool) -> None:
     investigate.gate = asyncio.Event()
     await h.event(load("bot_message_attachments.json" if alert else "app_mention.json"))
-    await asyncio.wait_for(investigate.started.wait(), 2)
+    await investigate.wait_started()
 
 
 @pytest.mark.parametrize(
@@ -116,10 +116,10 @@ async def test_stop_in_slack(
         await run_held_open(h, investigate, alert)
         await h.event(stop_event(stopper, channel=thread.channel, thread_ts=thread.thread_ts))
         if stopped:
-            await eventually(lambda: investigate.cancelled == [thread])
-            await eventually(lambda: not h.app.coordinator.busy(thread))
+            await run_ended(h, thread)
+            assert investigate.cancelled == [thread]
         else:
-            await eventually(lambda: len(fake.calls_to("chat.postEphemeral")) == 1)
+            await fake.wait_for(lambda: len(fake.calls_to("chat.postEphemeral")) == 1)
             refusal = fake.calls_to("chat.postEphemeral")[0].args
             assert (refusal["user"], refusal["channel"]) == (stopper, thread.channel)
             assert refusal["thread_ts"] == thread.thread_ts
@@ -141,8 +141,8 @@ async def test_a_finished_run_forgets_its_requester(fake: FakeSlackAPI, tmp_path
         assert [w.requester for w in await queue.active(thread.conversation_id)] == [REQUESTER]
         assert investigate.gate is not None
         investigate.gate.set()
-        await eventually(lambda: not h.app.coordinator.busy(thread))
+        await run_ended(h, thread)
         assert await queue.active(thread.conversation_id) == []
         await h.event(stop_event(OTHER))
-        await eventually(lambda: len(fake.calls_to("chat.postMessage")) >= 1)
+        await fake.wait_for(lambda: len(fake.calls_to("chat.postMessage")) >= 1)
         assert "Nothing is running" in fake.calls_to("chat.postMessage")[-1].args["text"]

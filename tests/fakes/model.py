@@ -31,6 +31,7 @@ from google.genai import types
 from pydantic import BaseModel
 
 from agent.prompts import stage_named
+from tests.fakes.signals import Changes
 
 DEFAULT_MODEL_VERSION = "gemini-2.5-flash"
 FAKE_THOUGHT_SIGNATURE = b"fake-thought-signature"
@@ -126,6 +127,7 @@ class ScriptedModel:
         self.requests: list[ModelRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.changes = Changes()  # notified on each request (``model.changes.until(...)``)
 
     def requests_for(self, stage: str) -> list[ModelRequest]:
         """Recorded calls whose stage is ``stage`` (or starts with it, e.g. ``"step"``)."""
@@ -161,6 +163,7 @@ class ScriptedModel:
     ) -> types.GenerateContentResponse:
         request = ModelRequest(model, list(contents), config)
         self.requests.append(request)
+        self.changes.notify()
         entry = self._entry(request.stage)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)

@@ -20,6 +20,7 @@ posted or seeded in that thread), auth.test, users.info and usergroups.users.lis
 per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
 ``fake.fail_next("chat.postMessage", status=500)`` or
 ``fake.fail_next("assistant.threads.setStatus", error="not_allowed_token_type")``.
+Tests wait for calls with ``await fake.wait_for(lambda: ...)``, woken by each call.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.signals import WAIT_S, Changes
 
 BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
@@ -92,6 +95,7 @@ class FakeSlackAPI:
         self._ts = itertools.count(1)
         self._runner: web.AppRunner | None = None
         self.base_url = ""
+        self.changes = Changes()  # notified once each call is answered
 
     # lifecycle ---------------------------------------------------------------
 
@@ -177,9 +181,19 @@ class FakeSlackAPI:
     def methods(self) -> list[str]:
         return [c.method for c in self.calls]
 
+    async def wait_for(self, check: Callable[[], bool], within_s: float = WAIT_S) -> None:
+        """Return once ``check()`` holds; re-checked after each call the fake answers."""
+        await self.changes.until(check, within_s)
+
     # serving -----------------------------------------------------------------
 
     async def _serve(self, request: web.Request) -> web.Response:
+        try:
+            return await self._answer(request)
+        finally:
+            self.changes.notify()
+
+    async def _answer(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         call = Call(method, await _read_args(request), _bearer(request), request.method)
         self.calls.append(call)
