@@ -169,7 +169,7 @@ async def test_a_dead_replicas_work_is_taken_over_and_told_once(any_db: Database
     assert a._loop is not None
     a._loop.cancel()
     b.start()
-    await eventually(lambda: runner_b.ran == [thread], within_s=3)
+    await eventually(lambda: runner_b.ran == [thread])
     assert told_b.texts == [RESTARTED]
     runner_b.gate.set()
     await b.wait_idle()
@@ -189,7 +189,7 @@ async def test_gemini_unavailable_requeues_with_backoff_and_tells_once(queue: Wo
     runner.fail_first.add(a)
     runner.gate.set()
     await coordinator.submit(a, mention(a))
-    await eventually(lambda: runner.finished == [a], within_s=3)
+    await eventually(lambda: runner.finished == [a])
     assert runner.ran == [a, a]
     assert reporter.texts == ["Gemini is unavailable right now. I will try again in about 0 s."]
     await coordinator.shutdown()
