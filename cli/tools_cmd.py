@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
-import httpx
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from cli.app import command_app, fail, load_settings_or_exit, one_line
 from config.settings import ConfigError, Settings, config_notice
-from store.db import Database
 from tools import intel
-from tools.setup import build_registry
+from tools.setup import listed_registry
 
 app = command_app(help="Inspect the investigation tools.")
 
@@ -31,7 +28,7 @@ def list_tools() -> None:
     """Show enabled tools with their description, and disabled ones with the reason."""
     settings = load_settings_or_exit()
     try:
-        rows = asyncio.run(tool_rows(settings))
+        rows = tool_rows(settings)
     except ConfigError as exc:
         raise fail(one_line(exc)) from None
     console = Console(soft_wrap=False)
@@ -40,14 +37,9 @@ def list_tools() -> None:
     Console(stderr=True).print(escape(config_notice()), style="dim", highlight=False)
 
 
-async def tool_rows(settings: Settings) -> list[ToolRow]:
+def tool_rows(settings: Settings) -> list[ToolRow]:
     """Registry contents as rows; building it opens no connection and reads no table."""
-    db = Database(settings.database_url)
-    try:
-        async with httpx.AsyncClient() as http:
-            registry = build_registry(settings, db, http)
-    finally:
-        await db.close()
+    registry = listed_registry(settings)
     rows = [ToolRow(n, True, registry.tools[n].description) for n in registry.names()]
     rows += [
         ToolRow(n, False, reason)

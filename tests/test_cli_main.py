@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from importlib.metadata import version
+from pathlib import Path
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
 from cli.main import COMMANDS, app, load_command
+from config.settings import load_settings
+from store.db import Database
+from tools.base import ToolRegistry
+from tools.setup import build_registry, listed_registry
 
+REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("google.genai", "sqlalchemy", "duckdb", "sqlglot", "google.cloud", "slack_bolt", "rich")
 
 
@@ -44,6 +52,45 @@ def test_investigate_imports_only_what_its_start_needs() -> None:
     behind) and the Slack, BigQuery and DuckDB libraries wait until they are needed."""
     later = ("alembic", "rich.markdown", "markdown_it", "duckdb", "google.cloud", "slack_bolt")
     assert _heavy(_modules_after("import cli.investigate"), later) == set()
+
+
+def test_tools_list_imports_no_database_code_and_starts_no_worker() -> None:
+    code = (
+        "import sys\nimport psutil\nfrom cli.main import app\n"
+        "sys.argv = ['socbot', 'tools', 'list']\n"
+        "try:\n    app()\nexcept SystemExit:\n    pass\n"
+        "assert psutil.Process().children() == [], 'a DuckDB worker was started'"
+    )
+    running_only = ("sqlalchemy", "aiosqlite", "store", "alembic", "duckdb", "google")
+    assert _heavy(_modules_after(code), running_only) == set()
+
+
+def test_listed_tools_are_the_running_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOCBOT_CONFIG", str(REPO / "config" / "socbot.toml"))  # log tables
+    monkeypatch.setenv("SOCBOT_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}")
+    monkeypatch.setenv("VIRUSTOTAL_API_KEY", "vt-test-key")
+    monkeypatch.setenv("ABUSEIPDB_API_KEY", "ab-test-key")
+    settings = load_settings()
+
+    async def running() -> ToolRegistry:
+        db = Database(settings.database_url)
+        try:
+            async with httpx.AsyncClient() as http:
+                return build_registry(settings, db, http)
+        finally:
+            await db.close()
+
+    listed, built = listed_registry(settings), asyncio.run(running())
+    assert listed.disabled == built.disabled
+    assert {n: t.description for n, t in listed.tools.items()} == {
+        n: t.description for n, t in built.tools.items()
+    }
+    assert "lookup_ip" in listed.tools and "query_logs" in listed.tools
+    assert listed.tools["lookup_ip"].deps is None  # listed, not bound: nothing to run with
+    assert listed.tools["search_past_alerts"].deps is None
+    assert listed.tools["query_logs"].deps.backend.pool.pids() == []  # no DuckDB worker
 
 
 def test_version() -> None:

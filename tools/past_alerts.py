@@ -11,15 +11,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from store.alerts import AlertStore, StoredAlert
-from store.db import Database
-from store.investigations import InvestigationStore
 from tools.base import RunContext, Tool, ToolError, ToolRegistry
 from tools.intel.indicators import refang
+
+if TYPE_CHECKING:  # the stores are SQLAlchemy: imported only when the tools are bound
+    from store.alerts import AlertStore, StoredAlert
+    from store.db import Database
+    from store.investigations import InvestigationStore
 
 _RELATIVE = re.compile(r"^\s*(\d{1,5})\s*([mhdw])\s*$", re.I)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -32,9 +34,15 @@ class PastAlertDeps:
     investigations: InvestigationStore
 
 
-def register(registry: ToolRegistry, db: Database) -> None:
-    """Add the past-alert tools (they need only the database)."""
-    deps = PastAlertDeps(AlertStore(db), InvestigationStore(db))
+def register(registry: ToolRegistry, db: Database | None) -> None:
+    """Add the past-alert tools (they need only the database; without it they are listed
+    but not bound, for ``socbot tools list``)."""
+    deps = None
+    if db is not None:
+        from store.alerts import AlertStore
+        from store.investigations import InvestigationStore
+
+        deps = PastAlertDeps(AlertStore(db), InvestigationStore(db))
     registry.add(Tool(search_past_alerts, deps))
     registry.add(Tool(get_past_alert, deps))
 

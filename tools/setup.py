@@ -6,18 +6,34 @@ with the reason (``registry.disabled``), which ``socbot tools list`` shows.
 
 from __future__ import annotations
 
-import httpx
+from typing import TYPE_CHECKING
 
 from config.settings import Settings
-from store.db import Database
 from tools import intel, logs, past_alerts
 from tools.base import ToolRegistry
+
+if TYPE_CHECKING:
+    import httpx
+
+    from store.db import Database
 
 
 def build_registry(settings: Settings, db: Database, http: httpx.AsyncClient) -> ToolRegistry:
     """Every available tool, sharing one database and one HTTP client."""
+    return _registry(settings, db, http)
+
+
+def listed_registry(settings: Settings) -> ToolRegistry:
+    """The same tools and reasons, for ``socbot tools list``, built without a database,
+    HTTP client or DuckDB worker (nor importing them): its tools cannot run."""
+    return _registry(settings, None, None)
+
+
+def _registry(
+    settings: Settings, db: Database | None, http: httpx.AsyncClient | None
+) -> ToolRegistry:
     registry = ToolRegistry(result_chars=settings.limits.tool_result_chars)
-    logs.register(registry, settings)
+    logs.register(registry, settings, start=db is not None)
     intel.register(registry, settings, db, http)
     past_alerts.register(registry, db)
     return registry

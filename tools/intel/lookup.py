@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from tools.base import RunContext, ToolError
-from tools.intel.cache import IntelCache
 from tools.intel.indicators import (
     Target,
     ensure_sendable,
@@ -27,6 +26,9 @@ from tools.intel.indicators import (
     validate_url,
 )
 from tools.intel.service import IntelService, NotFound, ServiceError
+
+if TYPE_CHECKING:  # the cache is SQLAlchemy: imported only when the tools are bound
+    from tools.intel.cache import IntelCache
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,17 @@ __all__ = ["TOOL_NAMES", "LogDeps", "build_backend", "register"]
 
 
 def register(
-    registry: ToolRegistry, settings: Settings, *, backend: LogBackend | None = None
+    registry: ToolRegistry,
+    settings: Settings,
+    *,
+    backend: LogBackend | None = None,
+    start: bool = True,
 ) -> None:
     """Add the log tools to ``registry``, or record why they are disabled.
 
     ``backend`` overrides the one built from settings (tests inject a BigQuery backend
-    around a client pointed at a fake).
+    around a client pointed at a fake). ``start=False`` starts no DuckDB worker (the
+    first query would): for ``socbot tools list``, which runs none.
     """
     cfg = settings.logs
     catalogue = Catalogue(cfg.tables)
@@ -38,7 +43,7 @@ def register(
         _disable(registry, "no log tables configured (logs.tables in config/socbot.toml)")
         return
     if backend is None:
-        built = build_backend(settings, catalogue)
+        built = build_backend(settings, catalogue, start=start)
         if isinstance(built, str):
             _disable(registry, built)
             return
@@ -56,7 +61,9 @@ def register(
     )
 
 
-def build_backend(settings: Settings, catalogue: Catalogue) -> LogBackend | str:
+def build_backend(
+    settings: Settings, catalogue: Catalogue, *, start: bool = True
+) -> LogBackend | str:
     """The configured backend, or the reason it cannot be used."""
     cfg = settings.logs
     if cfg.backend == "duckdb":
@@ -68,6 +75,7 @@ def build_backend(settings: Settings, catalogue: Catalogue) -> LogBackend | str:
             max_result_bytes=cfg.max_result_bytes,
             workers=cfg.query_workers,
             threads=cfg.query_threads,
+            start=start,
         )
         if not duck.local:
             return "no local data for any catalogued table (logs.tables[].path)"

@@ -50,6 +50,7 @@ class DuckDBBackend:
         max_result_bytes: int = 1_000_000,
         workers: int = 2,
         threads: int = 2,
+        start: bool = True,
     ) -> None:
         self.row_limit = row_limit
         self.timeout_s = timeout_s
@@ -69,9 +70,10 @@ class DuckDBBackend:
             self.views.append((view, reader, [str(f) for f in files]))
             self.local[spec.name] = view
         config = {"views": self.views, "memory_mb": memory_mb, "threads": threads}
-        self.pool = DuckDBPool(config, size=workers, reply_limit=2 * max_result_bytes + 65_536)
-        # Load sqlglot's BigQuery and DuckDB dialects now, not during the first investigation.
-        sqlglot.transpile("SELECT 1", read="bigquery", write="duckdb")
+        reply_limit = 2 * max_result_bytes + 65_536
+        self.pool = DuckDBPool(config, size=workers, reply_limit=reply_limit, warm=start)
+        if start:  # sqlglot's BigQuery and DuckDB dialects now, not in the first investigation
+            sqlglot.transpile("SELECT 1", read="bigquery", write="duckdb")
 
     def to_duckdb(self, query: CheckedQuery) -> str:
         """The guarded BigQuery query as DuckDB SQL over the local views."""

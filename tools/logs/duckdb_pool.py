@@ -108,7 +108,9 @@ class _Worker:
 class DuckDBPool:
     """Up to ``size`` concurrent queries, each in its own killable worker process."""
 
-    def __init__(self, config: dict[str, Any], *, size: int, reply_limit: int) -> None:
+    def __init__(
+        self, config: dict[str, Any], *, size: int, reply_limit: int, warm: bool = True
+    ) -> None:
         self.size = size
         self._config_line = json.dumps(config).encode() + b"\n"
         self._reply_limit = reply_limit
@@ -118,7 +120,8 @@ class DuckDBPool:
         self._closed = False
         self.schemas: dict[str, list[list[str]]] | None = None
         self._finalizer = weakref.finalize(self, _kill_all, self._live)
-        self._idle.append(self._spawn())  # warm: it opens its database while we start up
+        if warm:  # the first worker opens its database while we start up
+            self._idle.append(self._spawn())
 
     async def query(self, request: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         """The worker's answer; ``TimeoutError`` after ``timeout_s`` (the process is killed).
