@@ -65,6 +65,23 @@ def test_tools_list_imports_no_database_code_and_starts_no_worker() -> None:
     assert _heavy(_modules_after(code), running_only) == set()
 
 
+def test_the_log_tools_import_sqlglot_at_their_first_query_not_at_start(tmp_path: Path) -> None:
+    code = (
+        "import asyncio, os, httpx\n"
+        f"os.environ['SOCBOT_CONFIG'] = {str(REPO / 'config' / 'socbot.toml')!r}\n"
+        "from config.settings import load_settings\nfrom store.db import Database\n"
+        "from tools.setup import build_registry\n"
+        "async def main():\n"
+        f"    db = Database('sqlite+aiosqlite:///{tmp_path / 'socbot.db'}')\n"
+        "    async with httpx.AsyncClient() as http:\n"
+        "        registry = build_registry(load_settings(), db, http)\n"
+        "    assert 'query_logs' in registry.tools and 'run_runbook' in registry.tools\n"
+        "    await db.close()\n"
+        "asyncio.run(main())"
+    )
+    assert _heavy(_modules_after(code), ("sqlglot", "duckdb")) == set()
+
+
 def test_listed_tools_are_the_running_tools(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

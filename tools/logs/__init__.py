@@ -14,7 +14,7 @@ from tools.base import ToolRegistry
 from tools.logs.backend import LogBackend
 from tools.logs.catalogue import Catalogue, resolve_path
 from tools.logs.duckdb_backend import DuckDBBackend
-from tools.logs.runbooks import load_runbooks
+from tools.logs.runbooks import Runbooks
 from tools.logs.tools import LogDeps, log_tools
 
 log = logging.getLogger(__name__)
@@ -49,15 +49,15 @@ def register(
             return
         backend = built
     directory = resolve_path(cfg.runbooks_dir) if cfg.runbooks_dir else None
-    runbooks = load_runbooks(directory, catalogue.names())
+    runbooks = Runbooks(directory, catalogue.names())
     deps = LogDeps(catalogue=catalogue, backend=backend, runbooks=runbooks, settings=cfg)
     for tool in log_tools(deps):
         registry.add(tool)
-    log.info(
-        "log tools on %s backend: %d tables, %d runbooks",
+    log.info(  # the runbooks are read and checked on first use (tools.logs.runbooks)
+        "log tools on %s backend: %d tables, runbooks in %s",
         backend.kind,
         len(catalogue.tables),
-        len(runbooks),
+        directory or "no folder",
     )
 
 

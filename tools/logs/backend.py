@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tools.base import Budget
-from tools.sql_guard import CheckedQuery
+
+if TYPE_CHECKING:  # sqlglot: imported by the first query, not at start
+    from tools.sql_guard import CheckedQuery
 
 ParamValue = str | int | float | bool | dt.datetime | None
 

@@ -17,18 +17,16 @@ import logging
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import ErrorLevel, SqlglotError
+from typing import TYPE_CHECKING, Any
 
 from config.settings import TableSpec
 from tools.base import Budget, ToolError
 from tools.logs.backend import ColumnInfo, Param, QueryResult
 from tools.logs.catalogue import resolve_path
 from tools.logs.duckdb_pool import DuckDBPool, WorkerFailed
-from tools.sql_guard import CheckedQuery, table_name
+
+if TYPE_CHECKING:
+    from tools.sql_guard import CheckedQuery
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +70,15 @@ class DuckDBBackend:
         config = {"views": self.views, "memory_mb": memory_mb, "threads": threads}
         reply_limit = 2 * max_result_bytes + 65_536
         self.pool = DuckDBPool(config, size=workers, reply_limit=reply_limit, warm=start)
-        if start:  # sqlglot's BigQuery and DuckDB dialects now, not in the first investigation
-            sqlglot.transpile("SELECT 1", read="bigquery", write="duckdb")
 
     def to_duckdb(self, query: CheckedQuery) -> str:
-        """The guarded BigQuery query as DuckDB SQL over the local views."""
+        """The guarded BigQuery query as DuckDB SQL over the local views (in a thread:
+        the first call imports sqlglot's dialects)."""
+        from sqlglot import exp
+        from sqlglot.errors import ErrorLevel, SqlglotError
+
+        from tools.sql_guard import table_name
+
         tree = query.tree.copy()
         for table in list(tree.find_all(exp.Table)):
             view = self.local.get(table_name(table))

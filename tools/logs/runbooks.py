@@ -16,14 +16,14 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-from collections.abc import Collection, Mapping
+import threading
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tools.base import ToolError
 from tools.logs.backend import Param, ParamValue
-from tools.sql_guard import SqlRejected, check_sql
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +95,39 @@ def parse_runbook(name: str, text: str) -> Runbook:
     return Runbook(name, headers["title"], headers.get("description", ""), sql, tuple(params))
 
 
+class Runbooks(Mapping[str, Runbook]):
+    """The usable runbooks of ``directory``, read and checked on first use: checking parses
+    their SQL with sqlglot, which socbot's start does not otherwise need. The tools call
+    ``load`` in a thread, so that the first read stays off the event loop."""
+
+    def __init__(self, directory: Path | None, tables: Collection[str]) -> None:
+        self.directory, self.tables = directory, tuple(tables)
+        self._books: dict[str, Runbook] | None = None
+        self._lock = threading.Lock()
+
+    def load(self) -> dict[str, Runbook]:
+        with self._lock:
+            if self._books is None:
+                self._books = load_runbooks(self.directory, self.tables)
+            return self._books
+
+    def __getitem__(self, name: str) -> Runbook:
+        return self.load()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.load())
+
+    def __len__(self) -> int:
+        return len(self.load())
+
+
 def load_runbooks(directory: Path | None, tables: Collection[str]) -> dict[str, Runbook]:
     """All usable runbooks in ``directory``; broken ones and ones over tables outside the
     catalogue are skipped with a warning (they could never run)."""
     if directory is None or not directory.is_dir():
         return {}
+    from tools.sql_guard import SqlRejected, check_sql
+
     found: dict[str, Runbook] = {}
     for path in sorted(directory.glob("*.sql")):
         try:

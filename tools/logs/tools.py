@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -13,8 +13,10 @@ from config.settings import LogSettings
 from tools.base import RunContext, Tool, ToolError
 from tools.logs.backend import LogBackend, Param
 from tools.logs.catalogue import Catalogue
-from tools.logs.runbooks import Runbook
-from tools.sql_guard import check_sql
+from tools.logs.runbooks import Runbooks
+
+if TYPE_CHECKING:
+    from tools.sql_guard import CheckedQuery
 
 
 @dataclass
@@ -23,7 +25,7 @@ class LogDeps:
 
     catalogue: Catalogue
     backend: LogBackend
-    runbooks: dict[str, Runbook]
+    runbooks: Runbooks
     settings: LogSettings
 
 
@@ -71,7 +73,8 @@ async def query_logs(
 async def list_runbooks(ctx: RunContext[LogDeps]) -> dict[str, Any]:
     """List saved investigation queries (runbooks): name, title, description and the
     parameters each takes. Run one with run_runbook."""
-    return {"runbooks": [book.summary() for book in ctx.deps.runbooks.values()]}
+    books = await asyncio.to_thread(ctx.deps.runbooks.load)
+    return {"runbooks": [book.summary() for book in books.values()]}
 
 
 async def run_runbook(
@@ -86,9 +89,10 @@ async def run_runbook(
     ] = None,
 ) -> dict[str, Any]:
     """Run a saved runbook query (see list_runbooks) by name with its parameters."""
-    book = ctx.deps.runbooks.get(name)
+    books = await asyncio.to_thread(ctx.deps.runbooks.load)
+    book = books.get(name)
     if book is None:
-        known = ", ".join(ctx.deps.runbooks) or "none configured"
+        known = ", ".join(books) or "none configured"
         raise ToolError(f"no runbook named {name!r}; known runbooks: {known}")
     values = {
         k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in (params or {}).items()
@@ -98,8 +102,9 @@ async def run_runbook(
 
 
 async def _run(ctx: RunContext[LogDeps], sql: str, params: Mapping[str, Param]) -> dict[str, Any]:
-    # Parsing is pure-Python CPU work (tens of ms cold): keep it off the event loop.
-    checked = await asyncio.to_thread(check_sql, sql, ctx.deps.catalogue.names())
+    # Parsing is pure-Python CPU work (the first query also imports sqlglot, ~0.3 s): keep
+    # it off the event loop.
+    checked = await asyncio.to_thread(_check, sql, ctx.deps.catalogue.names())
     result = await ctx.deps.backend.run(
         checked,
         params=params,
@@ -108,6 +113,12 @@ async def _run(ctx: RunContext[LogDeps], sql: str, params: Mapping[str, Param]) 
         timeout_s=ctx.time_left(ctx.deps.settings.query_timeout_s),
     )
     return result.as_dict()
+
+
+def _check(sql: str, tables: list[str]) -> CheckedQuery:
+    from tools.sql_guard import check_sql
+
+    return check_sql(sql, tables)
 
 
 def log_tools(deps: LogDeps) -> list[Tool]:
