@@ -55,7 +55,13 @@ from pathlib import Path
 from typing import Any
 
 from google.genai import types
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+from jinja2 import (
+    Environment,
+    FileSystemBytecodeCache,
+    FileSystemLoader,
+    StrictUndefined,
+    Template,
+)
 
 from agent.alerts import Alert
 
@@ -110,6 +116,17 @@ def user_turn(text: str) -> list[types.Content]:
     return [types.Content(role="user", parts=[types.Part(text=text)])]
 
 
+def _bytecode_cache() -> FileSystemBytecodeCache | None:
+    """Compiled templates kept between starts, so that a start loads them instead of
+    compiling (~50 ms): jinja's private folder in the temp directory (created 0700, refused
+    when someone else owns it), keyed by the template's path and checked against its
+    source. Without a usable folder every start compiles, as before."""
+    try:
+        return FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
+
+
 class Prompts:
     """Loads stage templates with ``StrictUndefined`` and per-source overrides."""
 
@@ -123,6 +140,7 @@ class Prompts:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             auto_reload=False,  # compiled once below; no stat per render
+            bytecode_cache=_bytecode_cache(),
         )
         self.templates: dict[str, Template] = {
             name: self.env.get_template(name) for name in self.env.list_templates(["j2"])
