@@ -1,0 +1,378 @@
+"""Replicas as real ``socbot serve --mode http`` processes, for tests and benchmarks.
+
+A ``Cluster`` runs the remote side in one background thread (``bench.common.LoopThread``):
+the Slack Web API fake (``tests.fakes.slack_api``) and a fake Gemini over HTTP
+(``GatedGemini``: ``bench.fake_gemini`` whose answers can be held back). Each
+``Replica`` is a separate process on its own loopback port, all on one database, and
+sees only loopback URLs and fake tokens; ``tests/subprocess_site/sitecustomize.py`` (on
+``PYTHONPATH``) makes it fail closed on any other address.
+
+Start-up: this machine sets ``PYTHONDONTWRITEBYTECODE``, so a fresh process compiles
+every module (6-20 s). Replicas share one bytecode cache (``PYTHONPYCACHEPREFIX``, kept
+between runs in the temp folder): the first start compiles, the others load.
+
+Observation is never a fixed sleep: ``wait_for`` polls a condition (the fakes'
+recorded calls, rows in the database) with the timeout as an upper bound only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+from aiohttp import web
+from sqlalchemy import select
+
+from bench.bench_slack import SIGNING_SECRET, WEBHOOK_TOKEN, free_port, signed
+from bench.common import LoopThread
+from bench.fake_gemini import FakeGemini, GeminiRequest, Responder, Turn, parse_request
+from store.db import Database
+from store.models import WorkRow
+from tests.fakes.slack_api import BOT_USER_ID, Call, FakeSlackAPI
+
+T = TypeVar("T")
+SOCBOT = Path(sys.executable).with_name("socbot")
+SITE = Path(__file__).with_name("subprocess_site")
+PYCACHE = Path(tempfile.gettempdir()) / (
+    "socbot-pycache-" + hashlib.sha256(sys.prefix.encode()).hexdigest()[:10]
+)
+WEBHOOK_CHANNEL = "CWEBHOOK1"
+SOC = "CSOC00001"
+READY = "socbot is up"
+# the variables a replica inherits; everything else (tokens, SOCBOT_*) stays out
+_INHERIT = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT")
+
+
+class GatedGemini(FakeGemini):
+    """The fake Gemini with a gate: while held, requests wait (the run stays busy).
+
+    ``arrived`` keeps the user text of every request as it comes in (before the gate),
+    so a test can see that an investigation has reached the model. ``hold`` and
+    ``release`` are called from the test's thread.
+    """
+
+    def __init__(self, script: Mapping[str, Responder], latency_s: float = 0.0) -> None:
+        super().__init__(script, latency_s=latency_s)
+        self.arrived: list[str] = []
+        self._open = asyncio.Event()
+        self._open.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def start(self) -> str:
+        self._loop = asyncio.get_running_loop()
+        return await super().start()
+
+    def hold(self) -> None:
+        self._on_loop(self._open.clear)
+
+    def release(self) -> None:
+        self._on_loop(self._open.set)
+
+    def _on_loop(self, action: Callable[[], None]) -> None:
+        assert self._loop is not None, "start() first"
+
+        async def act() -> None:
+            action()
+
+        asyncio.run_coroutine_threadsafe(act(), self._loop).result(10)
+
+    async def _serve(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.arrived.append(parse_request("", body).user_text())
+        await self._open.wait()
+        return await super()._serve(request)  # aiohttp keeps the body it read
+
+    def arrivals_with(self, marker: str) -> int:
+        return sum(marker in text for text in list(self.arrived))
+
+
+@dataclass
+class Replica:
+    """One ``socbot serve --mode http`` process."""
+
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def kill(self) -> None:
+        """``kill -9``: no shutdown code runs."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(30)
+
+    def terminate(self) -> None:
+        """SIGTERM, as a deploy sends it (returns at once; ``process.wait`` for the end)."""
+        self.process.send_signal(signal.SIGTERM)
+
+
+@dataclass
+class Cluster:
+    """The fakes, one database and the replica processes on it (see the module docstring)."""
+
+    database_url: str
+    folder: Path
+    script: Mapping[str, Responder]
+    settings_toml: str = ""
+    env_extra: dict[str, str] = field(default_factory=dict)
+    replicas: list[Replica] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.thread = LoopThread("replica-fakes")
+        self.slack = FakeSlackAPI()
+        self.gemini = GatedGemini(self.script)
+        self.slack_url = self.run(self.slack.start())
+        self.gemini_url = self.run(self.gemini.start())
+        self.db = Database(self.database_url)
+        self.run(self.db.create())
+        self.config = self.folder / "socbot.toml"
+        self.config.write_text(self.settings_toml)
+        self._count = 0
+
+    def run(self, coro: Awaitable[T]) -> T:
+        """Run ``coro`` on the fakes' loop and wait for its result."""
+        return self.thread.submit(coro).result(120)
+
+    # replicas ------------------------------------------------------------------
+
+    def env(self, name: str) -> dict[str, str]:
+        env = {k: os.environ[k] for k in _INHERIT if k in os.environ}
+        env.update(
+            PYTHONPATH=str(SITE),
+            PYTHONPYCACHEPREFIX=str(PYCACHE),
+            PYTHONUNBUFFERED="1",
+            SOCBOT_CONFIG=str(self.config),
+            SOCBOT_DATABASE_URL=self.database_url,
+            SOCBOT_WORK__REPLICA_ID=name,
+            SOCBOT_GEMINI_BASE_URL=self.gemini_url,
+            GEMINI_API_KEY="test-not-a-real-key",
+            SLACK_BOT_TOKEN="xoxb-test-not-a-real-token",
+            SLACK_SIGNING_SECRET=SIGNING_SECRET,
+            SOCBOT_SLACK_API_URL=self.slack_url,
+            SOCBOT_WEBHOOK_TOKEN=WEBHOOK_TOKEN,
+        )
+        env.update(self.env_extra)
+        return env
+
+    def spawn(self) -> Replica:
+        """Start one more replica (not waiting for it: ``ready``)."""
+        self._count += 1
+        name = f"r{self._count}"
+        port = free_port()
+        log = self.folder / f"{name}.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [
+                    str(SOCBOT),
+                    "serve",
+                    "--mode",
+                    "http",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    f"{port}",
+                ],
+                env=self.env(name),
+                cwd=self.folder,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        replica = Replica(name, port, process, log)
+        self.replicas.append(replica)
+        return replica
+
+    def ready(self, replica: Replica, timeout_s: float = 90.0) -> Replica:
+        """Wait until ``replica`` says it is up (its port is served)."""
+        wait_for(
+            lambda: READY in replica.output() or not replica.alive,
+            timeout_s,
+            f"{replica.name} to start",
+        )
+        if not replica.alive:
+            raise AssertionError(f"{replica.name} exited:\n{replica.output()[-3000:]}")
+        return replica
+
+    def ensure(self, count: int) -> list[Replica]:
+        """At least ``count`` live replicas (starting more if some were killed).
+
+        When nothing is cached yet, one replica starts alone first: it fills the
+        bytecode cache the others then load, instead of all compiling at once.
+        """
+        alive = [r for r in self.replicas if r.alive]
+        if len(alive) < count and not any(PYCACHE.glob("**/*.pyc")):
+            alive.append(self.ready(self.spawn()))
+        fresh = [self.spawn() for _ in range(count - len(alive))]
+        return alive + [self.ready(r) for r in fresh]
+
+    def by_name(self, name: str | None) -> Replica:
+        return next(r for r in self.replicas if r.name == name)
+
+    def close(self) -> None:
+        for replica in self.replicas:
+            if replica.alive:
+                replica.terminate()
+        for replica in self.replicas:
+            try:
+                replica.process.wait(30)
+            except subprocess.TimeoutExpired:
+                replica.kill()
+        self.gemini.release()
+        self.run(self.db.close())
+        self.run(self.slack.stop())
+        self.run(self.gemini.stop())
+        self.thread.close()
+
+    # what the replicas did ------------------------------------------------------
+
+    def rows(self) -> list[WorkRow]:
+        async def query() -> list[WorkRow]:
+            async with self.db.session() as session:
+                return list((await session.execute(select(WorkRow).order_by(WorkRow.id))).scalars())
+
+        return self.run(query())
+
+    def posts(self, channel: str, thread_ts: str | None = None) -> list[Call]:
+        """``chat.postMessage`` calls to ``channel`` (in one thread if given)."""
+        return [
+            c
+            for c in list(self.slack.calls)
+            if c.method == "chat.postMessage"
+            and c.args.get("channel") == channel
+            and (thread_ts is None or c.args.get("thread_ts") == thread_ts)
+        ]
+
+
+def wait_for(condition: Callable[[], object], timeout_s: float, what: str) -> None:
+    """Poll ``condition`` until it is true; ``timeout_s`` is only an upper bound."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+        time.sleep(0.05)
+
+
+# requests to the replicas -----------------------------------------------------------
+
+
+_messages = itertools.count(1)
+
+
+def mention(n: int, run: str, *, user: str = "UANALYST1", channel: str = SOC) -> dict[str, Any]:
+    """An ``app_mention`` delivery (the shape of tests/fixtures/slack/app_mention.json),
+    in a new thread of its own; its text ends with ``(case RUN-N)``."""
+    ts = f"{1_700_000_000 + next(_messages)}.{n:06d}"
+    return {
+        "token": "fake-verification-token",
+        "team_id": "T0TEST01",
+        "api_app_id": "A0SOCBOT01",
+        "event": {
+            "user": user,
+            "type": "app_mention",
+            "ts": ts,
+            "text": f"<@{BOT_USER_ID}> is 185.220.101.42 known bad? (case {run}-{n})",
+            "team": "T0TEST01",
+            "channel": channel,
+            "event_ts": ts,
+        },
+        "type": "event_callback",
+        "event_id": f"Ev{run}{n:06d}",
+        "event_time": 1_700_000_000 + n,
+        "authorizations": [
+            {"team_id": "T0TEST01", "user_id": BOT_USER_ID, "is_bot": True, "enterprise_id": None}
+        ],
+        "is_ext_shared_channel": False,
+    }
+
+
+def deliver(replica: Replica, event: dict[str, Any], retry: int = 0) -> int:
+    """POST a signed event to ``replica``'s ``/slack/events`` (``retry``: Slack's retry
+    number header); returns the HTTP status."""
+    body = json.dumps(event)
+    headers = signed(body)
+    if retry:
+        headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
+    response = httpx.post(f"{replica.url}/slack/events", content=body, headers=headers, timeout=30)
+    return response.status_code
+
+
+def post_alert(replica: Replica, alert: str, source: str | None = None) -> httpx.Response:
+    """POST an alert (JSON text) to ``replica``'s ``/alerts``."""
+    params = {"source": source} if source else None
+    headers = {"Authorization": f"Bearer {WEBHOOK_TOKEN}", "Content-Type": "application/json"}
+    return httpx.post(
+        f"{replica.url}/alerts", content=alert, headers=headers, params=params, timeout=30
+    )
+
+
+# what the fake Gemini answers ---------------------------------------------------------
+
+ANSWER = "185.220.101.42 is a known Tor exit node."
+SUMMARY = "Reviewed against socbot's past alerts: nothing like it was seen before."
+
+
+def script() -> dict[str, Responder]:
+    """Mentions are answered directly; alerts get a one-step plan whose step searches
+    the past alerts (a real tool on the replicas' database) and a conclusion."""
+    plan = {
+        "objective": "Decide whether the alert is a real compromise.",
+        "steps": [
+            {
+                "id": "s1",
+                "description": "Search past alerts for the same indicators",
+                "tools": ["search_past_alerts"],
+                "expected": "earlier alerts with their verdicts",
+                "depends_on": [],
+            }
+        ],
+    }
+    step = [
+        Turn.call(("search_past_alerts", {"text": "alert"})),
+        Turn(text="Searched past alerts: none match (count 0)."),
+    ]
+    conclusion = {
+        "verdict": "inconclusive",
+        "severity": "medium",
+        "confidence": "low",
+        "summary": SUMMARY,
+        "key_findings": [
+            {"finding": "No past alert matches", "evidence": "s1", "evidence_refs": ["s1#1"]}
+        ],
+        "uncertainties": ["Only past alerts were checked"],
+        "recommendations": ["Review the alert by hand"],
+    }
+
+    def step_turn(request: GeminiRequest) -> Turn:
+        return step[min(request.model_turns, len(step) - 1)]
+
+    return {
+        "classifier": lambda _r: Turn.json({"needs_plan": False, "reason": "a quick question"}),
+        "direct": lambda _r: Turn(text=ANSWER),
+        "planner": lambda _r: Turn.json(plan),
+        "step": step_turn,
+        "reflector": lambda _r: Turn.json({"achieved": True, "insights": [], "plan_updates": []}),
+        "concluder": lambda _r: Turn.json(conclusion),
+    }
