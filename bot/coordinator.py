@@ -103,8 +103,9 @@ class Coordinator:
         self._wake = asyncio.Event()
         self._claiming = asyncio.Lock()
         self._loop: asyncio.Task[None] | None = None
+        self._renewer: asyncio.Task[None] | None = None
+        self._leases_done = asyncio.Event()  # set at shutdown, once runs have ended
         self._queued = 0
-        self._renewed = 0.0
         self._closing = False
 
     def register(self, kinds: Mapping[str, Runner], *, reporter: Reporter | None = None) -> None:
@@ -140,6 +141,7 @@ class Coordinator:
         """Start the worker loop (also done by the first ``submit``)."""
         if self._loop is None and not self._closing:
             self._loop = asyncio.create_task(self._work_loop(), name=f"worker {self.replica}")
+            self._renewer = asyncio.create_task(self._renew_loop(), name=f"leases {self.replica}")
 
     async def submit(self, thread: ThreadRef, job: Job, *, announce: bool = True) -> bool:
         """Queue ``job``; False if shutting down or a person's request is already in the thread.
@@ -181,11 +183,22 @@ class Coordinator:
             self._wake.clear()
             try:
                 await self._claim()
-                if time.monotonic() - self._renewed >= self.queue.lease.total_seconds() / 3:
-                    await self._renew()
             except Exception:  # fail open: the database may be back on the next turn
-                log.exception("worker %s could not claim or renew work", self.replica)
+                log.exception("worker %s could not claim work", self.replica)
                 await asyncio.sleep(self.poll_s)
+
+    async def _renew_loop(self) -> None:
+        """Renew the leases on a timer of their own: claims waiting for their turn (the
+        claim lock is shared by every replica) never let a live replica's leases lapse."""
+        period = self.queue.lease.total_seconds() / 3
+        while not self._leases_done.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._leases_done.wait(), period)
+            if self._running and not self._leases_done.is_set():
+                try:
+                    await self._renew()
+                except Exception:  # fail open: the next turn may reach the database
+                    log.exception("worker %s could not renew its leases", self.replica)
 
     async def _claim(self) -> None:
         async with self._claiming:
@@ -200,9 +213,12 @@ class Coordinator:
             self._queued = claimed.queued
 
     async def _renew(self) -> None:
-        self._renewed = time.monotonic()
-        ours, stop = await self.queue.renew(self.replica, list(self._running))
-        for work_id, running in list(self._running.items()):
+        ids = list(self._running)  # a run claimed or settled meanwhile is not "taken over"
+        ours, stop = await self.queue.renew(self.replica, ids)
+        for work_id in ids:
+            running = self._running.get(work_id)
+            if running is None or running.settling:
+                continue
             if work_id not in ours and running.task is not None:
                 log.warning("work %s was taken over by another replica; stopping here", work_id)
                 running.task.cancel()
@@ -274,6 +290,9 @@ class Coordinator:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, *notices, return_exceptions=True)
+        self._leases_done.set()  # renewed through the grace period; now handed on
+        if self._renewer is not None:
+            await asyncio.gather(self._renewer, return_exceptions=True)
         released = await self.queue.release(self.replica)
         if released:
             log.info("handed %d running work rows back to the queue", released)

@@ -43,6 +43,7 @@ class Running:
     task: asyncio.Task[None] | None = None
     stopping: bool = False  # a person asked to stop it
     final: bool = False  # the result is in (``finishing``)
+    settling: bool = False  # its row is being settled (``finish``)
 
 
 class RowRuns:
@@ -96,6 +97,7 @@ class RowRuns:
         except Exception as failure:  # fail open: tell the thread, keep serving others
             log.exception("work %s in %s failed", work.id, thread.conversation_id)
             error, tell = type(failure).__name__, failure
+        running.settling = True
         await self.queue.finish(work.id, self.replica, state, error)
         self.ended(work.id)  # the thread is free before it is told
         if state == "cancelled":

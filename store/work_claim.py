@@ -97,12 +97,12 @@ class ClaimingQueue:
     async def claim(self, owner: str, free: int) -> Claimed:
         """Take over expired rows, then start up to ``free`` rows for ``owner``."""
         claimed = Claimed()
-        now = self._now()
         async with self.db.session() as session:
             if not self.db.is_sqlite:
                 await session.execute(
                     text("SELECT pg_advisory_xact_lock(:id)"), {"id": _CLAIM_LOCK}
                 )
+            now = self._now()  # after waiting for the lock: a lease starts when it is taken
             claimed.given_up = await self._expire(session, now)
             free = max(free, 0)
             rows = await session.execute(select(WorkRow).where(WorkRow.state == "running"))

@@ -165,9 +165,10 @@ async def test_a_dead_replicas_work_is_taken_over_and_told_once(any_db: Database
     (thread,) = threads(1)
     await a.submit(thread, mention(thread))
     await eventually(lambda: runner_a.ran == [thread])
-    # replica a "dies": its loop stops renewing the lease; its run hangs forever
-    assert a._loop is not None
+    # replica a "dies": its loops stop claiming and renewing the lease; its run hangs forever
+    assert a._loop is not None and a._renewer is not None
     a._loop.cancel()
+    a._renewer.cancel()
     b.start()
     await eventually(lambda: runner_b.ran == [thread])
     assert told_b.texts == [RESTARTED]
