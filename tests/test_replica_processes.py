@@ -237,8 +237,8 @@ def test_kill_9_of_the_running_replica_hands_the_run_to_another_within_the_lease
         owner = running_owner(cluster, thread_ts)
         assert owner is not None
         victim = cluster.by_name(owner)
-        [row] = thread_rows(cluster, thread_ts)
-        assert row.posted.get("status_ts")  # its status message is already in the thread
+        # its status message is already in the thread
+        wait_for(lambda: thread_rows(cluster, thread_ts)[0].posted.get("status_ts"), 30, "status")
         victim.kill()
         killed = time.monotonic()
     finally:
