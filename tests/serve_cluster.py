@@ -137,13 +137,14 @@ class Cluster:
     folder: Path
     script: Mapping[str, Responder]
     settings_toml: str = ""
+    latency_s: float = 0.0  # per model call
     env_extra: dict[str, str] = field(default_factory=dict)
     replicas: list[Replica] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.thread = LoopThread("replica-fakes")
         self.slack = FakeSlackAPI()
-        self.gemini = GatedGemini(self.script)
+        self.gemini = GatedGemini(self.script, self.latency_s)
         self.slack_url = self.run(self.slack.start())
         self.gemini_url = self.run(self.gemini.start())
         self.db = Database(self.database_url)
@@ -254,6 +255,15 @@ class Cluster:
                 return list((await session.execute(select(WorkRow).order_by(WorkRow.id))).scalars())
 
         return self.run(query())
+
+    def outcomes(self, thread_ts: str) -> list[str]:
+        """The ts of the outcome messages in a thread: a direct answer (``ANSWER``, as
+        posted: defanged) or an alert's verdict (``SUMMARY``)."""
+        return [
+            m.ts
+            for m in list(self.slack.messages)
+            if m.thread_ts == thread_ts and ("known Tor exit node" in m.text or SUMMARY in m.text)
+        ]
 
     def posts(self, channel: str, thread_ts: str | None = None) -> list[Call]:
         """``chat.postMessage`` calls to ``channel`` (in one thread if given)."""

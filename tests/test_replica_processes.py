@@ -25,7 +25,6 @@ from store.models import WorkRow
 from tests.pg_server import PostgresServer
 from tests.serve_cluster import (
     SOC,
-    SUMMARY,
     WEBHOOK_CHANNEL,
     Cluster,
     Replica,
@@ -85,21 +84,6 @@ def cluster(
         yield cluster
     finally:
         cluster.close()
-
-
-def answers(cluster: Cluster, channel: str, thread_ts: str) -> list[str]:
-    """The outcome messages posted in a thread (a direct answer or an alert's verdict)."""
-    texts = [str(c.args.get("text")) for c in cluster.posts(channel, thread_ts)]
-    return [t for t in texts if "known Tor exit node" in t or SUMMARY in t]
-
-
-def answer_ts(cluster: Cluster, thread_ts: str) -> list[str]:
-    """The Slack ts of the outcome messages in a thread (the fake's stored messages)."""
-    return [
-        m.ts
-        for m in list(cluster.slack.messages)
-        if m.thread_ts == thread_ts and ("known Tor exit node" in m.text or SUMMARY in m.text)
-    ]
 
 
 def thread_calls(cluster: Cluster, row: WorkRow) -> list[tuple[str, str, str]]:
@@ -189,10 +173,10 @@ def test_a_storm_over_three_replicas_investigates_each_alert_and_mention_once(
     assert len(cards(cluster)) - cards_before == len(STORM)  # one card per alert
     for row in rows:  # one outcome per alert and per mention, recorded with its row
         channel = WEBHOOK_CHANNEL if row.kind == "alert" else SOC
-        assert row.posted["outcome_ts"] == answer_ts(cluster, row.thread_ts), thread_calls(
+        assert row.posted["outcome_ts"] == cluster.outcomes(row.thread_ts), thread_calls(
             cluster, row
         )
-        assert len(answer_ts(cluster, row.thread_ts)) == 1
+        assert len(cluster.outcomes(row.thread_ts)) == 1
         # a lease that lapsed on an overloaded machine is taken over like a crash: told once
         told = [str(c.args.get("text")) for c in cluster.posts(channel, row.thread_ts)]
         assert told.count(RESTARTED) == (row.attempts > 1), (row.id, row.attempts, told)
@@ -217,9 +201,9 @@ def test_a_redelivery_to_another_replica_starts_nothing(cluster: Cluster) -> Non
     assert deliver(second, after[0]) == 200
     assert deliver(first, after[1]) == 200
     for ts in (thread_ts, *(e["event"]["ts"] for e in after)):
-        wait_for(lambda ts=ts: answers(cluster, SOC, ts), PUTS_TO_WORK, f"an answer in {ts}")
+        wait_for(lambda ts=ts: cluster.outcomes(ts), PUTS_TO_WORK, f"an answer in {ts}")
     assert len(thread_rows(cluster, thread_ts)) == 1
-    assert answers(cluster, SOC, thread_ts) == [answers(cluster, SOC, thread_ts)[0]]
+    assert len(cluster.outcomes(thread_ts)) == 1
     assert cluster.gemini.arrivals_with(f"case {run}-1)") == 2
 
 
@@ -244,7 +228,7 @@ def test_kill_9_of_the_running_replica_hands_the_run_to_another_within_the_lease
     finally:
         cluster.gemini.release()
     taken = _wait_for_new_owner(cluster, thread_ts, victim)
-    wait_for(lambda: answers(cluster, SOC, thread_ts), PUTS_TO_WORK, "the answer")
+    wait_for(lambda: cluster.outcomes(thread_ts), PUTS_TO_WORK, "the answer")
     wait_for(lambda: thread_rows(cluster, thread_ts)[0].state in SETTLED, 10, "the row")
 
     assert taken - killed < LEASE_S + POLL_S + 2.0  # the lease, a poll, a loaded machine
@@ -252,10 +236,10 @@ def test_kill_9_of_the_running_replica_hands_the_run_to_another_within_the_lease
     assert (row.state, row.attempts) == ("done", 2)
     assert row.owner not in (None, victim.name)
     posts = [str(c.args.get("text")) for c in cluster.posts(SOC, thread_ts)]
-    assert len(answers(cluster, SOC, thread_ts)) == 1
+    assert len(cluster.outcomes(thread_ts)) == 1
     assert posts.count(RESTARTED) == 1
     assert posts.count("socbot is working") == 1  # the status message is edited, not reposted
-    assert row.posted["outcome_ts"] == answer_ts(cluster, thread_ts)  # recorded with the row
+    assert row.posted["outcome_ts"] == cluster.outcomes(thread_ts)  # recorded with the row
 
 
 def test_sigterm_hands_the_running_work_to_another_replica(cluster: Cluster) -> None:
@@ -274,7 +258,7 @@ def test_sigterm_hands_the_running_work_to_another_replica(cluster: Cluster) -> 
     finally:
         cluster.gemini.release()
     taken = _wait_for_new_owner(cluster, thread_ts, victim)
-    wait_for(lambda: answers(cluster, SOC, thread_ts), PUTS_TO_WORK, "the answer")
+    wait_for(lambda: cluster.outcomes(thread_ts), PUTS_TO_WORK, "the answer")
     wait_for(lambda: thread_rows(cluster, thread_ts)[0].state in SETTLED, 10, "the row")
 
     assert "handed 1 running work rows back to the queue" in victim.output()
@@ -282,7 +266,7 @@ def test_sigterm_hands_the_running_work_to_another_replica(cluster: Cluster) -> 
     [row] = thread_rows(cluster, thread_ts)
     assert (row.state, row.attempts) == ("done", 1)  # a hand-back is not an attempt
     posts = [str(c.args.get("text")) for c in cluster.posts(SOC, thread_ts)]
-    assert len(answers(cluster, SOC, thread_ts)) == 1
+    assert len(cluster.outcomes(thread_ts)) == 1
     assert posts.count("socbot is working") == 1
 
 
