@@ -338,6 +338,33 @@ def post_alert(replica: Replica, alert: str, source: str | None = None) -> httpx
     )
 
 
+def settings_toml(*, limit: int, lease_s: float, poll_s: float, grace_s: float = 1.0) -> str:
+    """The replicas' settings file: webhook alerts on, review and learning off (fewer
+    model calls), ``limit`` investigations at once, short leases."""
+    return f"""
+[slack]
+webhook_channel = "{WEBHOOK_CHANNEL}"
+max_concurrent_investigations = {limit}
+max_queued_investigations = 1000
+alert_group_window_s = 0
+
+[review]
+enabled = false
+
+[learning]
+enabled = false
+
+[work]
+lease_s = {lease_s}
+poll_s = {poll_s}
+shutdown_grace_s = {grace_s}
+max_running_per_user = {limit}
+max_running_per_channel = {limit}
+max_queued_per_user = 1000
+max_queued_per_channel = 1000
+"""
+
+
 # what the fake Gemini answers ---------------------------------------------------------
 
 ANSWER = "185.220.101.42 is a known Tor exit node."

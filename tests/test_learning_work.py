@@ -211,8 +211,9 @@ async def test_a_dead_replicas_run_is_taken_over_after_its_reflection(any_db: Da
     a, learning, _ = replica(any_db, lab, first, "a", lease_s=0.3)
     await learning.request(inv)
     await eventually(lambda: bool(first.requests_for("playbook_curator")))
-    assert a._loop is not None
+    assert a._loop is not None and a._renewer is not None
     a._loop.cancel()  # replica a dies mid-run: nothing renews its lease any more
+    a._renewer.cancel()
 
     second = ScriptedModel({"playbook_curator": [json_response({"operations": [QUALYS_OP]})]})
     b, _, told_b = replica(any_db, lab, second, "b", lease_s=0.3)
@@ -255,8 +256,9 @@ async def test_a_run_given_up_after_crashes_is_failed_not_running(any_db: Databa
     a, learning, _ = replica(any_db, lab, first, "a", lease_s=0.3, max_attempts=1)
     await learning.request(inv)
     await eventually(lambda: bool(first.requests_for("playbook_reflector")))
-    assert a._loop is not None
-    a._loop.cancel()
+    assert a._loop is not None and a._renewer is not None
+    a._loop.cancel()  # replica a dies: it neither claims nor renews its lease any more
+    a._renewer.cancel()
     b, _, told_b = replica(any_db, lab, ScriptedModel({}), "b", lease_s=0.3, max_attempts=1)
     b.start()
     await eventually(lambda: rows_are(any_db, ("failed", 1)), within_s=5)

@@ -32,30 +32,13 @@ from tests.serve_cluster import (
     mention,
     post_alert,
     script,
+    settings_toml,
     wait_for,
 )
 
 LEASE_S = 5.0
 POLL_S = 0.5
-SETTINGS = f"""
-[slack]
-webhook_channel = "{WEBHOOK_CHANNEL}"
-max_concurrent_investigations = 6
-alert_group_window_s = 0
-
-[review]
-enabled = false
-
-[learning]
-enabled = false
-
-[work]
-lease_s = {LEASE_S}
-poll_s = {POLL_S}
-shutdown_grace_s = 0.5
-max_running_per_user = 6
-max_running_per_channel = 6
-"""
+SETTINGS = settings_toml(limit=6, lease_s=LEASE_S, poll_s=POLL_S, grace_s=0.5)
 ALERTS = Path(__file__).parent / "fixtures" / "alerts"
 # genuine samples only (tests/fixtures/alerts/NOTICE), one per vendor format
 STORM = [
@@ -227,9 +210,7 @@ def test_kill_9_of_the_running_replica_hands_the_run_to_another_within_the_lease
         killed = time.monotonic()
     finally:
         cluster.gemini.release()
-    taken = _wait_for_new_owner(cluster, thread_ts, victim)
-    wait_for(lambda: cluster.outcomes(thread_ts), PUTS_TO_WORK, "the answer")
-    wait_for(lambda: thread_rows(cluster, thread_ts)[0].state in SETTLED, 10, "the row")
+    taken = _taken_over_and_answered(cluster, thread_ts, victim)
 
     assert taken - killed < LEASE_S + POLL_S + 2.0  # the lease, a poll, a loaded machine
     [row] = thread_rows(cluster, thread_ts)
@@ -257,9 +238,7 @@ def test_sigterm_hands_the_running_work_to_another_replica(cluster: Cluster) -> 
         stopped = time.monotonic()
     finally:
         cluster.gemini.release()
-    taken = _wait_for_new_owner(cluster, thread_ts, victim)
-    wait_for(lambda: cluster.outcomes(thread_ts), PUTS_TO_WORK, "the answer")
-    wait_for(lambda: thread_rows(cluster, thread_ts)[0].state in SETTLED, 10, "the row")
+    taken = _taken_over_and_answered(cluster, thread_ts, victim)
 
     assert "handed 1 running work rows back to the queue" in victim.output()
     assert taken - stopped < LEASE_S  # handed back at once, not left for the lease to expire
@@ -270,12 +249,16 @@ def test_sigterm_hands_the_running_work_to_another_replica(cluster: Cluster) -> 
     assert posts.count("socbot is working") == 1
 
 
-def _wait_for_new_owner(cluster: Cluster, thread_ts: str, victim: Replica) -> float:
-    """When another replica is seen running (or has run) the thread's row."""
+def _taken_over_and_answered(cluster: Cluster, thread_ts: str, victim: Replica) -> float:
+    """Wait until another replica runs the thread's row (returns when it was seen), the
+    answer is posted and the row settled."""
 
     def other() -> bool:
         [row] = thread_rows(cluster, thread_ts)
         return row.owner not in (None, victim.name)
 
     wait_for(other, PUTS_TO_WORK, "another replica to take the run")
-    return time.monotonic()
+    taken = time.monotonic()
+    wait_for(lambda: cluster.outcomes(thread_ts), PUTS_TO_WORK, "the answer")
+    wait_for(lambda: thread_rows(cluster, thread_ts)[0].state in SETTLED, 10, "the row")
+    return taken

@@ -17,7 +17,7 @@ _real_connect_ex = socket.socket.connect_ex
 _real_getaddrinfo = socket.getaddrinfo
 
 
-def _is_local(host: Any) -> bool:
+def _is_local(host: Any) -> bool:  # as tests/conftest.py (this process cannot import it)
     if host in ("localhost", "", None):
         return True
     try:
