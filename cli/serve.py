@@ -4,8 +4,9 @@ Socket Mode needs ``SLACK_BOT_TOKEN`` (xoxb-) and ``SLACK_APP_TOKEN`` (xapp-) an
 no public URL; ``/alerts`` and ``/healthz`` are served on a local port. HTTP mode
 needs ``SLACK_BOT_TOKEN`` and ``SLACK_SIGNING_SECRET`` and serves
 ``POST /slack/events``, ``POST /alerts`` and ``GET /healthz`` on ``--port``.
-Missing or malformed tokens, or a bot token Slack rejects (``auth.test``), end
-with one ``error:`` line naming the variable and exit code 2.
+Missing or malformed tokens, or a token Slack rejects (``auth.test``, and
+``apps.connections.open`` in Socket Mode), end with one ``error:`` line naming the
+variable and exit code 2.
 """
 
 from __future__ import annotations
@@ -114,6 +115,18 @@ async def identify(client: AsyncWebClient) -> Identity:
     )
 
 
+async def check_app_token(client: AsyncWebClient, app_token: str) -> None:
+    """``apps.connections.open``: check the app-level token once, before Socket Mode, which
+    would otherwise retry a rejected token every ten seconds, a traceback each time."""
+    try:
+        await client.apps_connections_open(app_token=app_token)
+    except SlackApiError as error:
+        code = error.response.get("error", "rejected")
+        raise ServeError(f"Slack rejected SLACK_APP_TOKEN ({code})") from None
+    except (aiohttp.ClientError, TimeoutError) as error:
+        raise ServeError(f"cannot reach the Slack Web API at {client.base_url}: {error}") from None
+
+
 async def serve_until(
     settings: Settings,
     mode: Mode,
@@ -128,6 +141,8 @@ async def serve_until(
     check_tokens(settings.slack, mode)
     client = build_client(settings.slack)
     me = await identify(client)
+    if mode is Mode.socket:
+        await check_app_token(client, _secret(settings.slack.app_token))
     log.info("signed in to %s (%s) as %s (%s)", me.team, me.team_id, me.user, me.user_id)
     async with runtime(settings) as rt:
         pacer = Pacer()

@@ -23,7 +23,7 @@ import pytest
 from bench import scripts
 from bench.fake_gemini import FakeGemini
 from cli.runtime import open_runtime
-from cli.serve import Mode, serve_until
+from cli.serve import Mode, ServeError, serve_until
 from tests.fakes.model import ScriptedModel
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import SIGNING_SECRET, eventually, make_settings
@@ -153,10 +153,27 @@ async def test_serve_on_a_taken_port_is_one_line_without_duckdb_noise(
     assert "nanobind" not in done.stderr and "WARNING" not in done.stderr
 
 
-async def test_socket_mode_stops_while_slack_refuses_the_socket(
+async def test_socket_mode_with_an_app_token_slack_rejects_fails_in_one_sentence(
     fake: FakeSlackAPI, tmp_path: Path
 ) -> None:
     fake.set_handler("apps.connections.open", lambda call: {"ok": False, "error": "invalid_auth"})
+    with pytest.raises(ServeError, match=r"^Slack rejected SLACK_APP_TOKEN \(invalid_auth\)$"):
+        await serve_until(
+            make_settings(tmp_path, fake.base_url),
+            Mode.socket,
+            host="127.0.0.1",
+            port=free_port(),
+            stop=asyncio.Event(),
+            runtime=lambda s: open_runtime(s, backend=ScriptedModel({})),
+        )
+    assert not (tmp_path / "socbot.db").exists(), "nothing opened before the token is checked"
+
+
+async def test_socket_mode_stops_while_the_socket_cannot_connect(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    nowhere = f"ws://127.0.0.1:{free_port()}/link"  # nothing listens: bolt retries for ever
+    fake.set_handler("apps.connections.open", lambda call: {"ok": True, "url": nowhere})
     stop = asyncio.Event()
     serving = asyncio.create_task(
         serve_until(
@@ -168,6 +185,6 @@ async def test_socket_mode_stops_while_slack_refuses_the_socket(
             runtime=lambda s: open_runtime(s, backend=ScriptedModel({})),
         )
     )
-    await eventually(lambda: bool(fake.calls_to("apps.connections.open")), within_s=30)
+    await eventually(lambda: len(fake.calls_to("apps.connections.open")) >= 2, within_s=30)
     stop.set()  # what SIGTERM does
     await asyncio.wait_for(serving, 5)
