@@ -47,14 +47,8 @@ import httpx
 from bench.bench_slack import signed
 from bench.common import percentile, print_table, write_json
 from tests import pg_server
-from tests.serve_cluster import (
-    WEBHOOK_TOKEN,
-    Cluster,
-    mention,
-    script,
-    settings_toml,
-    wait_for,
-)
+from tests.serve_cluster import WEBHOOK_TOKEN, Cluster, wait_for
+from tests.serve_scenario import mention, script, settings_toml
 
 ALERTS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "alerts"
 SETTLED = ("done", "failed", "cancelled")

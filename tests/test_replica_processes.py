@@ -23,18 +23,8 @@ import pytest
 from bot.coordinator import RESTARTED
 from store.models import WorkRow
 from tests.pg_server import PostgresServer
-from tests.serve_cluster import (
-    SOC,
-    WEBHOOK_CHANNEL,
-    Cluster,
-    Replica,
-    deliver,
-    mention,
-    post_alert,
-    script,
-    settings_toml,
-    wait_for,
-)
+from tests.serve_cluster import SOC, WEBHOOK_CHANNEL, Cluster, Replica, wait_for
+from tests.serve_scenario import deliver, mention, post_alert, script, settings_toml
 
 LEASE_S = 10.0  # a loaded CI machine can starve a replica for seconds; takeover waits this long
 POLL_S = 0.5
