@@ -21,10 +21,18 @@ per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
 ``fake.fail_next("chat.postMessage", status=500)`` or
 ``fake.fail_next("assistant.threads.setStatus", error="not_allowed_token_type")``.
 Tests wait for calls with ``await fake.wait_for(lambda: ...)``, woken by each call.
+
+Message ``metadata`` (``event_type`` + ``event_payload``) given to chat.postMessage
+is kept with the message (chat.update keeps it unless it passes new metadata) and
+returned by conversations.replies when called with ``include_all_metadata``.
+``fake.hold("chat.postMessage", when=...)`` makes matching calls take effect but
+never answer (the caller's process "dies" mid-call) until ``release_held()`` or
+``stop()``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import time
@@ -92,6 +100,9 @@ class FakeSlackAPI:
         self.usergroups: dict[str, list[str]] = {}
         self._handlers: dict[str, Handler] = {}
         self._failures: dict[str, list[_Failure]] = {}
+        self._holds: list[tuple[str, Callable[[Call], bool]]] = []
+        self._released = asyncio.Event()
+        self.held: list[Call] = []  # calls that took effect but were never answered
         self._ts = itertools.count(1)
         self._runner: web.AppRunner | None = None
         self.base_url = ""
@@ -112,6 +123,7 @@ class FakeSlackAPI:
         return self.base_url
 
     async def stop(self) -> None:
+        self.release_held()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -151,6 +163,22 @@ class FakeSlackAPI:
         self._failures.setdefault(method, []).extend(
             _Failure(status, error, retry_after) for _ in range(times)
         )
+
+    def clear_failures(self, method: str) -> None:
+        """Forget the failures still scripted for ``method`` (the service recovers)."""
+        self._failures.pop(method, None)
+
+    def hold(self, method: str, *, when: Callable[[Call], bool] = lambda _c: True) -> None:
+        """Calls of ``method`` matching ``when`` take effect, then never answer.
+
+        The caller hangs as if its process died right after Slack acted on the call.
+        """
+        self._holds.append((method, when))
+
+    def release_held(self) -> None:
+        """Answer every held call (and stop holding new ones)."""
+        self._holds.clear()
+        self._released.set()
 
     def add_user(self, user_id: str, **fields: Any) -> None:
         """Seed users.info for ``user_id`` (e.g. ``is_bot=True``, ``team_id="TOTHER"``)."""
@@ -205,7 +233,12 @@ class FakeSlackAPI:
         handler = self._handlers.get(method) or self._canned().get(method)
         if handler is None:
             return web.json_response({"ok": False, "error": "unknown_method"})
-        return web.json_response(handler(call))
+        answer = handler(call)
+        if any(m == method and when(call) for m, when in self._holds):
+            self.held.append(call)
+            self.changes.notify()  # the call took effect: waiters may look now
+            await self._released.wait()
+        return web.json_response(answer)
 
     def _canned(self) -> dict[str, Handler]:
         return {
@@ -232,9 +265,11 @@ class FakeSlackAPI:
         ts = self._next_ts()
         text = str(call.args.get("text") or "")
         thread = call.args.get("thread_ts")
-        extra = {"bot_id": BOT_ID}
+        extra: dict[str, Any] = {"bot_id": BOT_ID}
         if call.args.get("blocks") is not None:
             extra["blocks"] = call.args["blocks"]
+        if isinstance(call.args.get("metadata"), dict):
+            extra["metadata"] = call.args["metadata"]
         self.messages.append(
             _Message(channel, ts, text, self.bot_user_id, str(thread) if thread else None, extra)
         )
@@ -265,6 +300,8 @@ class FakeSlackAPI:
                 msg.text = str(call.args.get("text") or "")
                 if call.args.get("blocks") is not None:
                     msg.extra["blocks"] = call.args["blocks"]
+                if isinstance(call.args.get("metadata"), dict):
+                    msg.extra["metadata"] = call.args["metadata"]
                 return {"ok": True, "channel": channel, "ts": ts, "text": msg.text}
         return {"ok": False, "error": "message_not_found"}
 
@@ -275,6 +312,9 @@ class FakeSlackAPI:
             for m in self.messages
             if m.channel == channel and (m.ts == root or m.thread_ts == root)
         ]
+        if str(call.args.get("include_all_metadata")).lower() not in ("true", "1"):
+            for message in thread:
+                message.pop("metadata", None)
         thread.sort(key=lambda m: float(m["ts"]))
         if not thread:
             return {"ok": False, "error": "thread_not_found"}
