@@ -1,13 +1,16 @@
 """One investigation in a Slack thread: engine → live status message → outcome messages.
 
 Run by the worker (``bot.coordinator``), it keeps what it posts with the work row
-(``current_run``): the status message's ts, so that a replica taking the work over
-edits that message instead of posting a second one, and the outcome's, so that a
-conclusion is posted once. Outcome messages Slack refuses are posted again
-(``SlackProgress``), and the run fails (``SlackRefused``) only when they never land.
-When the model was unavailable it posts no outcome and raises ``Unavailable``: the
-row goes back to the queue. For alerts the conclusion
-(verdict, summary, investigation id) is written back to the alert row first.
+(``current_run``, ``bot.post_once``): the status message, so that a replica taking
+the work over edits that message instead of posting a second one, and the
+outcome, written down before it is posted, so that a conclusion is posted once —
+also when the replica died between posting it and recording it. Once the outcome
+is recorded, a later attempt only delivers what is missing (the engine does not
+run again). Outcome messages Slack refuses are posted again; when they still do
+not land the row goes back to the queue (``Unavailable``), and fails, told, after
+its last attempt. When the model was unavailable it posts no outcome and raises
+``Unavailable`` too. For alerts the conclusion (verdict, summary, investigation
+id) is written back to the alert row first.
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.alerts import Alert
 from agent.engine import Outcome, Request
 from agent.events import Sink
+from bot.blocks import Message
 from bot.pacer import Pacer
+from bot.post_once import RunPosts, ThreadSearch
+from bot.posting import POST_ATTEMPTS, POST_BACKOFF_S, outcome_messages
 from bot.progress import SlackProgress
 from bot.runlog import logged_run
-from bot.worker_types import RunContext, SlackRefused, ThreadRef, Unavailable, current_run
+from bot.worker_types import SlackRefused, ThreadRef, Unavailable, current_run
 from store.alerts import AlertStore
 
 MODEL_UNAVAILABLE = "Gemini is unavailable right now."
@@ -47,20 +53,37 @@ class EngineInvestigator:
         *,
         pacer: Pacer | None = None,
         update_interval: float = 1.0,
+        post_attempts: int = POST_ATTEMPTS,
+        post_backoff_s: float = POST_BACKOFF_S,
     ) -> None:
         self.engine = engine
         self.client = client
         self.alerts = alerts
         self.pacer = pacer or Pacer()
         self.update_interval = update_interval
+        self.post_attempts = post_attempts
+        self.post_backoff_s = post_backoff_s
+        self.search = ThreadSearch(client)
 
     async def __call__(
         self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
     ) -> None:
         context = current_run.get()
-        posted = context.work.posted if context is not None else {}
-        if posted.get("outcome_ts"):
-            return  # a replica that died had posted the outcome already
+        posts = RunPosts(
+            self.client,
+            self.pacer,
+            self.search,
+            thread,
+            work_id=context.work.id if context is not None else None,
+            posted=context.work.posted if context is not None else {},
+            record=context.record if context is not None else None,
+        )
+        if posts.has_outcome:  # the result was in before a restart: deliver what is missing
+            await self._deliver(posts, None, f"work {posts.work_id}")
+            return
+        if posts.posted.get("outcome_ts"):
+            return  # (a row of an older socbot) the outcome was posted already
+        status_ts, status_metadata = await posts.status()
         indicators = [i.value for i in alert.indicators] if alert else []
         progress = SlackProgress(
             self.client,
@@ -69,15 +92,17 @@ class EngineInvestigator:
             pacer=self.pacer,
             indicators=indicators,
             update_interval=self.update_interval,
-            status_ts=posted.get("status_ts"),
-            on_status_posted=_remember(context, "status_ts"),
+            status_ts=status_ts,
+            on_status_posted=posts.status_posted,
+            status_metadata=status_metadata,
         )
         request = Request(conversation_id=thread.conversation_id, text=text, alert=alert, user=user)
         try:
             outcome = await logged_run(self.engine, request, progress)
         except asyncio.CancelledError:
-            await progress.cancelled()  # strike the plan through; the reporter says so
-            raise
+            if context is None or context.stopping():
+                await progress.cancelled()  # strike the plan through; the reporter says so
+            raise  # else handed on: the next replica edits the same status message
         if context is not None:
             context.finishing()  # the result is in: a stop no longer changes it
         if outcome.unavailable and context is not None:
@@ -86,10 +111,17 @@ class EngineInvestigator:
             raise Unavailable(MODEL_UNAVAILABLE)
         if alert is not None:
             await self._record(alert, outcome)
-        sent = await progress.finish(outcome)
-        if context is not None:
-            await context.record("outcome_ts", sent)
-        if progress.unposted:  # retried already: the run is told failed (if Slack lets us)
+        await progress.settle(outcome)
+        messages = outcome_messages(outcome, progress.view.indicators)
+        await self._deliver(posts, messages, outcome.investigation_id)
+
+    async def _deliver(self, posts: RunPosts, messages: list[Message] | None, what: str) -> None:
+        unposted = await posts.outcome(
+            messages, what=what, attempts=self.post_attempts, backoff_s=self.post_backoff_s
+        )
+        if unposted and posts.tracked:  # back to the queue: the next attempt posts the rest
+            raise Unavailable(SLACK_REFUSED)
+        if unposted:
             raise SlackRefused(SLACK_REFUSED)
 
     async def _record(self, alert: Alert, outcome: Outcome) -> None:
@@ -101,17 +133,3 @@ class EngineInvestigator:
                 summary=outcome.conclusion.summary,
                 investigation_id=outcome.investigation_id,
             )
-
-
-def _remember(context: RunContext | None, key: str) -> _Record | None:
-    if context is None:
-        return None
-
-    async def record(value: str) -> None:
-        await context.record(key, value)
-
-    return record
-
-
-class _Record(Protocol):
-    async def __call__(self, value: str) -> None: ...

@@ -59,11 +59,18 @@ class OutcomeView(Protocol):
 
 
 async def post_in_thread(
-    client: AsyncWebClient, pacer: Pacer, *, channel: str, thread_ts: str, message: Message
+    client: AsyncWebClient,
+    pacer: Pacer,
+    *,
+    channel: str,
+    thread_ts: str,
+    message: Message,
+    metadata: dict[str, Any] | None = None,
 ) -> str:
     """Post a rendered message in a thread, paced, unfurling off, never ``link_names``.
 
-    Returns the new message's ts; raises ``SlackApiError`` when Slack refuses.
+    ``metadata``: Slack message metadata (``bot.post_once``). Returns the new
+    message's ts; raises ``SlackApiError`` when Slack refuses.
     """
     async with pacer.slot(channel):
         response = await client.chat_postMessage(
@@ -73,6 +80,7 @@ async def post_in_thread(
             blocks=message.get("blocks"),
             unfurl_links=SAFE_POST_FLAGS["unfurl_links"],
             unfurl_media=SAFE_POST_FLAGS["unfurl_media"],
+            metadata=metadata,
         )
     return str(response["ts"])
 
@@ -87,6 +95,7 @@ async def post_until_accepted(
     what: str,
     attempts: int = POST_ATTEMPTS,
     backoff_s: float = POST_BACKOFF_S,
+    metadata: dict[str, Any] | None = None,
 ) -> str | None:
     """Post ``message``, again after each refusal; its ts, or None when Slack never took it.
 
@@ -95,7 +104,12 @@ async def post_until_accepted(
     for attempt in range(1, attempts + 1):
         try:
             return await post_in_thread(
-                client, pacer, channel=channel, thread_ts=thread_ts, message=message
+                client,
+                pacer,
+                channel=channel,
+                thread_ts=thread_ts,
+                message=message,
+                metadata=metadata,
             )
         except SLACK_ERRORS as error:
             log.warning(

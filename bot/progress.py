@@ -22,6 +22,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -61,6 +62,7 @@ class SlackProgress:
         assistant_status: bool = True,
         status_ts: str | None = None,
         on_status_posted: Callable[[str], Awaitable[None]] | None = None,
+        status_metadata: dict[str, Any] | None = None,
         post_attempts: int = POST_ATTEMPTS,
         post_backoff_s: float = POST_BACKOFF_S,
     ) -> None:
@@ -72,6 +74,7 @@ class SlackProgress:
         self.update_interval = update_interval
         self.status_ts = status_ts  # the status message, once posted (or from a takeover)
         self.on_status_posted = on_status_posted  # to remember it with the work row
+        self.status_metadata = status_metadata  # posted with it (``bot.post_once``)
         self.post_attempts = post_attempts
         self.post_backoff_s = post_backoff_s
         self.unposted = 0  # outcome messages Slack never accepted
@@ -153,6 +156,7 @@ class SlackProgress:
                 channel=self.channel,
                 thread_ts=self.thread_ts,
                 message=self.view.render(),
+                metadata=self.status_metadata,
             )
             self._next_update = time.monotonic() + self.update_interval
         except SLACK_ERRORS as error:
@@ -202,12 +206,16 @@ class SlackProgress:
         self.view.cancelled()
         await self.close()
 
-    async def finish(self, outcome: OutcomeView) -> list[str]:
-        """Final status update, then the outcome's messages in the thread; their ts."""
+    async def settle(self, outcome: OutcomeView) -> None:
+        """The status message's final state for ``outcome`` (the outcome is not posted)."""
         self.view.finished(outcome)
         if self.status_ts is not None or self._worker is not None:
             self._dirty = True
         await self.close()
+
+    async def finish(self, outcome: OutcomeView) -> list[str]:
+        """Final status update, then the outcome's messages in the thread; their ts."""
+        await self.settle(outcome)
         posted: list[str] = []
         for message in outcome_messages(outcome, self.view.indicators):
             ts = await post_until_accepted(

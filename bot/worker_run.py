@@ -73,9 +73,11 @@ class RowRuns:
     async def run(self, running: Running) -> None:
         work, thread = running.work, running.thread
         context = RunContext(
-            work, lambda key, value: self.queue.record_post(work.id, key, value), lambda: None
+            work,
+            lambda key, value: self.queue.record_post(work.id, key, value, owner=self.replica),
+            lambda: setattr(running, "final", True),
+            lambda: running.stopping,
         )
-        context.finishing = lambda: setattr(running, "final", True)
         current_run.set(context)
         state, error = "failed", None
         tell: Exception | None = None
@@ -109,6 +111,8 @@ class RowRuns:
         return self.reporters.get(work.kind, self.reporter)
 
     async def _told_restarted(self, thread: ThreadRef, work: Work) -> None:
+        if work.posted.get("outcome"):
+            return  # the result was in: only its delivery is left, nothing to investigate
         if work.posted.get("restarted") and not work.posted.get("told_restarted"):
             await self._reporter(work).say(thread, RESTARTED)
             await self.queue.record_post(work.id, "told_restarted", True)

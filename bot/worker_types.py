@@ -75,8 +75,9 @@ class RunContext:
     """The running row, for the code that posts its messages (``current_run``)."""
 
     work: Work
-    record: Callable[[str, Any], Awaitable[None]]  # remember what was posted with the row
+    record: Callable[[str, Any], Awaitable[object]]  # remember what was posted with the row
     finishing: Callable[[], None]  # the result is in: a stop no longer changes the outcome
+    stopping: Callable[[], bool] = lambda: True  # a person asked to stop it (not a hand-over)
 
 
 current_run: ContextVar[RunContext | None] = ContextVar("current_run", default=None)

@@ -168,12 +168,20 @@ class WorkQueue(ClaimingQueue):
                     asked.append(Work.of(row))
             return cancelled, asked
 
-    async def record_post(self, work_id: int, key: str, value: Any) -> None:
-        """Remember what was posted for a row (``posted[key]``): a takeover won't repeat it."""
+    async def record_post(
+        self, work_id: int, key: str, value: Any, *, owner: str | None = None
+    ) -> bool:
+        """Remember what was posted for a row (``posted[key]``): a takeover won't repeat it.
+
+        With ``owner``, only while ``owner`` runs the row (a replica that lost it
+        records nothing). False when nothing was recorded.
+        """
         async with self.db.session() as session:
             row = await session.get(WorkRow, work_id)
-            if row is not None:
-                row.posted = {**(row.posted or {}), key: value}
+            if row is None or (owner is not None and (row.owner, row.state) != (owner, "running")):
+                return False
+            row.posted = {**(row.posted or {}), key: value}
+            return True
 
     async def position(self, work_id: int) -> int | None:
         """A queued row's place in line (1: next), None once it is not queued."""
