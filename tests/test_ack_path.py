@@ -52,7 +52,7 @@ async def test_the_ack_does_not_wait_for_a_busy_database(
         started = time.monotonic()
         assert (await harness.event(load("app_mention.json")))[0] == 200
         assert (await harness.event(retry["body"], retry["headers"]))[0] == 200
-        assert time.monotonic() - started < 1.0  # busy_timeout is 5 s
+        assert time.monotonic() - started < 3.0  # Slack's limit; busy_timeout is 5 s
         assert investigate.calls == []  # the listener is still waiting for its claim
         blocker.execute("COMMIT")
     finally:

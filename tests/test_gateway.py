@@ -130,14 +130,14 @@ async def test_deadline_passed_raises_before_calling() -> None:
 
 
 async def test_call_is_bounded_by_the_remaining_deadline() -> None:
-    model = ScriptedModel({"planner": [Delayed(text_response("late"), 0.2)]})
+    model = ScriptedModel({"planner": [Delayed(text_response("late"), 10.0)]})
     ctx, _ = make_ctx(seconds=0.05)
     started = time.monotonic()
     with pytest.raises(DeadlineExceeded, match="during"):
         await LLMGateway(model, SETTINGS).generate(
             ctx, stage="planner", system=system("planner"), contents=user("go")
         )
-    assert time.monotonic() - started < 0.15
+    assert time.monotonic() - started < 5.0  # cut at the deadline, not the model's 10 s
 
 
 async def test_backend_errors_pass_through() -> None:
@@ -466,7 +466,6 @@ async def test_scripted_model_step_fallback_callable_and_overlap() -> None:
     )
     gw = LLMGateway(model, SETTINGS)
     ctx, _ = make_ctx()
-    started = time.monotonic()
     turns = await asyncio.gather(
         *(
             gw.generate(ctx, stage=s, system=system(s), contents=user("go"))
@@ -475,7 +474,6 @@ async def test_scripted_model_step_fallback_callable_and_overlap() -> None:
     )
     assert [t.text for t in turns] == ["specific", "generic step", "generic step"]
     assert model.max_in_flight == 3
-    assert time.monotonic() - started < 0.14  # ran concurrently, not 3 x 0.05 s
     assert len(seen) == 2
     assert [r.stage for r in model.requests_for("step")] == ["step s1", "step s2", "step s3"]
     assert model.remaining() == {}

@@ -150,7 +150,7 @@ async def test_a_tool_past_the_step_deadline_is_stopped_and_answered_as_data() -
         "slow", {}, allowed=["slow"], investigation_id="i", budget=Budget(),
         deadline=started + 0.2,
     )  # fmt: skip
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 5.0  # cut at the deadline, not the tool's 10 s
     assert not result.ok and "did not finish within the step's remaining" in result.data["error"]
     assert 0 < seen[0] <= 0.2  # the tool saw how long it had
     late = await reg.dispatch(
@@ -175,7 +175,7 @@ async def test_the_step_runner_passes_its_deadline_to_every_call() -> None:
     parts = await runner.run(
         calls, allowed=["hang"], step_id="s1", budget_left=5, deadline=started + 0.2
     )
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 5.0  # cut at the deadline, not the tool's 10 s
     for part in parts:
         response = part.function_response.response if part.function_response else None
         assert response is not None and "did not finish" in response["error"]
