@@ -17,8 +17,10 @@ from config.settings import LearningSettings, Settings
 from store.db import Database
 from store.feedback import FeedbackStore
 from store.investigations import InvestigationStore
+from store.learn_queue import LearnQueue
 from store.learning import LearningStore, metrics
 from store.playbook import PlaybookStore, Triggers
+from store.work import WorkQueue
 from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.playbook_support import (
     CRITIQUE,
@@ -307,10 +309,10 @@ async def test_metrics_count_use_agreement_corrections_and_tokens(lab: Lab) -> N
 async def test_a_correction_in_the_thread_is_a_vote_not_a_question(lab: Lab) -> None:
     thread = "slack:CSOC00001:1700000100.000100"
     first, _ = await lab.investigate(load_alert("leveret-guardduty-finding.json"))
-    learned: list[str] = []
+    queue = LearnQueue(lab.db)
 
     async def learn(investigation_id: str) -> None:
-        learned.append(investigation_id)
+        await queue.request(investigation_id)
 
     said = {"needs_plan": False, "reason": "a correction", "feedback": True}
     model = ScriptedModel(
@@ -337,7 +339,10 @@ async def test_a_correction_in_the_thread_is_a_vote_not_a_question(lab: Lab) -> 
         text,
         "thread",
     )
-    assert learned == [first.investigation_id]
+    learning = await WorkQueue(lab.db).active(f"learn:{first.investigation_id}")
+    assert [(w.kind, w.request["investigation_id"]) for w in learning] == [
+        ("learn", first.investigation_id)
+    ]
 
     # without an analyst to attribute it to (terminal chat) it is answered as usual
     terminal = await engine.run(Request(conversation_id=thread, text=text), NullSink())

@@ -285,3 +285,15 @@ async def test_runs_orphaned_by_dead_replicas_are_swept(any_db: Database) -> Non
     assert await statuses(any_db, "inv-1") == ["interrupted"]
     assert await statuses(any_db, "inv-2") == ["failed"]
     assert await runs.sweep() == 0
+
+
+async def test_learning_switched_off_queues_nothing(db: Database) -> None:
+    queue = WorkQueue(db)
+    coordinator = Coordinator(1, NoticeRecorder(), queue, replica="r1")
+    learning = LearningWork(
+        lab_on(db).learner(ScriptedModel({})), LearnQueue(db), coordinator, enabled=False
+    )
+    await learning.request("inv-1")
+    assert await learn_rows(db) == []
+    assert await queue.counts() == {"queued": 0, "running": 0}
+    await coordinator.shutdown()
