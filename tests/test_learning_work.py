@@ -30,6 +30,8 @@ from tests.slack_support import eventually
 from tests.test_worker import GatedRunner, NoticeRecorder
 
 SOC, TS = "CSOC00001", "1700000100.000100"
+LEASE_S = 1.0  # a dead replica's row is taken over after this; live ones renew it
+WAIT_S = 15.0  # generous: the machine running the tests may be loaded
 
 
 def reflection(evaluations: list[dict[str, str]] | None = None) -> dict[str, Any]:
@@ -73,6 +75,19 @@ def replica(
     told = NoticeRecorder()
     coordinator = Coordinator(1, told, queue, replica=name, poll_s=0.05, retry_backoff_s=0.05)
     return coordinator, LearningWork(lab.learner(model), LearnQueue(db), coordinator), told
+
+
+async def die(coordinator: Coordinator) -> None:
+    """The replica stops claiming and renewing leases, as if killed: its loop waits for
+    its next claim and its lease loop ends after the renewal in progress (cancelling
+    either instead could cut a transaction short)."""
+    await coordinator._claiming.acquire()
+    coordinator._leases_done.set()
+
+
+async def revive_to_shut_down(coordinator: Coordinator) -> None:
+    coordinator._claiming.release()  # its run is no longer its own: stopped on renewal
+    await coordinator.shutdown()
 
 
 async def learn_rows(db: Database) -> list[tuple[str, int]]:
@@ -150,17 +165,18 @@ async def test_a_follow_up_is_not_held_up_by_learning_in_its_thread(any_db: Data
     model = ScriptedModel({"playbook_reflector": hanging(gate)})
     coordinator, learning, told = replica(any_db, lab, model, "r1")
     chat = GatedRunner()
-    chat.gate.set()
     coordinator.register({"followup": chat})
     thread = ThreadRef(SOC, TS)  # where the investigation concluded and was voted on
 
     await learning.request(inv)
-    await eventually(lambda: bool(model.requests_for("playbook_reflector")))
+    await eventually(lambda: bool(model.requests_for("playbook_reflector")), within_s=WAIT_S)
     assert not coordinator.busy(thread)
     followup = Job("followup", SOC, TS, "and the other host?", requester="UANALYST1")
     assert await coordinator.submit(thread, followup)  # limit 1, and learning is running
-    await eventually(lambda: chat.finished == [thread])
-    assert await statuses(any_db, inv) == ["running"]  # still learning meanwhile
+    await eventually(lambda: chat.ran == [thread], within_s=WAIT_S)
+    assert await statuses(any_db, inv) == ["running"]  # both run at once
+    chat.gate.set()
+    await eventually(lambda: chat.finished == [thread], within_s=WAIT_S)
     await coordinator.shutdown()
     assert await statuses(any_db, inv) == ["interrupted"]
     assert told.said == []
@@ -175,7 +191,7 @@ async def test_shutdown_hands_the_run_back_and_the_next_start_finishes_it(
     first = ScriptedModel({"playbook_reflector": hanging(gate)})
     a, learning, told = replica(any_db, lab, first, "a")
     await learning.request(inv)
-    await eventually(lambda: bool(first.requests_for("playbook_reflector")))
+    await eventually(lambda: bool(first.requests_for("playbook_reflector")), within_s=WAIT_S)
     await asyncio.wait_for(a.shutdown(grace_s=0), 5)
     assert await learn_rows(any_db) == [("queued", 0)]  # handed back, not an attempt
     assert await statuses(any_db, inv) == ["interrupted"]
@@ -188,7 +204,7 @@ async def test_shutdown_hands_the_run_back_and_the_next_start_finishes_it(
     )
     b, _, told_b = replica(any_db, lab, second, "b")
     b.start()
-    await eventually(lambda: rows_are(any_db, ("done", 1)), within_s=5)
+    await eventually(lambda: rows_are(any_db, ("done", 1)), within_s=WAIT_S)
     assert await statuses(any_db, inv) == ["interrupted", "done"]
     (proposal,) = await lab.store.bullets(["proposed"])
     assert proposal.content == QUALYS_OP["content"]
@@ -208,17 +224,15 @@ async def test_a_dead_replicas_run_is_taken_over_after_its_reflection(any_db: Da
             "playbook_curator": hanging(gate),
         }
     )
-    a, learning, _ = replica(any_db, lab, first, "a", lease_s=0.3)
+    a, learning, _ = replica(any_db, lab, first, "a", lease_s=LEASE_S)
     await learning.request(inv)
-    await eventually(lambda: bool(first.requests_for("playbook_curator")))
-    assert a._loop is not None and a._renewer is not None
-    a._loop.cancel()  # replica a dies mid-run: nothing renews its lease any more
-    a._renewer.cancel()
+    await eventually(lambda: bool(first.requests_for("playbook_curator")), within_s=WAIT_S)
+    await die(a)  # replica a dies mid-run: nothing renews its lease any more
 
     second = ScriptedModel({"playbook_curator": [json_response({"operations": [QUALYS_OP]})]})
-    b, _, told_b = replica(any_db, lab, second, "b", lease_s=0.3)
+    b, _, told_b = replica(any_db, lab, second, "b", lease_s=LEASE_S)
     b.start()
-    await eventually(lambda: rows_are(any_db, ("done", 2)), within_s=5)
+    await eventually(lambda: rows_are(any_db, ("done", 2)), within_s=WAIT_S)
     assert second.requests_for("playbook_reflector") == []  # went on from the reflection
     runs = await LearningStore(any_db).runs(inv)
     assert [(r["status"], r["error"]) for r in runs] == [("interrupted", RESTARTED), ("done", None)]
@@ -227,7 +241,7 @@ async def test_a_dead_replicas_run_is_taken_over_after_its_reflection(any_db: Da
     assert tagged is not None and tagged.helpful == 1  # counted once
     assert told_b.said == []  # "socbot restarted" is not said in the analyst's thread
     await b.shutdown()
-    await a.shutdown()
+    await revive_to_shut_down(a)
 
 
 async def test_gemini_unavailable_retries_with_backoff_then_fails_the_run(
@@ -238,7 +252,7 @@ async def test_gemini_unavailable_retries_with_backoff_then_fails_the_run(
     down = ScriptedModel({"playbook_reflector": [LLMUnavailable("quota"), LLMUnavailable("quota")]})
     coordinator, learning, told = replica(any_db, lab, down, "r1", max_attempts=2)
     await learning.request(inv)
-    await eventually(lambda: rows_are(any_db, ("failed", 2)), within_s=5)
+    await eventually(lambda: rows_are(any_db, ("failed", 2)), within_s=WAIT_S)
     runs = await LearningStore(any_db).runs(inv)
     assert [(r["status"], r["error"]) for r in runs] == [
         ("interrupted", "quota"),
@@ -253,19 +267,17 @@ async def test_a_run_given_up_after_crashes_is_failed_not_running(any_db: Databa
     inv = await voted(lab)
     gate = asyncio.Event()
     first = ScriptedModel({"playbook_reflector": hanging(gate)})
-    a, learning, _ = replica(any_db, lab, first, "a", lease_s=0.3, max_attempts=1)
+    a, learning, _ = replica(any_db, lab, first, "a", lease_s=LEASE_S, max_attempts=1)
     await learning.request(inv)
-    await eventually(lambda: bool(first.requests_for("playbook_reflector")))
-    assert a._loop is not None and a._renewer is not None
-    a._loop.cancel()  # replica a dies: it neither claims nor renews its lease any more
-    a._renewer.cancel()
-    b, _, told_b = replica(any_db, lab, ScriptedModel({}), "b", lease_s=0.3, max_attempts=1)
+    await eventually(lambda: bool(first.requests_for("playbook_reflector")), within_s=WAIT_S)
+    await die(a)
+    b, _, told_b = replica(any_db, lab, ScriptedModel({}), "b", lease_s=LEASE_S, max_attempts=1)
     b.start()
-    await eventually(lambda: rows_are(any_db, ("failed", 1)), within_s=5)
-    await eventually(lambda: statuses_are(any_db, inv, "failed"))  # settled by b
+    await eventually(lambda: rows_are(any_db, ("failed", 1)), within_s=WAIT_S)
+    await eventually(lambda: statuses_are(any_db, inv, "failed"), within_s=WAIT_S)  # by b
     assert told_b.said == []
     await b.shutdown()
-    await a.shutdown()
+    await revive_to_shut_down(a)
     assert await statuses(any_db, inv) == ["failed"]  # a's cancelled attempt changes nothing
 
 
