@@ -72,10 +72,15 @@ def build_web_app(
 
 
 async def start_site(app: web.Application, host: str, port: int) -> web.AppRunner:
-    """Serve ``app`` on ``host:port``; the caller cleans the runner up."""
+    """Serve ``app`` on ``host:port``; the caller cleans the runner up (done here when
+    the site cannot start, so the app's cleanup hooks run, e.g. the heap is unfrozen)."""
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
-    await site.start()
+    try:
+        await site.start()
+    except BaseException:  # e.g. the port is taken: the app's cleanup still runs
+        await runner.cleanup()
+        raise
     log.info("listening on http://%s:%d", host, port)
     return runner

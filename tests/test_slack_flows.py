@@ -12,6 +12,7 @@ an analyst would see is asserted from the recorded Web API calls.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import re
@@ -477,6 +478,7 @@ async def test_serve_http_mode_on_a_taken_port_fails_in_one_sentence(
                 ready=seen.append,
             )
     assert seen == [], "not announced as up"
+    assert gc.get_freeze_count() == 0  # the app's cleanup ran: its start-up heap unfrozen
 
 
 async def test_serve_stops_when_slack_rejects_the_bot_token(
