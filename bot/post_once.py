@@ -29,7 +29,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks import Message
 from bot.pacer import Pacer
 from bot.posting import SLACK_ERRORS, post_until_accepted
-from bot.worker_types import ThreadRef
+from bot.worker_types import RowLost, ThreadRef
 
 log = logging.getLogger(__name__)
 
@@ -135,9 +135,14 @@ class RunPosts:
         self._record = record
 
     async def record(self, key: str, value: Any) -> None:
+        """Remember ``key`` with the row; ``RowLost`` when the row is no longer ours.
+
+        Every post is preceded by a record (its intent), so a replica whose lease
+        lapsed and whose row was taken over stops before posting a second answer.
+        """
         self.posted[key] = value
-        if self._record is not None:
-            await self._record(key, value)
+        if self._record is not None and await self._record(key, value) is False:
+            raise RowLost(f"work {self.work_id} is run by another replica now")
 
     @property
     def tracked(self) -> bool:
@@ -186,6 +191,8 @@ class RunPosts:
         later attempt delivers the rest in order.
         """
         plan, sent = await self._outcome_plan(messages)
+        if self.tracked and None in sent:
+            await self.record("outcome_ts", list(sent))  # still ours? (RowLost if not)
         for index, (message, token) in enumerate(zip(plan["messages"], plan["posts"], strict=True)):
             if sent[index] is not None:
                 continue

@@ -5,8 +5,8 @@ The run tells a taken-over thread once that socbot restarted, runs the row's
 and settles the row once:
 
 * done, or cancelled when a person asked to stop it before its result was in;
-* taken over or shutting down (cancelled without a stop): not settled, the row is
-  handed on;
+* taken over or shutting down (cancelled without a stop, or ``RowLost`` at a
+  post): not settled, the row is handed on and the new owner answers;
 * ``Unavailable`` (Gemini or Slack): back to the queue with backoff, told once; at
   the last attempt failed and told;
 * any other failure: failed and told (``Reporter.failed``).
@@ -23,6 +23,7 @@ from bot.worker_types import (
     GAVE_UP,
     RESTARTED,
     Reporter,
+    RowLost,
     RunContext,
     Runner,
     ThreadRef,
@@ -92,6 +93,11 @@ class RowRuns:
             if not running.stopping or self.closing():
                 raise  # taken over, or shutting down: the row is handed on, not settled
             state = "cancelled"
+        except RowLost:
+            log.info(
+                "work %s in %s: taken over by another replica", work.id, thread.conversation_id
+            )
+            return  # the new owner posts the outcome; this replica settles nothing
         except Unavailable as unavailable:
             if await self._retry_later(running, str(unavailable)):
                 return

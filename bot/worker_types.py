@@ -2,7 +2,8 @@
 
 ``ThreadRef`` (where a conversation lives), the ``Reporter`` and ``Runner``
 protocols, the exceptions a run raises to say how it ended (``Unavailable``: run
-again later; ``SlackRefused``: the outcome never landed), and ``current_run``: the
+again later; ``SlackRefused``: the outcome never landed; ``RowLost``: another
+replica runs the row now), and ``current_run``: the
 running row, for the code that posts its messages and records them with the row.
 """
 
@@ -30,6 +31,11 @@ class Unavailable(Exception):
 
 class SlackRefused(Exception):
     """Slack refused an outcome message after every retry: the run failed."""
+
+
+class RowLost(Exception):
+    """The row is no longer this replica's (its lease lapsed and it was taken over,
+    or it was handed back): the run stops without posting, the new owner answers."""
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ worker and queue on SQLite, the Web API faked at the network edge."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -145,6 +146,37 @@ async def test_killed_after_posting_the_answer_a_takeover_posts_nothing_again(
     assert RESTARTED not in [m.text for m in in_thread(fake, thread)]  # nothing to redo
     await b.coordinator.shutdown()
     await a.coordinator.shutdown()
+
+
+async def test_a_replica_whose_lease_lapsed_posts_nothing_once_its_row_was_taken_over(
+    fake: FakeSlackAPI, runtime: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot.worker_run")
+    release = asyncio.Event()
+
+    async def slow(_request: Any) -> Any:
+        await release.wait()  # replica a's model call outlasts its lease
+        return text_response(ANSWER)
+
+    model = ScriptedModel({**chat_script(), "direct": [slow, text_response(ANSWER)]})
+    rt = await runtime(model)
+    queue = WorkQueue(rt.db, QueueLimits(running=2), lease_s=0.3)
+    a, b = replica(rt, fake, queue, "a"), replica(rt, fake, queue, "b")
+    thread, job = mention(fake, 3)
+    await a.coordinator.submit(thread, job)
+    await eventually(lambda: len(model.requests_for("direct")) == 1)
+    a.coordinator._leases_done.set()  # a stalls: its renewals stop, its run goes on
+    assert a.coordinator._renewer is not None
+    await a.coordinator._renewer
+    b.coordinator.start()
+    await eventually(_is(queue, "done"), within_s=10)
+    assert len(answers(fake, thread)) == 1  # b answered
+    release.set()  # a wakes up with its answer: the row is not its own any more
+    await eventually(lambda: "taken over by another replica" in caplog.text)
+    assert len(answers(fake, thread)) == 1  # a posted nothing
+    assert await state(queue) == "done"
+    await a.coordinator.shutdown()
+    await b.coordinator.shutdown()
 
 
 async def test_killed_after_posting_the_status_a_takeover_edits_that_message(
