@@ -33,7 +33,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from bench import scripts
-from bench.bench_slack import SOC, mention_event, paced_posts, serving, signed
+from bench.bench_slack import mention_event, paced_posts, serving, signed
 from bench.common import LoopThread, print_table, run_async, write_json
 from bench.fake_gemini import FakeGemini
 from store.db import Database
@@ -44,6 +44,7 @@ SOCBOT = Path(sys.executable).with_name("socbot")
 ALERT = REPO / "examples" / "alerts" / "leveret-scc.json"
 CONCLUDED = "A password spray from"  # bench.scripts.CONCLUSION's summary, as posted
 LOCKED = "database is locked"
+CHANNELS = tuple(f"CSOC{n:05d}" for n in range(4))  # 10 each: under max_queued_per_channel
 
 
 class LockedLog(logging.Handler):
@@ -95,7 +96,7 @@ async def run(mentions: int, terminals: int, latency_s: float, wait_s: float) ->
                 db_path,
             ):
                 run_id = uuid.uuid4().hex[:6]
-                events = [mention_event(i, run_id) for i in range(mentions)]
+                events = [_mention(i, run_id) for i in range(mentions)]
                 bodies = [(body, signed(body)) for body in events]
                 started = time.monotonic()
                 env = terminal_env(db_path, gemini_url)
@@ -145,12 +146,21 @@ async def run(mentions: int, terminals: int, latency_s: float, wait_s: float) ->
     return out
 
 
+def _mention(i: int, run_id: str) -> str:
+    """A mention from its own analyst in one of ``CHANNELS`` (within the queue limits)."""
+    event = json.loads(mention_event(i, run_id, CHANNELS[i % len(CHANNELS)]))
+    event["event"]["user"] = f"UANALYST{i:03d}"
+    return json.dumps(event)
+
+
 def _conclusions(calls: list[Any], threads: set[str]) -> Counter[str]:
     found: Counter[str] = Counter()
     for call in list(calls):
         ts = call.args.get("thread_ts")
         if call.method == "chat.postMessage" and call.status == 200 and ts in threads:
-            if call.args.get("channel") == SOC and CONCLUDED in json.dumps(call.args.get("blocks")):
+            if call.args.get("channel") in CHANNELS and CONCLUDED in json.dumps(
+                call.args.get("blocks")
+            ):
                 found[str(ts)] += 1
     return found
 
