@@ -90,11 +90,8 @@ class SocBot:
         return out + [t for t in self.forwarded.values() if t is not self.triage]
 
     async def _resume(self, _app: web.Application) -> None:
-        triages = self.triages()
-        if triages:
-            await self.alerts.requeue_interrupted()  # once, before any triage admits
-        for triage in triages:
-            await triage.resume(requeue=False)
+        for triage in self.triages():
+            await triage.resume()
 
     async def _start_worker(self, _app: web.Application) -> None:
         self.coordinator.start()  # rows queued before this start, or by other replicas
@@ -109,7 +106,8 @@ class SocBot:
 
     async def health(self) -> dict[str, Any]:
         """``/healthz``: work running / waiting in the whole queue (the database) and on
-        this replica, the webhook alerts' and stormy channels' states."""
+        this replica; the webhook channel's storm and all its alerts by status, and the
+        stormy alert channels' storms (all from the database)."""
         work = await self.coordinator.queue.counts()
         out: dict[str, Any] = {
             "mode": "http" if self.http_mode else "socket",
@@ -117,11 +115,13 @@ class SocBot:
             "queued": work["queued"],
             "running_here": self.coordinator.running,
         }
-        if self.triage is not None:
-            out["alerts"] = self.triage.counts()
-            out["alerts_since_start"] = dict(self.triage.totals)
+        if self.triage is not None:  # the database's: the same on every replica
+            out["alerts"] = await self.triage.counts()
+            out["alerts_total"] = await self.triage.totals()
         forwarded = {
-            c: t.counts() for c, t in self.forwarded.items() if t is not self.triage and t.counts()
+            c: counts
+            for c, t in self.forwarded.items()
+            if t is not self.triage and (counts := await t.counts())
         }
         if forwarded:  # alert channels in a storm
             out["alert_channels"] = forwarded

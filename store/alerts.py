@@ -4,26 +4,22 @@ Times are stored in UTC (SQLite keeps them naive; they are read back as UTC).
 ``indicator_text`` is `` kind:value kind:value `` (values lower-cased) so that an
 indicator search is one portable ``LIKE`` on any database.
 
-``status`` follows a webhook alert, or one forwarded into an alert channel, through
-triage (``bot.storm``): ``queued`` → ``investigating`` → ``concluded`` / ``failed`` /
-``cancelled``; or ``grouped`` under the alert that is investigated for it
-(``group_id``; it gets that verdict), or
-``deferred`` (stored, investigated when there is room; ``by_status`` lists them).
+Where an alert is in triage (``status``, ``group_id``, ``storm_id``) is kept by
+``store.alert_status`` and ``store.storms``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Text, case, cast, func, or_, select, update
+from sqlalchemy import Text, cast, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from agent.alerts import Alert, Indicator, parse_alert
 from store.db import Database
-from store.models import AlertRow, Investigation, WorkRow
+from store.models import AlertRow, Investigation
 
 
 @dataclass(frozen=True)
@@ -46,6 +42,7 @@ class StoredAlert:
     investigation: dict[str, Any] = field(default_factory=dict)
     status: str | None = None
     group_id: str | None = None
+    storm_id: int | None = None
 
     def to_alert(self) -> Alert:
         """The alert as the engine takes it (entities read again from the raw payload)."""
@@ -62,9 +59,6 @@ class StoredAlert:
             format=read.format,
             description=read.description,
         )
-
-
-SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
 
 
 class AlertStore:
@@ -107,7 +101,7 @@ class AlertStore:
             inv = None
             if row.investigation_id:
                 inv = await session.get(Investigation, row.investigation_id)
-        return _stored(row, inv)
+        return stored_alert(row, inv)
 
     async def search(
         self,
@@ -165,7 +159,7 @@ class AlertStore:
         query = select(AlertRow).where(*conditions).order_by(when.desc()).limit(limit)
         async with self.db.session() as session:
             rows = list(await session.scalars(query))
-        return [_stored(row, None) for row in rows]
+        return [stored_alert(row) for row in rows]
 
     async def set_investigation(self, alert_id: str, investigation_id: str) -> None:
         """Link the alert to the investigation that handles it."""
@@ -194,101 +188,11 @@ class AlertStore:
         query = select(AlertRow).where(AlertRow.slack_channel == channel, AlertRow.slack_ts == ts)
         async with self.db.session() as session:
             row = (await session.scalars(query.limit(1))).first()
-        return None if row is None else _stored(row, None)
-
-    async def set_status(self, alert_id: str, status: str, *, group_id: str | None = None) -> None:
-        """Where the alert is in triage (see the module docstring)."""
-        values: dict[str, Any] = {"status": status}
-        if group_id is not None:
-            values["group_id"] = group_id
-        await self._update(alert_id, **values)
-
-    async def conclude_group(self, leader_id: str) -> None:
-        """Give the alerts grouped under ``leader_id`` its verdict (once it has one)."""
-        async with self.db.session() as session:
-            leader = await session.get(AlertRow, leader_id)
-            if leader is None or leader.verdict is None:
-                return
-            await session.execute(
-                update(AlertRow)
-                .where(AlertRow.group_id == leader_id, AlertRow.status == "grouped")
-                .values(
-                    verdict=leader.verdict,
-                    summary=leader.summary,
-                    investigation_id=leader.investigation_id,
-                )
-            )
-
-    async def by_status(
-        self,
-        status: str,
-        *,
-        limit: int = 100,
-        channel: str | None = None,
-        exclude_channels: Sequence[str] | None = None,
-    ) -> list[StoredAlert]:
-        """Alerts in ``status``, most severe first, then oldest first.
-
-        ``channel``: only alerts living in that Slack channel; ``exclude_channels``:
-        only alerts not in Slack or in none of those channels.
-        """
-        rank = case(SEVERITY_ORDER, value=func.lower(AlertRow.severity), else_=len(SEVERITY_ORDER))
-        query = (
-            select(AlertRow)
-            .where(AlertRow.status == status, *_in_channel(channel, exclude_channels))
-            .order_by(rank, AlertRow.created_at, AlertRow.id)
-            .limit(limit)
-        )
-        async with self.db.session() as session:
-            rows = list(await session.scalars(query))
-        return [_stored(row, None) for row in rows]
-
-    async def requeue_interrupted(self) -> None:
-        """At start-up: alerts left queued or investigating become deferred — unless their
-        work row is still queued or running (that row runs them: ``store.work``)."""
-        has_work = select(WorkRow.alert_id).where(
-            WorkRow.state.in_(("queued", "running")), WorkRow.alert_id.is_not(None)
-        )
-        async with self.db.session() as session:
-            await session.execute(
-                update(AlertRow)
-                .where(AlertRow.status.in_(("queued", "investigating")))
-                .where(AlertRow.id.not_in(has_work))
-                .values(status="deferred")
-            )
-
-    async def status_counts(
-        self, *, channel: str | None = None, exclude_channels: Sequence[str] | None = None
-    ) -> dict[str, int]:
-        """How many stored alerts are in each triage status (NULL not counted).
-
-        ``channel`` / ``exclude_channels`` filter as in ``by_status``.
-        """
-        query = (
-            select(AlertRow.status, func.count())
-            .where(AlertRow.status.is_not(None), *_in_channel(channel, exclude_channels))
-            .group_by(AlertRow.status)
-        )
-        async with self.db.session() as session:
-            rows = (await session.execute(query)).all()
-        return {str(status): int(count) for status, count in rows}
+        return None if row is None else stored_alert(row)
 
     async def _update(self, alert_id: str, **values: Any) -> None:
         async with self.db.session() as session:
             await session.execute(update(AlertRow).where(AlertRow.id == alert_id).values(**values))
-
-
-def _in_channel(
-    channel: str | None, exclude_channels: Sequence[str] | None
-) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = []
-    if channel is not None:
-        conditions.append(AlertRow.slack_channel == channel)
-    if exclude_channels:
-        conditions.append(
-            or_(AlertRow.slack_channel.is_(None), AlertRow.slack_channel.not_in(exclude_channels))
-        )
-    return conditions
 
 
 def indicator_text(indicators: list[Indicator]) -> str:
@@ -296,7 +200,8 @@ def indicator_text(indicators: list[Indicator]) -> str:
     return " " + " ".join(f"{i.kind}:{i.value.lower()}" for i in indicators) + " "
 
 
-def _stored(row: AlertRow, inv: Investigation | None) -> StoredAlert:
+def stored_alert(row: AlertRow, inv: Investigation | None = None) -> StoredAlert:
+    """A row as plain data (with its investigation's outline when given)."""
     investigation: dict[str, Any] = {}
     if inv is not None:
         investigation = {
@@ -324,6 +229,7 @@ def _stored(row: AlertRow, inv: Investigation | None) -> StoredAlert:
         investigation=investigation,
         status=row.status,
         group_id=row.group_id,
+        storm_id=row.storm_id,
     )
 
 

@@ -218,10 +218,13 @@ async def run_ended(h: SlackHarness, thread: ThreadRef) -> None:
     assert not h.app.coordinator.busy(thread), "the run did not end"
 
 
-async def settle_until(h: SlackHarness, done: Callable[[], bool], rounds: int = 100) -> None:
+async def settle_until(
+    h: SlackHarness, done: Callable[[], bool | Awaitable[bool]], rounds: int = 100
+) -> None:
     """Settle (wait for the work in flight) until ``done()``: each round waits on real work."""
     for _ in range(rounds):
-        if done():
+        result = done()
+        if result if isinstance(result, bool) else await result:
             return
         await h.settle()
     raise AssertionError("condition not met after the work in flight ended")

@@ -121,7 +121,7 @@ async def test_url_verification_and_healthz(harness: SlackHarness) -> None:
         "queued": 0,
         "running_here": 0,
         "alerts": {},
-        "alerts_since_start": {},
+        "alerts_total": {},
     }
 
 

@@ -20,7 +20,8 @@ from agent.alerts import Alert, Indicator
 from bot.coordinator import ThreadRef
 from bot.pacer import Pacer
 from bot.posting import post_in_thread
-from bot.storm import group_key
+from bot.storm import AlertTriage, group_key
+from store.alert_status import AlertStatuses
 from store.alerts import AlertStore
 from store.work import WorkQueue
 from tests.fakes.slack_api import Call, FakeSlackAPI
@@ -60,7 +61,7 @@ class ConcludingInvestigate:
         )
         triage = self.h.app.triage
         assert triage is not None
-        self.deferred_when_concluded.append(triage.storm.counts["deferred"])
+        self.deferred_when_concluded.append((await triage.counts()).get("deferred", 0))
         message = {"text": f"verdict for {alert.title}: benign"}
         await post_in_thread(
             self.h.web_client,
@@ -69,6 +70,19 @@ class ConcludingInvestigate:
             thread_ts=thread.thread_ts,
             message=message,
         )
+
+
+async def investigating(triage: AlertTriage, n: int) -> bool:
+    return (await triage.counts()).get("investigating") == n
+
+
+async def concluded(triage: AlertTriage, n: int) -> bool:
+    return (await triage.totals()).get("concluded") == n
+
+
+async def status_is(h: SlackHarness, alert_id: str, status: str) -> bool:
+    stored = await AlertStore(h.db).get(alert_id)
+    return stored is not None and stored.status == status
 
 
 def payload(title: str, ip: str, severity: str = "high") -> dict[str, Any]:
@@ -136,26 +150,22 @@ async def test_storm_every_alert_accounted_for_grouped_paced_and_concluded(
         investigate.gate = asyncio.Event()  # hold the first investigations: mid-storm view
         ids = await post_all(h, storm_payloads())
         await h.app.webhook.drain()
-        await eventually(lambda: triage.storm.counts["investigating"] == 2)
+        await eventually(lambda: investigating(triage, 2))
 
         # mid-storm: every accepted alert is in exactly one state, none lost
         expected = {"investigating": 2, "queued": 3, "grouped": 57, "deferred": 38}
-        assert dict(triage.storm.counts) == expected
-
-        async def stored() -> bool:  # rows are written just after the in-memory counts
-            return await AlertStore(h.db).status_counts() == expected
-
-        await eventually(stored)
+        assert await triage.counts() == expected
+        assert await AlertStatuses(h.db).counts() == expected
         assert len(ids) == 100 == sum(expected.values())
         health = await (await h.client.get("/healthz")).json()
         assert health["alerts"] == expected
         investigate.gate.set()
 
-        await settle_until(h, lambda: triage.totals["concluded"] == 43)
-        assert triage.storm.idle and not triage.counts()
+        await settle_until(h, lambda: concluded(triage, 43))
+        assert await triage.counts() == {}  # the storm is over
         await triage.edits_done()  # last edits of the cards and the storm message
-        store = AlertStore(h.db)
-        assert await store.status_counts() == {"concluded": 43, "grouped": 57}
+        store = AlertStatuses(h.db)
+        assert await store.counts() == {"concluded": 43, "grouped": 57}
         grouped = await store.by_status("grouped", limit=100)
         assert {a.verdict for a in grouped} == {"benign"}  # the group's verdict
         assert all(a.group_id in ids for a in grouped)
@@ -205,13 +215,14 @@ async def test_shutdown_with_a_queue_posts_nothing_and_hands_the_waiting_alerts_
         assert took < 3.0  # the held run is not waited for (grace 0); loose for a busy machine
         assert len(fake.calls_to("chat.postMessage")) == posts_before  # quiet (all awaited)
         assert not [m for m in fake.messages if "internal error" in m.text]
-        store = AlertStore(h.db)
+        store = AlertStatuses(h.db)
         # the running alert and the three queued ones keep their queued work rows (for the
         # next start or another replica); the two beyond the queue are deferred
-        assert await store.status_counts() == {"queued": 4, "deferred": 2}
+        assert await store.counts() == {"queued": 4, "deferred": 2}
         assert await WorkQueue(h.db).counts() == {"queued": 4, "running": 0}
         waiting = await store.by_status("queued") + await store.by_status("deferred")
         assert {a.id for a in waiting} == set(ids)
+        assert await h.app.triage.counts() == {"queued": 4, "deferred": 2}  # type: ignore[union-attr]
         assert sum(1 for a in waiting if a.slack_ts) == 4  # these keep their card
 
 
@@ -229,7 +240,7 @@ async def test_deferred_alerts_of_an_earlier_run_are_investigated_at_start(
     crashed = parse_alert(payload("Odd login for user3", "9.9.3.1", "low"), "generic")
     for alert, status in ((low, "deferred"), (critical, "deferred"), (crashed, "investigating")):
         await store.save(alert)
-        await store.set_status(alert.id, status)  # the last one: a run that crashed
+        await AlertStatuses(db).set(alert.id, status)  # the last one: a run that crashed
     investigate = ConcludingInvestigate()
     h = harness(fake, tmp_path, investigate, max_concurrent_investigations=1)
     h.db, h.owns_db = db, False
@@ -237,9 +248,9 @@ async def test_deferred_alerts_of_an_earlier_run_are_investigated_at_start(
         async with h:
             await eventually(lambda: len(fake.messages) >= 6)  # 3 cards, 3 conclusions
             await h.settle()
-            await eventually(lambda: h.app.triage is not None and h.app.triage.storm.idle)
-            assert await store.status_counts() == {"concluded": 3}
-        cards = top_level(fake)
+            assert await AlertStatuses(db).counts() == {"concluded": 3}
+            assert h.app.triage is not None and await h.app.triage.counts() == {}
+        cards = [c for c in top_level(fake) if "Alert storm" not in c.args["text"]]
         assert "user2" in cards[0].args["text"]  # most severe first
     finally:
         await db.close()
@@ -336,13 +347,12 @@ async def test_stop_in_a_queued_alert_thread_is_accounted_as_cancelled(
         stop = load("message_thread_reply.json")
         stop["event"].update(channel=WEBHOOK_CHANNEL, thread_ts=stored.slack_ts, text="stop")
         assert (await h.event(stop))[0] == 200
-        await eventually(lambda: triage.storm.counts["failed"] == 1)
+        await eventually(lambda: status_is(h, second, "cancelled"))
         investigate.gate.set()
         await h.settle()
-        await eventually(lambda: triage.totals["concluded"] == 1)
-        store = AlertStore(h.db)
-        assert await store.status_counts() == {"concluded": 1, "cancelled": 1}
-        assert (await store.get(first)) is not None
+        await eventually(lambda: concluded(triage, 1))
+        assert await AlertStatuses(h.db).counts() == {"concluded": 1, "cancelled": 1}
+        assert (await AlertStore(h.db).get(first)) is not None
         texts = [m.text for m in fake.messages if m.thread_ts == stored.slack_ts]
         assert any("cancelled" in t for t in texts)  # the analyst is told
 
@@ -395,28 +405,22 @@ async def test_forwarded_storm_is_triaged_like_webhook_alerts(
         assert triage is not h.app.triage
         triage.update_interval = 0.05
         stamps = await send_forwarded(h, forwarded_storm())
-        await eventually(lambda: sum(triage.storm.counts.values()) == 30, within_s=10)
-        await eventually(lambda: triage.storm.counts["investigating"] == 1)
+        await eventually(lambda: investigating(triage, 1), within_s=10)
 
         # mid-storm: every forwarded alert is in exactly one state
         store = AlertStore(h.db)
         expected = {"investigating": 1, "queued": 2, "deferred": 6, "grouped": 21}
-        assert dict(triage.storm.counts) == expected
-
-        async def stored() -> bool:  # rows are written just after the in-memory counts
-            return await store.status_counts(channel=ALERTS) == expected
-
-        await eventually(stored)
+        assert await triage.counts() == expected
+        assert await AlertStatuses(h.db).counts(channel=ALERTS) == expected
         health = await (await h.client.get("/healthz")).json()
         assert health["alert_channels"] == {ALERTS: expected}
         assert health["alerts"] == {}  # the webhook channel is calm
         investigate.gate.set()
 
-        await settle_until(h, lambda: triage.totals["concluded"] == 9)
-        assert triage.storm.idle
-        await triage.drain()
+        await settle_until(h, lambda: concluded(triage, 9))
+        assert await triage.counts() == {}
         await triage.edits_done()  # last edits in place
-        assert await store.status_counts() == {"concluded": 9, "grouped": 21}
+        assert await AlertStatuses(h.db).counts() == {"concluded": 9, "grouped": 21}
         rows = {ts: await store.find_by_slack_message(ALERTS, ts) for ts in stamps}
         assert all(r is not None for r in rows.values())
 
@@ -480,7 +484,7 @@ async def test_deferred_forwarded_alerts_resume_in_their_own_thread_after_a_rest
             await h.app.webhook.drain()
             coordinator = h.app.coordinator
             await eventually(lambda: coordinator.running == 1 and coordinator.queued == 4)
-        assert await store.status_counts() == {"queued": 5}  # their work rows wait
+        assert await AlertStatuses(db).counts() == {"queued": 5}  # their work rows wait
         posts_before = len(fake.calls_to("chat.postMessage"))
 
         second = ConcludingInvestigate()
@@ -489,7 +493,7 @@ async def test_deferred_forwarded_alerts_resume_in_their_own_thread_after_a_rest
         async with h2:
             await h2.settle()  # resumed at start: the pump admits them, the runs end
             assert len(second.deferred_when_concluded) == 5
-            assert await store.status_counts() == {"concluded": 5}
+            assert await AlertStatuses(db).counts() == {"concluded": 5}
             webhook_row = await store.get(webhook_id)
         new_posts = fake.calls_to("chat.postMessage")[posts_before:]
     finally:
