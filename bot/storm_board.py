@@ -20,9 +20,9 @@ from datetime import UTC, datetime
 from sqlalchemy.exc import SQLAlchemyError
 
 from agent.concluder import VERDICT_LABELS
-from bot.edited import SLACK_ERRORS, EditedMessage, Render
 from bot.blocks import SAFE_POST_FLAGS, Message
 from bot.cards import group_card, group_note, storm_message
+from bot.edited import SLACK_ERRORS, EditedMessage, Render
 from bot.reporter import SlackReporter
 from store.alerts import AlertStore
 from store.storm_posts import StormPosts
