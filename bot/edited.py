@@ -17,17 +17,15 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-import aiohttp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.blocks import Message
 from bot.pacer import Pacer
+from bot.posting import SLACK_ERRORS
 
 log = logging.getLogger(__name__)
 
-SLACK_ERRORS = (SlackApiError, aiohttp.ClientError, TimeoutError)
 Render = Callable[[], Awaitable[Message]]
 
 

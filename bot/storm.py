@@ -39,8 +39,8 @@ from typing import Any
 
 from agent.alerts import Alert
 from bot.coordinator import Coordinator, ThreadRef, Unavailable
-from bot.edited import SLACK_ERRORS
 from bot.listeners import Investigate, alert_request_text
+from bot.posting import SLACK_ERRORS
 from bot.reporter import SlackReporter
 from bot.storm_board import StormBoard
 from config.settings import SlackSettings

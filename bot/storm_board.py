@@ -22,7 +22,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from agent.concluder import VERDICT_LABELS
 from bot.blocks import SAFE_POST_FLAGS, Message
 from bot.cards import group_card, group_note, storm_message
-from bot.edited import SLACK_ERRORS, EditedMessage, Render
+from bot.edited import EditedMessage, Render
+from bot.posting import SLACK_ERRORS
 from bot.reporter import SlackReporter
 from store.alerts import AlertStore
 from store.storm_posts import StormPosts
