@@ -116,12 +116,12 @@ def alert_model() -> dict[str, Any]:
 
 @asynccontextmanager
 async def running_bot(
-    fake: FakeSlackAPI, settings: Settings, model: ScriptedModel
+    fake: FakeSlackAPI, settings: Settings, model: ScriptedModel, *, pacer: Pacer | None = None
 ) -> AsyncIterator[SlackHarness]:
     """The real runtime (engine, DB, tools) and the real Slack app, model scripted."""
     async with open_runtime(settings, backend=model) as rt:
         client = build_client(settings.slack, backoff_s=0.01)
-        pacer = Pacer(rate_per_s=200)
+        pacer = pacer or Pacer(rate_per_s=200)
         investigate = EngineInvestigator(
             rt.engine, client, AlertStore(rt.db), pacer=pacer, update_interval=0.02
         )

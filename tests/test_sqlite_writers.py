@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,7 @@ from sqlalchemy import func, select
 
 from agent.alerts import Alert
 from agent.engine import Request
-from bot.investigator import EngineInvestigator
 from bot.pacer import Pacer
-from bot.slack_client import build_client
 from cli.app import new_conversation_id
 from cli.investigate import _read_alert, _remember_alert, investigation_record
 from cli.progress import TerminalProgress
@@ -32,7 +29,7 @@ from store.models import Investigation, WorkRow
 from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import SlackHarness, load, make_settings
-from tests.test_slack_flows import ALERTS, alert_model
+from tests.test_slack_flows import ALERTS, alert_model, running_bot
 
 MENTIONS = 40
 TERMINAL_RUNS = 4
@@ -61,19 +58,11 @@ def chat_model() -> ScriptedModel:
     )
 
 
-@asynccontextmanager
-async def serving(fake: FakeSlackAPI, settings: Settings) -> AsyncIterator[SlackHarness]:
-    """The real runtime and Slack app (``running_bot``), Slack's edit budget not in the way."""
-    async with open_runtime(settings, backend=chat_model()) as rt:
-        client = build_client(settings.slack, backoff_s=0.01)
-        pacer = Pacer(rate_per_s=200, updates_per_min=60_000)
-        investigate = EngineInvestigator(
-            rt.engine, client, AlertStore(rt.db), pacer=pacer, update_interval=0.02
-        )
-        async with SlackHarness(
-            fake, settings, investigate, db=rt.db, client=client, pacer=pacer
-        ) as h:
-            yield h
+def serving(fake: FakeSlackAPI, settings: Settings) -> AbstractAsyncContextManager[SlackHarness]:
+    """The real runtime and Slack app, Slack's edit budget not in the way."""
+    return running_bot(
+        fake, settings, chat_model(), pacer=Pacer(rate_per_s=200, updates_per_min=60_000)
+    )
 
 
 async def terminal_run(settings: Settings, alert: Alert) -> str:
