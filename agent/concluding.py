@@ -120,7 +120,6 @@ def _prompt(
         steps=plan.steps,
         insights=insights,
         limits_hit=run.limits_hit,
-        disabled_tools=engine.registry.disabled,
         evidence_index=run.runner.evidence.index(),
         feedback=feedback,
         **run.variables,

@@ -183,10 +183,6 @@ class Engine:
         prompt = self.prompts.render(
             "planner",
             source=run.request.source,
-            tool_catalogue=self.registry.catalogue_text(),
-            disabled_tools=self.registry.disabled,
-            max_steps=self.limits.max_steps,
-            max_tool_calls=self.limits.max_tool_calls_per_step,
             **run.variables,
         )
         plan = await make_plan(
