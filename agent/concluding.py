@@ -88,7 +88,7 @@ async def review(
         show=lambda c: c.model_dump_json(indent=1),
         rewrite=rewrite,
         variables={
-            "data": run.variables["data"],
+            **run.manual_variables(),
             "objective": plan.objective,
             "steps": plan.steps,
             "evidence_index": evidence.index(),

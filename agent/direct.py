@@ -107,7 +107,7 @@ async def _review(engine: Engine, run: Run, text: str, tools: list[str]) -> str:
         show=lambda answer: answer,
         rewrite=revise,
         variables={
-            "data": run.variables["data"],
+            **run.manual_variables(),
             "objective": run.request.text,
             "steps": [],
             "evidence_index": evidence.index(),

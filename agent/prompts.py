@@ -8,7 +8,7 @@ one block and keep the other (``{% extends "planner.j2" %}``).
 Requests are laid out for Gemini's implicit cache, which bills the longest prefix an
 earlier request to the same model sent (at least a minimum size) at the cached price:
 
-- The planner, the reflector and the concluder share ONE system instruction,
+- The planner, the reflector, the concluder and the critic share ONE system instruction,
   ``_manual.j2`` (first line ``socbot manual``): the environment, the log tables, the
   tool catalogue, the data rule, then every stage's instructions. A step's system
   instruction is its head, ``_manual_head.j2`` (up to and including the step's
@@ -25,7 +25,7 @@ earlier request to the same model sent (at least a minimum size) at the cached p
   (``step <id>`` for a step), names the task and carries no data: it is what routes a
   request (``stage_named``) and it comes last, after the data, as Gemini's prompting
   guide advises for long contexts.
-- The other stages (classifier, direct, critic, learning) keep a system instruction of
+- The other stages (classifier, direct, learning) keep a system instruction of
   their own whose first line is ``socbot stage: <stage>``.
 
 No system instruction may contain the fence token (``render`` refuses it): the fence is
@@ -204,11 +204,13 @@ def alert_summary(alert: Alert) -> str:
         lines.append(f"severity: {alert.severity}")
     if alert.event_time:
         lines.append(f"event time: {alert.event_time.isoformat()}")
-    if alert.indicators:
-        lines.append("indicators: " + ", ".join(f"{i.kind} {i.value}" for i in alert.indicators))
     if alert.entities:  # who and what, with the part each plays when the format says
         shown = (f"{e.kind} {e.value}" + (f" ({e.role})" if e.role else "") for e in alert.entities)
         lines.append("entities: " + ", ".join(shown))
+    named = {e.value.lower() for e in alert.entities}  # each value once: tokens cost
+    rest = [f"{i.kind} {i.value}" for i in alert.indicators if i.value.lower() not in named]
+    if rest:
+        lines.append(("other indicators: " if named else "indicators: ") + ", ".join(rest))
     return "\n".join(lines)
 
 

@@ -96,6 +96,10 @@ class Run:
     record: dict[str, Any] = field(default_factory=dict)
     review: Review | None = None
 
+    def manual_variables(self) -> dict[str, Any]:
+        """The fence and what the shared manual (``_manual.j2``) is rendered from."""
+        return {k: self.variables[k] for k in ("data", "environment", "tables", "manual")}
+
 
 async def open_run(
     request: Request,

@@ -212,7 +212,8 @@ def test_investigation_stages_share_one_system_and_extend_each_others_turn() -> 
     variables = stage_variables(fence)
     rendered = {stage: prompts.render(stage, **variables[stage]) for stage in EXPECTED}
     investigation = ("planner", "step", "reflector", "concluder")
-    assert len({rendered[s].system for s in ("planner", "reflector", "concluder")}) == 1
+    manual_stages = ("planner", "reflector", "concluder", "critic")
+    assert len({rendered[s].system for s in manual_stages}) == 1
     assert rendered["planner"].system.startswith(rendered["step"].system + "\n\n# Stage: planner")
     assert rendered["step"].system.startswith("socbot manual\n")
     case = rendered["planner"].user.split("\n## Conversation so far")[0]
@@ -221,7 +222,11 @@ def test_investigation_stages_share_one_system_and_extend_each_others_turn() -> 
     assert results.startswith(case) and rendered["concluder"].user.startswith(results)
     assert "HOSTILE-history" in rendered["planner"].user  # the conversation: the planner's only
     assert "HOSTILE-history" not in rendered["reflector"].user + rendered["concluder"].user
-    for stage in investigation:  # the task comes last, names the stage and carries no data
+    # The critic judges the draft against the findings: never the request or the alert.
+    assert "HOSTILE-request" in case and "HOSTILE-alert" in case
+    assert "HOSTILE-request" not in rendered["critic"].user
+    assert "HOSTILE-alert" not in rendered["critic"].user
+    for stage in (*investigation, "critic"):  # the task: last, names the stage, no data
         task = rendered[stage].user.rsplit("\nsocbot stage: ", 1)[1]
         assert task.startswith("step s3\n" if stage == "step" else f"{stage}\n")
         assert fence.token not in task
@@ -432,5 +437,6 @@ async def test_hostile_investigations_reach_the_model_only_inside_fences(db: Dat
     planner_2 = [r for r in model.requests if r.stage == "planner"][-1]
     assert f"{MARK}-title" in json.dumps(request_texts(planner_2))
     assert all(len(s) == 1 for s in systems.values())
-    (manual,) = set().union(*(systems[name] for name in ("planner", "reflector", "concluder")))
+    manual_stages = ("planner", "reflector", "concluder", "critic")
+    (manual,) = set().union(*(systems[name] for name in manual_stages))
     assert manual.startswith(next(iter(systems["step"])))  # a step's system: the manual's head
