@@ -7,18 +7,22 @@ process serialises its sessions (one at a time, in turn), every transaction begi
 ``IMMEDIATE`` (takes the write lock up front, so it can wait for it), and other
 processes on the same file (``socbot investigate`` beside ``socbot serve``) are
 waited for up to ``BUSY_TIMEOUT_MS``.
+
+``watch_writes(listener)`` calls ``listener`` after each committed session that
+wrote rows (tests wait on rows with it); nothing is watched until someone listens.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -42,6 +46,7 @@ class Database:
             event.listen(self.engine.sync_engine, "begin", _begin_immediate)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._turn = asyncio.Lock()  # SQLite: one session of this process at a time
+        self._writes: list[Callable[[], None]] = []  # ``watch_writes`` listeners
 
     async def create(self) -> None:
         """Bring the schema to the newest migration (creates it in an empty database)."""
@@ -53,20 +58,37 @@ class Database:
 
         await upgrade(self.engine)
 
+    def watch_writes(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after each committed session that inserted, updated or deleted."""
+        if not self._writes:
+            event.listen(self.engine.sync_engine, "after_cursor_execute", _note_write)
+            event.listen(self.engine.sync_engine, "rollback", _forget_write)
+        self._writes.append(listener)
+
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:
         """A session in a transaction, committed on success (SQLite: in turn)."""
         if not self.is_sqlite or _in_session.get():
-            async with self.sessions() as session, session.begin():
+            async with self._transaction() as session:
                 yield session
             return
         async with self._turn:
             token = _in_session.set(True)  # a session opened inside this one does not wait
             try:
-                async with self.sessions() as session, session.begin():
+                async with self._transaction() as session:
                     yield session
             finally:
                 _in_session.reset(token)
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session:
+            async with session.begin():
+                yield session
+                wrote = bool(self._writes) and (await session.connection()).info.pop(_WROTE, False)
+            if wrote:  # committed: what a listener reads now is there
+                for listener in self._writes:
+                    listener()
 
     async def close(self) -> None:
         """Dispose of the engine and its pooled connections."""
@@ -74,6 +96,7 @@ class Database:
 
 
 _in_session: ContextVar[bool] = ContextVar("in_sqlite_session", default=False)
+_WROTE = "socbot_wrote"  # set in a connection's ``info`` by a write (``watch_writes``)
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -89,3 +112,19 @@ def _sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: object) -> None:
 
 def _begin_immediate(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _note_write(
+    conn: Connection,
+    _cursor: object,
+    _statement: str,
+    _parameters: object,
+    context: object,
+    _executemany: bool,
+) -> None:
+    if isinstance(context, DefaultExecutionContext) and context.is_crud:
+        conn.info[_WROTE] = True
+
+
+def _forget_write(conn: Connection) -> None:
+    conn.info.pop(_WROTE, None)

@@ -5,10 +5,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+from sqlalchemy import update
+
 from agent.events import FanOut, PlanCreated, StepStarted, ToolCalled
 from store.conversations import ConversationStore
 from store.db import Database
 from store.investigations import InvestigationStore
+from store.models import Message
 
 
 async def test_investigation_lifecycle(db: Database) -> None:
@@ -115,3 +119,24 @@ async def test_conversations_keep_messages_in_order(db: Database) -> None:
     assert [m.investigation_id for m in messages] == [None, "inv9", "inv9"]
     assert await conversations.count("C1:1700000000.1") == 3
     assert await conversations.exists("other")
+
+
+async def test_write_watchers_hear_committed_writes_only(any_db: Database) -> None:
+    heard: list[str | None] = []
+    store = ConversationStore(any_db)
+
+    async def latest() -> str | None:
+        messages = await store.messages("conv1")
+        return messages[-1].content if messages else None
+
+    any_db.watch_writes(lambda: heard.append("write"))
+    await store.append("conv1", "user", "is 185.220.101.42 bad?")
+    assert heard == ["write"]
+    assert await latest() == "is 185.220.101.42 bad?"
+    assert heard == ["write"]  # reading is not a write
+    with pytest.raises(RuntimeError):
+        async with any_db.session() as session:
+            await session.execute(update(Message).values(content="never kept"))
+            raise RuntimeError("rolled back")
+    assert await latest() == "is 185.220.101.42 bad?"
+    assert heard == ["write"]  # nor is a write rolled back (nor a read after it)

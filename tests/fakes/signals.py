@@ -6,13 +6,19 @@ re-checks ``check()`` after every notification and returns as soon as it holds. 
 time limit is only an upper bound for a test that would otherwise hang: it is
 generous, so a loaded machine makes a test slower, never failing. ``check`` must
 read what the notifier records (a change made after its last notification, e.g. by
-the app once it has read the fake's answer, wakes nobody).
+the app once it has read the fake's answer, wakes nobody). ``check`` may be async (a
+query): a notification while it runs makes it run again.
+
+``writes(db)`` is notified after each committed write to the database: tests wait on
+rows (work, alert statuses, learning runs) with ``await writes(db).until(check)``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+
+from store.db import Database
 
 WAIT_S = 30.0
 
@@ -28,11 +34,25 @@ class Changes:
         self._event.set()
         self._event = asyncio.Event()
 
-    async def until(self, check: Callable[[], bool], within_s: float = WAIT_S) -> None:
+    async def until(
+        self, check: Callable[[], bool | Awaitable[bool]], within_s: float = WAIT_S
+    ) -> None:
         """Return once ``check()`` holds, re-checked after each ``notify()``."""
         try:
             async with asyncio.timeout(within_s):
-                while not check():
-                    await self._event.wait()
+                while True:
+                    changed = self._event  # a notification during an async check is kept
+                    result = check()
+                    if result if isinstance(result, bool) else await result:
+                        return
+                    await changed.wait()
         except TimeoutError:
             raise AssertionError(f"condition not met within {within_s} s") from None
+
+
+def writes(*dbs: Database) -> Changes:
+    """A ``Changes`` notified after each committed write to any of ``dbs``."""
+    changes = Changes()
+    for db in dbs:
+        db.watch_writes(changes.notify)
+    return changes
