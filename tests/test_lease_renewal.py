@@ -19,7 +19,6 @@ from store.db import Database
 from store.models import utcnow
 from store.work import Job, QueueLimits, WorkQueue
 from store.work_claim import _CLAIM_LOCK
-from tests.slack_support import eventually
 from tests.test_worker import GatedRunner, NoticeRecorder, threads, worker
 
 LEASE_S = 1.0
@@ -57,7 +56,7 @@ async def test_leases_are_renewed_while_a_claim_waits_for_the_lock(pg_db: Databa
     coordinator = worker(queue, runner, reporter)
     (thread,) = threads(1)
     assert await coordinator.submit(thread, Job("mention", "C1", thread.thread_ts, "hi"))
-    await eventually(lambda: runner.ran == [thread])
+    await runner.ran_once(thread)
     async with claim_lock_held(pg_db):
         coordinator.nudge()  # its next claim waits for the lock ...
         held_from = utcnow()

@@ -25,7 +25,6 @@ from tests.slack_support import (
     WEBHOOK_TOKEN,
     RecordingInvestigate,
     SlackHarness,
-    eventually,
     make_settings,
 )
 
@@ -130,7 +129,7 @@ async def test_a_restarted_replica_edits_the_storm_message_and_healthz_is_the_da
         h.app.triage.update_interval = 0.05
         await asyncio.gather(*(post(h, alert(f"Odd login {n}", f"9.9.{n}.1")) for n in range(6)))
         await h.app.webhook.drain()
-        await eventually(held.started.is_set)
+        await held.wait_started()
         await h.app.triage.edits_done()  # cards and the storm message posted
         boards = [m for m in tops(fake) if "Alert storm" in m.text]
         assert len(boards) == 1
@@ -143,7 +142,7 @@ async def test_a_restarted_replica_edits_the_storm_message_and_healthz_is_the_da
     async with SlackHarness(fake, settings, again, db=replica) as h2:
         assert h2.app.triage is not None
         h2.app.triage.update_interval = 0.05
-        await eventually(again.started.is_set)
+        await again.wait_started()
         health = await (await h2.client.get("/healthz")).json()
         stored = await AlertStatuses(db).counts()
         assert health["alerts"] == stored == health["alerts_total"]

@@ -11,7 +11,7 @@ import pytest
 from bot.coordinator import RESTARTED, Coordinator, ThreadRef, Unavailable
 from store.db import Database
 from store.work import Job, QueueLimits, Work, WorkQueue, priority
-from tests.slack_support import eventually
+from tests.fakes.signals import WAIT_S, Changes
 
 
 class NoticeRecorder:
@@ -43,21 +43,29 @@ class NoticeRecorder:
 
 
 class GatedRunner:
-    """Runs work by waiting for its thread's gate (or the shared one)."""
+    """Runs work by waiting for the gate; ``changes`` is notified as a run starts and ends."""
 
     def __init__(self) -> None:
         self.gate = asyncio.Event()
         self.ran: list[ThreadRef] = []
         self.finished: list[ThreadRef] = []
         self.fail_first: set[ThreadRef] = set()
+        self.changes = Changes()
 
     async def run(self, thread: ThreadRef, work: Work) -> None:
         self.ran.append(thread)
+        self.changes.notify()
         if thread in self.fail_first:
             self.fail_first.discard(thread)
             raise Unavailable("Gemini is unavailable right now.")
         await self.gate.wait()
         self.finished.append(thread)
+        self.changes.notify()
+
+    async def ran_once(self, thread: ThreadRef) -> None:
+        """Return once this runner has started exactly one run, ``thread``'s."""
+        await self.changes.until(lambda: bool(self.ran))
+        assert self.ran == [thread]
 
     async def dropped(self, work: Work) -> None:
         pass
@@ -94,7 +102,8 @@ async def test_shutdown_hands_running_and_queued_work_on_quietly(queue: WorkQueu
         assert await coordinator.submit(
             thread, mention(thread, f"U{thread.thread_ts}"), announce=False
         )
-    await eventually(lambda: runner.ran == [a] and coordinator.queued == 2)
+    assert coordinator.queued == 2  # each submit claimed: a started, b and c wait
+    await runner.ran_once(a)
     await asyncio.wait_for(coordinator.shutdown(grace_s=0), 2)
     assert reporter.said == []  # no "internal error", no "cancelled" per thread
     assert await queue.counts() == {"queued": 3, "running": 0}  # the next replica runs them
@@ -106,9 +115,12 @@ async def test_shutdown_lets_running_work_finish_within_the_grace(queue: WorkQue
     coordinator = worker(queue, runner, reporter)
     (a,) = threads(1)
     await coordinator.submit(a, mention(a))
-    await eventually(lambda: runner.ran == [a])
-    asyncio.get_running_loop().call_later(0.1, runner.gate.set)
-    await coordinator.shutdown(grace_s=2)
+    await runner.ran_once(a)
+    shutting_down = asyncio.create_task(coordinator.shutdown(grace_s=WAIT_S))
+    await asyncio.sleep(0)  # the shutdown begins: nothing new is claimed from here
+    assert coordinator.closing
+    runner.gate.set()  # the run ends during the grace
+    await shutting_down
     assert runner.finished == [a]
     assert await queue.counts() == {"queued": 0, "running": 0}
 
@@ -121,7 +133,7 @@ async def test_stop_racing_a_release_cancels_cleanly_and_the_next_run_starts(
     a, b, c = threads(3)
     for thread in (a, b, c):
         await coordinator.submit(thread, mention(thread, f"U{thread.thread_ts}"), announce=False)
-    await eventually(lambda: coordinator.queued == 2)
+    assert coordinator.queued == 2  # each submit claimed: a started, b and c wait
     runner.gate.set()  # a finishes and releases around b's stop
     assert await coordinator.stop(b)
     await coordinator.wait_idle()
@@ -158,26 +170,30 @@ async def test_a_critical_alert_runs_before_a_users_flood(db: Database) -> None:
 
 
 async def test_a_dead_replicas_work_is_taken_over_and_told_once(any_db: Database) -> None:
-    queue = WorkQueue(any_db, QueueLimits(running=2), lease_s=0.3)
+    queue = WorkQueue(any_db, QueueLimits(running=2), lease_s=1.0)  # b renews in time, loaded
     runner_a, runner_b = GatedRunner(), GatedRunner()
     told_a, told_b = NoticeRecorder(), NoticeRecorder()
     a, b = worker(queue, runner_a, told_a, "a"), worker(queue, runner_b, told_b, "b")
     (thread,) = threads(1)
     await a.submit(thread, mention(thread))
-    await eventually(lambda: runner_a.ran == [thread])
+    await runner_a.ran_once(thread)
     # replica a "dies": its loops stop claiming and renewing the lease; its run hangs forever
     assert a._loop is not None and a._renewer is not None
     a._loop.cancel()
     a._renewer.cancel()
     b.start()
-    await eventually(lambda: runner_b.ran == [thread])
+    await runner_b.ran_once(thread)
     assert told_b.texts == [RESTARTED]
     runner_b.gate.set()
     await b.wait_idle()
     stored = await queue.active(thread.conversation_id)
     assert stored == []  # done once, by b
+    dead_run = a.task_for(thread)
+    assert dead_run is not None
     runner_a.gate.set()  # the dead run wakes up: its outcome is refused by the database
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(dead_run, WAIT_S)
+    row = await queue.get(1)
+    assert row is not None and (row.state, row.owner) == ("done", "b")
     assert not await queue.finish(1, "a", "done")
     await b.shutdown()
     await a.shutdown()
@@ -190,7 +206,7 @@ async def test_gemini_unavailable_requeues_with_backoff_and_tells_once(queue: Wo
     runner.fail_first.add(a)
     runner.gate.set()
     await coordinator.submit(a, mention(a))
-    await eventually(lambda: runner.finished == [a])
-    assert runner.ran == [a, a]
+    await runner.changes.until(lambda: bool(runner.finished))
+    assert runner.finished == [a] and runner.ran == [a, a]
     assert reporter.texts == ["Gemini is unavailable right now. I will try again in about 0 s."]
     await coordinator.shutdown()
