@@ -26,6 +26,7 @@ from rich.markup import escape
 from agent.engine import Request
 from agent.errors import AgentError
 from cli.app import (
+    cli_logging,
     command_app,
     fail,
     load_settings_or_exit,
@@ -59,9 +60,9 @@ def chat(
 ) -> None:
     """Talk to socbot in the terminal, with persistent history."""
     settings = load_settings_or_exit()
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     try:
-        with asyncio.Runner() as runner:
+        with cli_logging(verbose=verbose), asyncio.Runner() as runner:
             read = prompt_reader(settings.chat_history_file) if sys.stdin.isatty() else read_stdin
             chat_loop(runner, settings, console, read, conversation=conversation, verbose=verbose)
     except (ConfigError, AgentError, OSError) as exc:
@@ -115,7 +116,10 @@ def chat_loop(
         conversation_id = conversation or new_conversation_id()
         if conversation is not None:
             if not runner.run(rt.conversations.exists(conversation)):
-                raise fail(f"no conversation {conversation!r}; start one with `socbot chat`")
+                raise fail(
+                    f"no conversation {conversation!r} in this database; "
+                    f"start one with `{socbot_command()} chat`"
+                )
             count = runner.run(rt.conversations.count(conversation))
             console.print(f"resuming conversation {conversation_id} ({count} messages)")
         else:
@@ -147,13 +151,11 @@ def _turn(
     text: str,
     verbose: bool,
 ) -> None:
-    with TerminalProgress(console, verbose=verbose) as progress:
-        try:
+    try:
+        with TerminalProgress(console, verbose=verbose) as progress:
             outcome = runner.run(
                 rt.engine.run(Request(conversation_id=conversation_id, text=text), progress)
             )
-        except KeyboardInterrupt:
-            progress.close()
-            console.print("[yellow]cancelled[/]")
-            return
+    except KeyboardInterrupt:  # this run only; the progress sink said "cancelled"
+        return
     print_outcome(outcome)

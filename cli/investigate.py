@@ -28,6 +28,7 @@ from agent.errors import AgentError
 from agent.review import review_markdown
 from bot.stats import RunStats
 from cli.app import (
+    cli_logging,
     command_app,
     fail,
     load_settings_or_exit,
@@ -64,12 +65,13 @@ def investigate(
     """Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."""
     settings = load_settings_or_exit()
     alert = _read_alert(path, settings.alerts.formats_dir)
-    progress = TerminalProgress(Console(stderr=True, quiet=quiet), verbose=verbose)
+    progress = TerminalProgress(Console(stderr=True, quiet=quiet, soft_wrap=True), verbose=verbose)
     try:
-        with progress:
+        with cli_logging(quiet=quiet, verbose=verbose), progress:
             outcome, record = asyncio.run(_investigate(settings, alert, progress))
-    except KeyboardInterrupt:
-        typer.secho("cancelled", err=True, fg=typer.colors.YELLOW)
+    except KeyboardInterrupt:  # the progress sink said "cancelled" (one line)
+        if quiet:
+            typer.secho("cancelled", err=True, fg=typer.colors.YELLOW)
         raise typer.Exit(EXIT_CANCELLED) from None
     except (ConfigError, AgentError, OSError) as exc:
         raise fail(one_line(exc)) from None
@@ -176,6 +178,8 @@ def _read_alert(path: str, formats_dir: str | None = None) -> Alert:
         raise fail(f"cannot read {source!r}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise fail(f"{source!r} is not UTF-8 text; expected an alert in JSON") from None
+    if not raw.strip():
+        raise fail(f"{source!r} is empty; expected an alert in JSON")
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:

@@ -80,12 +80,26 @@ class TerminalProgress:
         self.verbose = verbose
         self.plan = _PlanView()
         self._live: Live | None = None
+        self.investigation_id = ""
+        self._failure: str | None = None
 
     def __enter__(self) -> TerminalProgress:
         return self
 
-    def __exit__(self, *_exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *_exc: object) -> None:
+        """Leave the checklist on screen, then say how the run ended if it did not conclude:
+        one line for a failure, or for Ctrl-C (the engine's own "cancelled" failure is
+        not repeated)."""
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
+            self._cancel_running_steps()
+            self.close()
+            where = f" (investigation {self.investigation_id})" if self.investigation_id else ""
+            self.console.print(f"[yellow]cancelled[/]{escape(where)}", highlight=False)
+            return
         self.close()
+        if self._failure is not None:
+            self._print(f"[red]failed:[/] {escape(self._failure)}")
+            self._failure = None
 
     def close(self) -> None:
         """Stop the live region, leaving the last checklist on screen."""
@@ -143,6 +157,7 @@ class TerminalProgress:
 
     def _other(self, event: Event) -> None:
         if isinstance(event, Started):
+            self.investigation_id = event.investigation_id
             self._print(f"[dim]investigation {escape(event.investigation_id)} ({event.kind})[/]")
         elif isinstance(event, ModeChosen):
             self._print(f"[dim]mode: {event.mode} — {escape(event.reason)}[/]")
@@ -167,7 +182,7 @@ class TerminalProgress:
             self.close()
         elif isinstance(event, Failed):
             self.close()
-            self._print(f"[red]failed:[/] {escape(event.reason)}")
+            self._failure = event.reason  # printed on exit, unless the user cancelled
 
     def _reflected(self, event: Reflected) -> None:
         reflection = event.reflection
@@ -179,6 +194,13 @@ class TerminalProgress:
         insights = reflection.get("insights", [])
         for insight in insights if isinstance(insights, list) else []:
             self._print(f"  [magenta]•[/] {escape(_first_line(str(insight), 200))}")
+
+    def _cancel_running_steps(self) -> None:
+        for step in self.plan.steps.values():
+            if step.status in ("running", "pending"):
+                step.status = "cancelled"
+        if self._live is not None:
+            self._live.update(self._checklist(), refresh=True)
 
     def _show_plan(self) -> None:
         if self.console.is_terminal:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from cli.app import command_app, fail, load_settings_or_exit, one_line
-from config.settings import ConfigError, Settings, config_notice
+from cli.app import command_app, config_notice_line, fail, load_settings_or_exit, one_line
+from config.settings import ConfigError, Settings
 from tools import intel
 from tools.setup import listed_registry
 
@@ -34,7 +33,7 @@ def list_tools() -> None:
     console = Console(soft_wrap=False)
     console.print(_tools_table(rows))
     console.print(_services_table(settings))
-    Console(stderr=True).print(escape(config_notice()), style="dim", highlight=False)
+    config_notice_line()
 
 
 def tool_rows(settings: Settings) -> list[ToolRow]:

@@ -129,7 +129,7 @@ def test_broken_config_file_is_one_line(
     [
         ("[limits]\nmax_steps = 0\n", "invalid setting limits.max_steps: Input should be greater"),
         ("x = = 1\n", "is not valid TOML"),
-        ('databse_url = "x"\n', "invalid setting databse_url"),
+        ('databse_url = "x"\n', "unknown setting databse_url (did you mean database_url?)"),
     ],
 )
 def test_bad_config_is_one_line(

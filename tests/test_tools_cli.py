@@ -67,6 +67,6 @@ def test_invalid_setting_is_one_line_naming_it(
     result = CliRunner().invoke(app, ["tools", "list"])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        "error: invalid setting limits.max_stepz: Extra inputs are not permitted "
-        "(check the config file and SOCBOT_* variables)"
+        "error: unknown setting limits.max_stepz (did you mean limits.max_steps?) "
+        f"(check {path} and SOCBOT_* variables)"
     ]
