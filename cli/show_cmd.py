@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import typer
 
+from cli.app import clean as clean  # where show and trace get it (tests import it here)
 from cli.app import command_app, fail, load_settings_or_exit, one_line
 
 app = command_app()
@@ -23,8 +23,27 @@ app = command_app()
 IdArg = Annotated[str, typer.Argument(help="Investigation id (printed by investigate, --json).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-TRACE_KEYS = ("step_id", "stage", "tool", "ok", "status", "mode", "verdict", "wave", "error")
+# What a trace line shows of each event's payload, in this order (absent or null: left out).
+TRACE_KEYS = (
+    "step_id",
+    "stage",
+    "tool",
+    "ok",
+    "status",
+    "mode",
+    "verdict",
+    "wave",
+    "model",
+    "prompt_tokens",
+    "cached_tokens",
+    "output_tokens",
+    "thinking_tokens",
+    "latency_ms",
+    "duration_ms",
+    "result_chars",
+    "cost_usd",
+    "error",
+)
 VALUE_CHARS = 100
 
 
@@ -56,17 +75,12 @@ def trace(investigation_id: IdArg, as_json: JsonOpt = False) -> None:
         typer.echo(clean(line))
 
 
-def clean(text: str) -> str:
-    """``text`` without terminal control characters (escape sequences from hostile data)."""
-    return _CONTROL.sub("", text)
-
-
 def record_lines(record: dict[str, Any], row: dict[str, Any]) -> list[str]:
     """The record as text: header, objective, steps with tool calls, result, usage."""
     lines = [
         f"investigation {record['investigation_id']} · {record.get('kind')} · "
         f"{record.get('status')} · {record.get('mode') or '-'} · "
-        f"started {row['created_at']} · conversation {record.get('conversation_id')}"
+        f"started {_utc(row['created_at'])} · conversation {record.get('conversation_id')}"
     ]
     if record.get("error"):
         lines.append(f"error: {record['error']}")
@@ -112,7 +126,9 @@ def trace_lines(events: list[dict[str, Any]]) -> list[str]:
         offset = f"+{(at - start).total_seconds():.3f}s" if at and start else "?"
         payload = event.get("payload") or {}
         details = " ".join(
-            f"{k}={_clip(_first_line(str(payload[k])))}" for k in TRACE_KEYS if k in payload
+            f"{k}={_clip(_first_line(str(payload[k])))}"
+            for k in TRACE_KEYS
+            if payload.get(k) is not None
         )
         lines.append(f"{offset:>10}  {event['type']:<15} {details}".rstrip())
     return lines
@@ -162,6 +178,14 @@ async def _read(url: str, investigation_id: str) -> tuple[dict[str, Any] | None,
         ) from exc
     finally:
         await db.close()
+
+
+def _utc(at: object) -> str:
+    """A stored time to the second, in UTC (naive times are stored as UTC)."""
+    if not isinstance(at, datetime):
+        return str(at)
+    aware = at if at.tzinfo else at.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _when(event: dict[str, Any]) -> datetime | None:
