@@ -28,10 +28,10 @@ async def run_socket_mode(
     ping_interval: float = 10.0,
 ) -> None:
     """Connect to Slack, serve the local endpoints, run until ``stop`` is set."""
+    runner = await start_site(bot.web_app(), host, port)  # first: a taken port leaks nothing
     handler = AsyncSocketModeHandler(
         bot.bolt, app_token, web_client=bot.client, ping_interval=ping_interval
     )
-    runner = await start_site(bot.web_app(), host, port)
     # connect_async retries until Slack accepts the socket (with an app token it rejects:
     # for ever), so a stop (SIGTERM, Ctrl-C) is not left waiting for it.
     connecting = asyncio.ensure_future(handler.connect_async())  # type: ignore[no-untyped-call]

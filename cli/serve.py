@@ -12,7 +12,9 @@ variable and exit code 2.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
+import os
 import signal
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -179,10 +181,7 @@ async def serve_until(
                 try:
                     runner = await start_site(bot.web_app(), host, port)
                 except OSError as error:  # most often: the port is taken
-                    raise ServeError(
-                        f"cannot listen on {host}:{port}: {error.strerror or error} "
-                        "(choose another with --port)"
-                    ) from None
+                    raise _listen_error(host, port, error) from None
                 try:
                     if ready is not None:
                         ready(me)  # only once the port is really ours
@@ -193,7 +192,12 @@ async def serve_until(
                 if ready is not None:
                     ready(me)
                 app_token = _secret(settings.slack.app_token)
-                await run_socket_mode(bot, app_token, host=host, port=port, stop=stop)
+                try:
+                    await run_socket_mode(bot, app_token, host=host, port=port, stop=stop)
+                except OSError as error:
+                    if error.errno not in LISTEN_ERRNOS:
+                        raise
+                    raise _listen_error(host, port, error) from None
         finally:
             await bot.close()
 
@@ -233,14 +237,36 @@ def serve(mode: ModeOpt = Mode.socket, port: PortOpt = None, host: HostOpt = Non
 async def _main(settings: Settings, mode: Mode, host: str, port: int) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def stopping(sig: signal.Signals) -> None:
+        if not stop.is_set():
+            log.info(
+                "stopping (%s): no new work is claimed; running work has %.0f s to finish",
+                sig.name,
+                settings.work.shutdown_grace_s,
+            )
+        stop.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, stopping, sig)
 
     def ready(me: Identity) -> None:
         where = f"http://{host}:{port}"
         typer.secho(f"socbot is up as @{me.user} in {me.team} ({mode.value} mode, {where})")
 
     await serve_until(settings, mode, host=host, port=port, stop=stop, ready=ready)
+    log.info("stopped")
+
+
+# Why a local port cannot be served (taken, not allowed, not an address of this host).
+LISTEN_ERRNOS = {errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL}
+
+
+def _listen_error(host: str, port: int, error: OSError) -> ServeError:
+    """``cannot listen on HOST:PORT: address already in use``: the system's words (asyncio's
+    own message repeats the address and the reason)."""
+    reason = os.strerror(error.errno).lower() if error.errno else one_line(error)
+    return ServeError(f"cannot listen on {host}:{port}: {reason} (choose another with --port)")
 
 
 def _secret(value: SecretStr | None) -> str:
