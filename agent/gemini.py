@@ -6,6 +6,10 @@ own retries stay off (no ``retry_options``), so the bounded retry below is the
 only one: exponential backoff with jitter on 408/429/5xx and transport errors,
 honouring ``Retry-After`` / ``RetryInfo.retryDelay`` unless the server asks for
 longer than ``max_retry_wait_s`` — then it fails at once instead of sleeping.
+
+With ``gemini.context_cache.enabled``, a call without tools whose system instruction is
+long enough names an explicit cache of it instead (``agent.context_cache``). A call
+refused because that cache is gone is sent once more inline, transparently.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from google import genai
 from google.auth.exceptions import GoogleAuthError
 from google.genai import errors, types
 
+from agent.context_cache import ContextCache, names_cached_content
 from agent.errors import LLMUnavailable
 from config.settings import ConfigError, GeminiSettings
 from tools.retry_after import retry_after
@@ -30,6 +35,10 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+
+
+class _CacheGone(Exception):
+    """The call named a cached content Gemini no longer has (never leaves this module)."""
 
 
 class GeminiBackend:
@@ -41,10 +50,12 @@ class GeminiBackend:
         settings: GeminiSettings,
         *,
         owned_http: httpx.AsyncClient | None = None,
+        cache: ContextCache | None = None,
     ) -> None:
         self.client = client
         self.settings = settings
         self._owned_http = owned_http
+        self.cache = cache
 
     @classmethod
     def from_settings(
@@ -71,10 +82,21 @@ class GeminiBackend:
             retry_options=None,  # ours is the only retry loop
         )
         client = genai.Client(http_options=options, **credentials)
-        return cls(client, settings, owned_http=owned)
+        cache = None
+        if settings.context_cache.enabled:
+            cache = ContextCache(
+                client.aio.caches,
+                settings.context_cache,
+                settings.prices,
+                timeout_s=settings.timeout_s,
+            )
+        return cls(client, settings, owned_http=owned, cache=cache)
 
     async def aclose(self) -> None:
-        """Close the httpx client this backend created (injected ones stay open)."""
+        """Delete the context caches (best effort), then close the httpx client this
+        backend created (injected ones stay open)."""
+        if self.cache is not None:
+            await self.cache.close()
         if self._owned_http is not None:
             await self._owned_http.aclose()
 
@@ -92,6 +114,30 @@ class GeminiBackend:
                     "automatic_function_calling": types.AutomaticFunctionCallingConfig(disable=True)
                 }
             )
+        name = await self._cached(model, config)
+        if name is not None:
+            update = {"system_instruction": None, "cached_content": name}
+            try:
+                return await self._generate(model, contents, config.model_copy(update=update))
+            except _CacheGone:
+                assert self.cache is not None
+                self.cache.forget(name)
+                log.info("context cache %s is gone: sending this call inline", name)
+        return await self._generate(model, contents, config)
+
+    async def _cached(self, model: str, config: types.GenerateContentConfig) -> str | None:
+        """The explicit cache this call may name instead of its system instruction."""
+        system = config.system_instruction
+        if self.cache is None or config.tools or config.tool_config or config.cached_content:
+            return None
+        return await self.cache.name_for(model, system) if isinstance(system, str) else None
+
+    async def _generate(
+        self,
+        model: str,
+        contents: list[types.Content],
+        config: types.GenerateContentConfig,
+    ) -> types.GenerateContentResponse:
         retries = max(0, self.settings.max_retries)
         for attempt in range(retries + 1):
             try:
@@ -100,6 +146,8 @@ class GeminiBackend:
                         model=model, contents=contents, config=config
                     )
             except errors.APIError as exc:
+                if config.cached_content and names_cached_content(exc):
+                    raise _CacheGone from exc
                 if exc.code not in RETRY_STATUS:
                     raise LLMUnavailable(_rejection(exc, model)) from exc
                 problem = f"HTTP {exc.code} {exc.status or ''}".strip()

@@ -5,6 +5,10 @@ Gemini reports ``promptTokenCount`` including the tokens served from the cache
 tokens are billed at the output price unless a model's entry says otherwise. A prompt
 over ``long_context_tokens`` is billed wholly at the ``*_long`` prices (Gemini 2.5 Pro's
 >200k tier). A model that is not in the table costs ``None`` (unknown), never 0.
+
+Tokens served from an explicit context cache are reported the same way and billed at
+the same cached price; the cache's storage (``cache_storage``, per 1M tokens per hour
+of its lifetime) is not a per-call cost: ``storage_cost_per_hour`` prices it apart.
 """
 
 from __future__ import annotations
@@ -50,6 +54,13 @@ def call_cost(
         + thinking_tokens * thinking_price
     )
     return total / 1_000_000
+
+
+def storage_cost_per_hour(price: ModelPrice | None, tokens: int) -> float | None:
+    """USD per hour of keeping ``tokens`` in an explicit cache; ``None`` when unpriced."""
+    if price is None or price.cache_storage is None:
+        return None
+    return tokens * price.cache_storage / 1_000_000
 
 
 class Pricer:

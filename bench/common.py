@@ -114,10 +114,16 @@ async def remote(
 
 
 def bench_settings(
-    db_path: Path, gemini_url: str, *, review: Mapping[str, Any] | None = None, **limits: Any
+    db_path: Path,
+    gemini_url: str,
+    *,
+    review: Mapping[str, Any] | None = None,
+    gemini: Mapping[str, Any] | None = None,
+    **limits: Any,
 ) -> Settings:
     """``config/socbot.toml`` (log tables on the DuckDB sample) + fakes + a fresh SQLite;
-    ``review`` sets ``[review]`` (default: the built-in review settings)."""
+    ``review`` sets ``[review]`` (default: the built-in review settings), ``gemini`` adds
+    to ``[gemini]`` (e.g. ``{"context_cache": {"enabled": True}}``)."""
     config = tomllib.loads((REPO / "config" / "socbot.toml").read_text())
     logs = dict(config.get("logs", {}))
     logs["runbooks_dir"] = str(REPO / str(logs.get("runbooks_dir", "examples/runbooks")))
@@ -131,6 +137,7 @@ def bench_settings(
             "base_url": gemini_url,
             "max_retries": 0,
             "timeout_s": 60.0,
+            **(gemini or {}),
         },
         intel={"abuseipdb_api_key": "bench-fake-abuseipdb", "otx_api_key": "bench-fake-otx"},  # type: ignore[arg-type]
         logs=logs,  # type: ignore[arg-type]
@@ -186,12 +193,16 @@ class RecordingSink:
 
 @asynccontextmanager
 async def runtime(
-    rem: Remote, tmp: Path, *, review: Mapping[str, Any] | None = None, **limits: Any
+    rem: Remote,
+    tmp: Path,
+    *,
+    review: Mapping[str, Any] | None = None,
+    gemini: Mapping[str, Any] | None = None,
+    **limits: Any,
 ) -> AsyncIterator[tuple[Runtime, ToolTimer]]:
     """A real runtime (``cli.runtime.open_runtime``) against the fakes, fresh database."""
-    settings = bench_settings(
-        tmp / f"socbot-{uuid.uuid4().hex[:8]}.db", rem.gemini.base_url, review=review, **limits
-    )
+    db_path = tmp / f"socbot-{uuid.uuid4().hex[:8]}.db"
+    settings = bench_settings(db_path, rem.gemini.base_url, review=review, gemini=gemini, **limits)
     http = httpx.AsyncClient(
         transport=RedirectTransport(rem.intel.base_url), timeout=httpx.Timeout(60.0)
     )

@@ -17,6 +17,11 @@ contents as the model reads them, ``contents_text``; cached
 tokens as Gemini's implicit cache would report them, ``bench.prompt_cache``) and is
 recorded as a ``CallRecord`` with its start and end (``time.monotonic``), so the
 benchmarks can compute the critical path from the server's side.
+
+Explicit context caches (``/v1beta/cachedContents``: create, get, patch, delete) are
+``bench.cached_contents``: a generateContent naming ``cachedContent`` is read as the
+cached system instruction followed by the request, and reports the cache's tokens as
+cached.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from typing import Any
 from aiohttp import web
 
 from agent.prompts import stage_named
+from bench.cached_contents import CachedContents, RestError
 from bench.loopback import serve
 from bench.prompt_cache import ImplicitCache
 
@@ -137,6 +143,7 @@ class CallRecord:
     cached_tokens: int = 0  # reported as cached (a repeated prefix of at least the minimum)
     repeated_tokens: int = 0  # the longest prefix an earlier request sent (cacheable)
     status: int = 200
+    cached_content: str = ""  # the explicit cache the request named, if any
 
 
 @dataclass
@@ -148,6 +155,7 @@ class FakeGemini:
     model_version: str = "gemini-2.5-flash"
     calls: list[CallRecord] = field(default_factory=list)
     cache: ImplicitCache = field(default_factory=ImplicitCache)
+    cached_contents: CachedContents = field(default_factory=CachedContents)
     base_url: str = ""
     _runner: web.AppRunner | None = None
 
@@ -155,6 +163,8 @@ class FakeGemini:
         """Listen on a free loopback port; returns the base URL for ``GeminiSettings``."""
         app = web.Application(client_max_size=32 * 1024 * 1024)
         app.router.add_post("/{version}/models/{target}", self._serve)
+        app.router.add_post("/{version}/cachedContents", self._caches)
+        app.router.add_route("*", "/{version}/cachedContents/{id}", self._caches)
         self._runner, self.base_url = await serve(app)
         return self.base_url
 
@@ -184,6 +194,12 @@ class FakeGemini:
         if action != "generateContent":
             return _error(404, "NOT_FOUND", f"unsupported action {action!r}")
         body = await request.json()
+        explicit, name = 0, str(body.get("cachedContent") or "")
+        if name:
+            try:
+                body, explicit = self.cached_contents.resolve(model, body)
+            except RestError as exc:
+                return web.json_response(exc.body, status=exc.code)
         parsed = parse_request(model, body)
         try:
             turn = self.responder(parsed.stage)(parsed)
@@ -196,6 +212,8 @@ class FakeGemini:
         record.repeated_tokens, record.cached_tokens = self.cache.lookup(
             parsed.model, parsed.prompt_text
         )
+        if explicit:
+            record.cached_tokens, record.cached_content = explicit, name
         response = {
             "candidates": [
                 {
@@ -212,6 +230,25 @@ class FakeGemini:
         record.end = time.monotonic()
         self.calls.append(record)
         return web.Response(text=text, content_type="application/json")
+
+    async def _caches(self, request: web.Request) -> web.Response:
+        """``cachedContents``: POST creates; GET, PATCH, DELETE on ``cachedContents/{id}``."""
+        store = self.cached_contents
+        name = f"cachedContents/{request.match_info['id']}" if "id" in request.match_info else ""
+        try:
+            if not name and request.method == "POST":
+                answer = store.create(await request.json())
+            elif name and request.method == "GET":
+                answer = store.get(name)
+            elif name and request.method == "PATCH":
+                answer = store.patch(name, await request.json())
+            elif name and request.method == "DELETE":
+                answer = store.delete(name)
+            else:
+                return _error(405, "METHOD_NOT_ALLOWED", f"{request.method} {request.path}")
+        except RestError as exc:
+            return web.json_response(exc.body, status=exc.code)
+        return web.json_response(answer)
 
 
 def parse_request(model: str, body: dict[str, Any]) -> GeminiRequest:

@@ -3,9 +3,9 @@
 Gemini 2.5 and newer cache implicitly: a request whose prompt starts with a prefix an
 earlier request to the same model sent is billed at the cached-input price for that
 prefix, reported as ``usageMetadata.cachedContentTokenCount``, when the prefix reaches
-the model's minimum (https://ai.google.dev/gemini-api/docs/caching, last updated
-2026-10-13: 2,048 tokens for Gemini 2.5 Flash and 2.5 Pro; earlier versions of the page
-said 1,024 for Flash and 4,096 for Pro). Flash-Lite is not listed; it gets 2,048 here.
+the model's minimum (``agent.context_cache.min_tokens``, from
+https://ai.google.dev/gemini-api/docs/caching: 2,048 tokens for Gemini 2.5 Flash and Pro).
+Explicit caches (``cachedContents``) are modelled in ``bench.cached_contents``.
 
 The fake sees a prompt as the system instruction, then the tool declarations, then the
 contents (the JSON it received), at ``CHARS_PER_TOKEN`` characters per token, and
@@ -21,18 +21,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from agent.context_cache import min_tokens
+
 CHARS_PER_TOKEN = 4
 BLOCK_TOKENS = 16
-MIN_TOKENS: dict[str, int] = {"gemini-2.5-flash": 2048, "gemini-2.5-pro": 2048}
-DEFAULT_MIN_TOKENS = 2048
 MAX_DIGESTS = 2_000_000  # per model; the cache starts over beyond this
-
-
-def min_tokens(model: str) -> int:
-    """The documented minimum cached prefix for ``model`` (longest matching name)."""
-    name = model.rsplit("/", 1)[-1]
-    keys = [k for k in MIN_TOKENS if name.startswith(k)]
-    return MIN_TOKENS[max(keys, key=len)] if keys else DEFAULT_MIN_TOKENS
 
 
 @dataclass

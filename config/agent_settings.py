@@ -19,7 +19,9 @@ class ModelPrice(Section):
 
     input: float = Field(ge=0, description="prompt tokens not served from the cache")
     output: float = Field(ge=0, description="response tokens")
-    cached_input: float = Field(ge=0, description="prompt tokens served from the (implicit) cache")
+    cached_input: float = Field(
+        ge=0, description="prompt tokens served from a cache (implicit or explicit)"
+    )
     thinking: float | None = Field(None, ge=0, description="thinking tokens; default: output")
     long_context_tokens: int | None = Field(
         None, ge=1, description="prompt size above which the *_long prices apply"
@@ -27,6 +29,9 @@ class ModelPrice(Section):
     input_long: float | None = Field(None, ge=0)
     output_long: float | None = Field(None, ge=0)
     cached_input_long: float | None = Field(None, ge=0)
+    cache_storage: float | None = Field(
+        None, ge=0, description="explicit context cache storage, USD per 1M tokens per hour"
+    )
 
 
 # Gemini Developer API list prices, Standard (paid) tier, text, USD per 1M tokens, from
@@ -37,6 +42,10 @@ class ModelPrice(Section):
 # 2.5 Pro input 1.25 (<= 200k) / 2.50 (> 200k), 2.5 Flash input 0.30 and 2.5 Flash-Lite
 # output 0.40 verbatim; the other figures match third-party copies of the page (2026)
 # but no first-party copy of them was at hand: check them when the page changes.
+# cache_storage (explicit context caching, USD per 1M tokens per hour of TTL; implicit
+# caching has no storage price): 2.5 Pro $4.50, 2.5 Flash and Flash-Lite $1.00 on the same
+# page, checked 2026-11-22 against quotes of its "Context caching price" rows ("$1.00 /
+# 1,000,000 tokens per hour (storage price)" for 2.5 Flash, "$4.50 / ..." for 2.5 Pro).
 DEFAULT_PRICES: dict[str, ModelPrice] = {
     "gemini-2.5-pro": ModelPrice(
         input=1.25,
@@ -46,10 +55,29 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
         input_long=2.50,
         output_long=15.0,
         cached_input_long=0.25,
+        cache_storage=4.50,
     ),
-    "gemini-2.5-flash": ModelPrice(input=0.30, output=2.50, cached_input=0.03),
-    "gemini-2.5-flash-lite": ModelPrice(input=0.10, output=0.40, cached_input=0.01),
+    "gemini-2.5-flash": ModelPrice(input=0.30, output=2.50, cached_input=0.03, cache_storage=1.0),
+    "gemini-2.5-flash-lite": ModelPrice(
+        input=0.10, output=0.40, cached_input=0.01, cache_storage=1.0
+    ),
 }
+
+
+class ContextCacheSettings(Section):
+    """Explicit context caching of long system instructions (``agent.context_cache``)."""
+
+    enabled: bool = Field(
+        False,
+        description="cache the shared manual explicitly (storage is billed per hour: opt in)",
+    )
+    ttl_s: float = Field(3600.0, ge=60, description="lifetime of a cache; extended while in use")
+    refresh_before_s: float = Field(
+        120.0, ge=0, description="a call finding less than this left extends the cache's TTL"
+    )
+    retry_after_s: float = Field(
+        600.0, ge=0, description="after a failed creation, send inline this long before retrying"
+    )
 
 
 class GeminiSettings(Section):
@@ -73,6 +101,8 @@ class GeminiSettings(Section):
         description="list prices per model (a model name, or a prefix of one), USD per 1M "
         "tokens; entries add to or replace the built-in table for the shipped models",
     )
+
+    context_cache: ContextCacheSettings = Field(default_factory=ContextCacheSettings)
 
     @field_validator("prices", mode="after")
     @classmethod

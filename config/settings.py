@@ -26,6 +26,7 @@ from pydantic_settings import (
 from config.agent_settings import (
     DEFAULT_PRICES,
     AlertSettings,
+    ContextCacheSettings,
     GeminiSettings,
     LearningSettings,
     Limits,
@@ -48,6 +49,7 @@ __all__ = [
     "WELL_KNOWN_ENV",
     "AlertSettings",
     "ConfigError",
+    "ContextCacheSettings",
     "GeminiSettings",
     "IntelSettings",
     "LearningSettings",

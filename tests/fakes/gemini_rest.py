@@ -1,0 +1,91 @@
+"""The Gemini REST API on respx, with explicit context caches, for the real google-genai
+client (``GeminiBackend``): the network edge, nothing of socbot's replaced.
+
+``generateContent`` answers ``text`` with ``usageMetadata`` computed from what was
+received (``bench.fake_gemini.parse_request``: about 4 characters per token of the system
+instruction, tools and contents); a request naming ``cachedContent`` is read as the cached
+system instruction followed by the request, and its tokens are reported as
+``cachedContentTokenCount``. ``cachedContents`` create / get / patch / delete are
+``bench.cached_contents.CachedContents`` (``store``), which records every call::
+
+    gemini = GeminiREST(router)
+    ...
+    assert gemini.store.calls == [("create", "cachedContents/fake1")]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import respx
+
+from bench.cached_contents import CachedContents, RestError
+from bench.fake_gemini import parse_request, tokens
+
+API = "https://generativelanguage.googleapis.com/v1beta"
+
+
+class GeminiREST:
+    """Routes on ``router`` for generateContent and cachedContents; records bodies."""
+
+    def __init__(
+        self, router: respx.MockRouter, *, store: CachedContents | None = None, text: str = "ok"
+    ) -> None:
+        self.store = store if store is not None else CachedContents()
+        self.text = text
+        self.generated: list[dict[str, Any]] = []  # generateContent bodies, as received
+        self.generate = router.post(url__regex=rf"^{API}/models/(?P<model>[^/:]+):generateContent$")
+        self.generate.side_effect = self._generate
+        self.caches = router.route(url__regex=rf"^{API}/cachedContents(?P<rest>/[^/?]+)?(\?.*)?$")
+        self.caches.side_effect = self._caches
+
+    def _generate(self, request: httpx.Request, model: str) -> httpx.Response:
+        body = json.loads(request.content)
+        self.generated.append(body)
+        cached = 0
+        if body.get("cachedContent"):
+            try:
+                body, cached = self.store.resolve(model, body)
+            except RestError as exc:
+                return httpx.Response(exc.code, json=exc.body)
+        prompt = tokens(parse_request(model, body).prompt_chars)
+        usage: dict[str, Any] = {
+            "promptTokenCount": prompt,
+            "candidatesTokenCount": 3,
+            "totalTokenCount": prompt + 3,
+        }
+        if cached:
+            usage["cachedContentTokenCount"] = cached
+        answer = {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": [{"text": self.text}]},
+                    "finishReason": "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": usage,
+            "modelVersion": model,
+            "responseId": f"fake-{len(self.generated)}",
+        }
+        return httpx.Response(200, json=answer)
+
+    def _caches(self, request: httpx.Request, rest: str | None) -> httpx.Response:
+        name = f"cachedContents{rest}" if rest else ""
+        method = request.method
+        try:
+            if not name and method == "POST":
+                answer = self.store.create(json.loads(request.content))
+            elif name and method == "GET":
+                answer = self.store.get(name)
+            elif name and method == "PATCH":
+                answer = self.store.patch(name, json.loads(request.content))
+            elif name and method == "DELETE":
+                answer = self.store.delete(name)
+            else:
+                return httpx.Response(405, json={"error": {"code": 405, "message": method}})
+        except RestError as exc:
+            return httpx.Response(exc.code, json=exc.body)
+        return httpx.Response(200, json=answer)
