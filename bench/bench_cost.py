@@ -19,7 +19,13 @@ reported cached tokens really served: implicit caching is best effort ("no cost 
 guarantee"), and billing is linear in the cached tokens. The first investigation of
 each pair is reported too (cold cache: only its own repeats).
 
-Writes ``bench/results/engine_cost.json``.
+``--explicit-cache`` runs the same pairs a second time with explicit context caching
+on (``gemini.context_cache``: the manual cached once per model, ``bench.cached_contents``)
+and compares: cost per investigation in both modes at 0 %, ``--hit-rate`` and 100 % of the
+implicit hits served (explicit hits are certain), the caches' storage cost per hour and
+the break-even investigations per hour (``bench.explicit_cost``).
+
+Writes ``bench/results/engine_cost.json`` (``engine_cost_explicit.json`` with the flag).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from agent.engine import Request
 from agent.pricing import call_cost, price_for
 from bench import scripts
 from bench.common import REPO, measure, print_table, remote, run_async, runtime, write_json
+from bench.explicit_cost import explicit_report
 from bench.fake_gemini import CallRecord
 from config.settings import DEFAULT_PRICES
 
@@ -56,17 +63,19 @@ def request_for(name: str) -> Request:
     )
 
 
-def cost(calls: list[CallRecord], *, cached: bool) -> float:
-    """USD at list prices; ``cached=False`` bills every prompt token as fresh input."""
+def cost(calls: list[CallRecord], *, cached: bool, explicit_only: bool = False) -> float:
+    """USD at list prices; ``cached=False`` bills every prompt token as fresh input,
+    ``explicit_only`` counts only the hits of explicit caches (no implicit hit served)."""
     total = 0.0
     for c in calls:
+        served = cached and (bool(c.cached_content) or not explicit_only)
         price = price_for(DEFAULT_PRICES, c.model)
         if price is None:
             raise ValueError(f"no price for {c.model!r}")
         total += call_cost(
             price,
             prompt_tokens=c.prompt_tokens,
-            cached_tokens=c.cached_tokens if cached else 0,
+            cached_tokens=c.cached_tokens if served else 0,
             output_tokens=c.output_tokens,
             thinking_tokens=c.thoughts_tokens,
         )
@@ -94,13 +103,16 @@ def stage_rows(calls: list[CallRecord]) -> dict[str, dict[str, Any]]:
 
 def summary(calls: list[CallRecord], engine_cost: object, hit_rate: float) -> dict[str, Any]:
     cached, uncached = cost(calls, cached=True), cost(calls, cached=False)
+    floor = cost(calls, cached=True, explicit_only=True)  # = uncached without explicit caches
     return {
         "llm_calls": len(calls),
         "models": sorted({f"{c.stage.split(' ', 1)[0]}: {c.model}" for c in calls}),
         "stages": stage_rows(calls),
         "cost_usd_with_cache": round(cached, 6),
         "cost_usd_without_cache": round(uncached, 6),
-        "cost_usd_at_hit_rate": round(uncached - hit_rate * (uncached - cached), 6),
+        "cost_usd_at_hit_rate": round(floor - hit_rate * (floor - cached), 6),
+        "cost_usd_no_implicit_hit": round(floor, 6),
+        "explicit_cached_tokens": sum(c.cached_tokens for c in calls if c.cached_content),
         "engine_reported_cost_usd": engine_cost,
     }
 
@@ -112,15 +124,19 @@ async def pair(
     latency_s: float,
     min_tokens: int | None = None,
     hit_rate: float = HIT_RATE,
+    explicit: bool = False,
 ) -> dict[str, Any]:
-    """Investigate ``first`` then ``second`` on one fake Gemini (its cache shared)."""
+    """Investigate ``first`` then ``second`` on one fake Gemini (its cache shared);
+    ``explicit``: with explicit context caching on."""
+    gemini = {"context_cache": {"enabled": explicit}}
     async with (
         remote(scripts.three_steps(), latency_s=latency_s) as rem,
-        runtime(rem, tmp) as (rt, timer),
+        runtime(rem, tmp, gemini=gemini) as (rt, timer),
     ):
         rem.gemini.cache.min_tokens = min_tokens
         runs = [await measure(rt, timer, rem, request_for(name)) for name in (first, second)]
-    out: dict[str, Any] = {"order": [first, second]}
+        caches = [(c.model, c.tokens) for c in rem.gemini.cached_contents.live()]
+    out: dict[str, Any] = {"order": [first, second], "caches": caches}
     for label, result in zip(("cold", "warm"), runs, strict=True):
         out[label] = {
             "alert": first if label == "cold" else second,
@@ -198,15 +214,23 @@ def report(pairs: list[dict[str, Any]], hit_rate: float) -> dict[str, Any]:
     }
 
 
-async def main(latency_s: float, min_tokens: int | None, hit_rate: float) -> dict[str, Any]:
+async def main(
+    latency_s: float, min_tokens: int | None, hit_rate: float, explicit: bool = False
+) -> dict[str, Any]:
+    orders = (("scc", "guardduty"), ("guardduty", "scc"))
     with tempfile.TemporaryDirectory(prefix="socbot-bench-") as d:
         tmp = Path(d)
-        pairs = [
-            await pair(tmp, first, second, latency_s, min_tokens, hit_rate)
-            for first, second in (("scc", "guardduty"), ("guardduty", "scc"))
+        pairs = [await pair(tmp, a, b, latency_s, min_tokens, hit_rate) for a, b in orders]
+        with_cache = [
+            await pair(tmp, a, b, latency_s, min_tokens, hit_rate, explicit=True)
+            for a, b in (orders if explicit else ())
         ]
     result = {**report(pairs, hit_rate), "min_tokens_override": min_tokens}
-    write_json("engine_cost" if min_tokens is None else f"engine_cost_min{min_tokens}", result)
+    name = "engine_cost" if min_tokens is None else f"engine_cost_min{min_tokens}"
+    if explicit:
+        result["explicit"] = explicit_report(pairs, with_cache, hit_rate)
+        name += "_explicit"
+    write_json(name, result)
     return result
 
 
@@ -222,8 +246,13 @@ def cli() -> None:
         default=HIT_RATE,
         help="share of the reported cached tokens really served (implicit caching: best effort)",
     )
+    parser.add_argument(
+        "--explicit-cache",
+        action="store_true",
+        help="also run with explicit context caching and report its break-even",
+    )
     args = parser.parse_args()
-    run_async(lambda: main(args.latency, args.min_tokens, args.hit_rate))
+    run_async(lambda: main(args.latency, args.min_tokens, args.hit_rate, args.explicit_cache))
 
 
 if __name__ == "__main__":

@@ -14,8 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bench import bench_cost, scripts
 from bench.common import REPO, measure, remote, runtime
+from bench.explicit_cost import explicit_report
 
 FENCE = re.compile(r"DATA-[0-9a-fA-F]{16}")  # agent.prompts.Fence: token_hex(8)
 # The deployment's own configuration may name what an alert names too (the catalogue
@@ -81,3 +84,31 @@ async def test_an_investigation_caches_the_manual_and_nothing_of_the_alert(
     assert isinstance(engine_cost, float)
     assert abs(engine_cost - bench_cost.cost(result.calls, cached=True)) < 2e-6
     assert store.caches == {}  # deleted when the runtime closed
+
+
+def warm(floor: float, best: float, explicit_tokens: int = 0) -> dict[str, Any]:
+    return {
+        "cost_usd_no_implicit_hit": floor,
+        "cost_usd_with_cache": best,
+        "explicit_cached_tokens": explicit_tokens,
+    }
+
+
+def test_break_even_is_storage_per_hour_over_the_saving_per_investigation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    caches = [("gemini-2.5-flash", 5000), ("gemini-2.5-flash-lite", 5000)]  # $0.01 / hour
+    implicit = [{"order": ["a", "b"], "caches": [], "warm": warm(0.020, 0.010)}]
+    explicit = [{"order": ["a", "b"], "caches": caches, "warm": warm(0.015, 0.011, 9000)}]
+    report = explicit_report(implicit, explicit, hit_rate=0.5)
+    (pair,) = report["pairs"]
+    assert pair["storage_usd_per_hour"] == pytest.approx(0.01)
+    assert pair["creation_usd_once"] == pytest.approx((5000 * 0.30 + 5000 * 0.10) / 1e6)
+    shares = pair["by_implicit_hit_share"]
+    assert shares["0.00"]["saving_usd_per_investigation"] == pytest.approx(0.005)
+    assert shares["0.00"]["breakeven_investigations_per_hour"] == pytest.approx(2.0)
+    assert shares["0.50"]["cost_usd_implicit_only"] == pytest.approx(0.015)
+    assert shares["0.50"]["cost_usd_explicit"] == pytest.approx(0.013)
+    assert shares["0.50"]["breakeven_investigations_per_hour"] == pytest.approx(5.0)
+    assert shares["1.00"]["breakeven_investigations_per_hour"] is None  # it never pays
+    assert "never" in capsys.readouterr().out
