@@ -15,7 +15,7 @@ import io
 import logging
 import signal
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,19 @@ def _investigation_id(stderr: str) -> str:
 # ---------------------------------------------------------------- Ctrl-C: one line
 
 
+@pytest.fixture
+def ctrl_c_works() -> Iterator[None]:
+    """SIGINT as a terminal delivers it. A process started in the background (``cmd &`` in
+    a script, nohup, some CI runners) inherits SIGINT ignored, and asyncio's runner then
+    leaves it ignored: give it Python's default handler for the test, as a shell does."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c_works")
 def test_ctrl_c_during_investigate_prints_one_line(
     runner: CliRunner, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -84,6 +97,7 @@ def test_ctrl_c_during_investigate_prints_one_line(
     assert asyncio.run(_status(db_url, investigation_id)) == "cancelled"
 
 
+@pytest.mark.usefixtures("ctrl_c_works")
 def test_ctrl_c_during_a_chat_turn_cancels_that_turn_only(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
