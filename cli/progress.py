@@ -181,7 +181,6 @@ class TerminalProgress:
         elif isinstance(event, Answered):
             self.close()
         elif isinstance(event, Failed):
-            self.close()
             self._failure = event.reason  # printed on exit, unless the user cancelled
 
     def _reflected(self, event: Reflected) -> None:

@@ -140,6 +140,15 @@ async def test_progress_shows_a_failure_once_and_a_cancel_instead_of_it() -> Non
     assert "failed" not in out.getvalue()
     assert progress.plan.steps["s1"].status == "cancelled"
 
+    tty = io.StringIO()  # on a terminal the live checklist's last frame shows it cancelled
+    console = Console(file=tty, width=120, force_terminal=True, color_system=None)
+    with pytest.raises(KeyboardInterrupt), TerminalProgress(console) as progress:
+        for event in events:
+            await progress.emit(event)
+        raise KeyboardInterrupt
+    last_frame = tty.getvalue().rsplit("Objective:", 1)[1]
+    assert "x s1 Query the logs" in last_frame and "▶" not in last_frame
+
     out = io.StringIO()
     with TerminalProgress(Console(file=out, width=200, force_terminal=False)) as progress:
         for event in [*events[:3], Failed(investigation_id="i1", reason="Gemini is down.")]:
