@@ -31,15 +31,11 @@ def upgrade() -> None:
 
 
 async def _upgrade(url: str) -> tuple[str, str | None]:
-    from cli.runtime import migrate_schema, open_database
+    from cli.database import db_name, migrated_database
     from store import migrate
 
-    db = open_database(url)
-    try:
-        await migrate_schema(db)
-        return db.engine.url.render_as_string(hide_password=True), await migrate.current(db.engine)
-    finally:
-        await db.close()
+    async with migrated_database(url) as db:
+        return db_name(db), await migrate.current(db.engine)
 
 
 MessageOpt = Annotated[str, typer.Option("-m", "--message", help="What the revision changes.")]

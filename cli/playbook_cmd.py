@@ -37,23 +37,20 @@ ReasonOpt = Annotated[str, typer.Option("--reason", help="Why, for the record.")
 
 def _run(work: Callable[[Database], Awaitable[T]]) -> T:
     """Open the database (creating missing tables), run ``work``, close it."""
-    from store.db import Database
+    from cli.database import migrated_database
+    from config.settings import ConfigError
     from store.playbook import PlaybookError
     from store.playbook_files import PlaybookFileError
 
     settings = load_settings_or_exit()
 
     async def main() -> T:
-        db = Database(settings.database_url)
-        try:
-            await db.create()
+        async with migrated_database(settings.database_url) as db:
             return await work(db)
-        finally:
-            await db.close()
 
     try:
         return asyncio.run(main())
-    except (PlaybookError, PlaybookFileError, OSError) as exc:
+    except (ConfigError, PlaybookError, PlaybookFileError, OSError) as exc:
         raise fail(one_line(exc)) from None
 
 

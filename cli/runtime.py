@@ -12,23 +12,20 @@ Tests pass ``backend=`` (a scripted model) and, if they want, their own ``http``
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
-from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from agent.engine import Engine
 from agent.gateway import LLMGateway
 from agent.gemini import GeminiBackend
 from agent.history import History
 from agent.llm import ModelBackend
-from config.database_url import driver_hint
-from config.settings import ConfigError, Settings
+from cli.database import db_name, migrate_schema, open_database
+from config.settings import Settings
 from store.conversations import ConversationStore
 from store.db import Database
 from store.investigations import InvestigationStore
@@ -95,7 +92,7 @@ async def open_runtime(
             investigations=investigations,
             playbook=PlaybookStore(db),
         )
-        log.info("runtime ready: %d tools, database %s", len(registry.names()), _db_name(db))
+        log.info("runtime ready: %d tools, database %s", len(registry.names()), db_name(db))
         yield Runtime(
             settings=settings,
             db=db,
@@ -107,44 +104,3 @@ async def open_runtime(
             investigations=investigations,
             engine=engine,
         )
-
-
-def open_database(url: str) -> Database:
-    """The database, or a ``ConfigError`` saying how to fix ``database_url``."""
-    try:
-        database = Database(url)
-    except ModuleNotFoundError as exc:
-        raise ConfigError(
-            f"the database driver {exc.name!r} is not installed: {driver_hint(exc.name)}"
-        ) from exc
-    except ArgumentError as exc:
-        raise ConfigError(
-            f"database_url (SOCBOT_DATABASE_URL) is not a usable SQLAlchemy URL: {exc}"
-        ) from exc
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot create the folder for the database ({exc.strerror}): check SOCBOT_DATABASE_URL"
-        ) from exc
-    path = database.engine.url.database
-    if database.is_sqlite and path and Path(path).is_dir():
-        raise ConfigError(f"the SQLite database {path!r} is a folder: check SOCBOT_DATABASE_URL")
-    return database
-
-
-async def migrate_schema(db: Database) -> None:
-    """Migrate to the newest schema, or a ``ConfigError`` naming the database."""
-    try:
-        await db.create()
-    except (DBAPIError, OSError) as exc:
-        # aiosqlite's worker thread finishes a failed connect after the error is raised;
-        # give it a moment so that it does not find the event loop already closed.
-        await asyncio.sleep(0.05)
-        reason = exc.orig if isinstance(exc, DBAPIError) else exc.strerror
-        raise ConfigError(
-            f"cannot open the database {_db_name(db)} ({reason}): check SOCBOT_DATABASE_URL"
-        ) from exc
-
-
-def _db_name(db: Database) -> str:
-    """The database URL without credentials, for logs."""
-    return db.engine.url.render_as_string(hide_password=True)

@@ -148,15 +148,12 @@ def _load(investigation_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 async def _read(url: str, investigation_id: str) -> tuple[dict[str, Any] | None, list[Any]]:
-    from sqlalchemy.exc import DBAPIError
-
-    from cli.runtime import migrate_schema, open_database
-    from config.settings import ConfigError
+    from cli.database import migrated_database, sqlite_file_missing
     from store.investigations import InvestigationStore
 
-    db = open_database(url)
-    try:
-        await migrate_schema(db)  # as every command does: an older database is upgraded
+    if sqlite_file_missing(url):  # nothing was ever stored there: do not create it
+        return None, []
+    async with migrated_database(url) as db:  # an older database is upgraded, as everywhere
         store = InvestigationStore(db)
         investigation = await store.get(investigation_id)
         if investigation is None:
@@ -172,12 +169,6 @@ async def _read(url: str, investigation_id: str) -> tuple[dict[str, Any] | None,
             "created_at": investigation.created_at,
         }
         return row, await store.trace(investigation_id)
-    except DBAPIError as exc:
-        raise ConfigError(
-            f"cannot read the database ({exc.orig}): check SOCBOT_DATABASE_URL"
-        ) from exc
-    finally:
-        await db.close()
 
 
 def _utc(at: object) -> str:

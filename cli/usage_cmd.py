@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.app import command_app, fail, load_settings_or_exit
+from cli.app import command_app, fail, load_settings_or_exit, one_line
 
 if TYPE_CHECKING:
     from store.usage import Totals, UsageRow
@@ -39,7 +39,7 @@ def usage(days: DaysOpt = 7, by: ByOpt = None, as_json: JsonOpt = False) -> None
     if unknown:
         raise fail(f"--by must be one of {', '.join(DIMENSIONS)} (got {', '.join(unknown)})")
     since = datetime.now(UTC) - timedelta(days=days)
-    rows = asyncio.run(_rows(since))
+    rows = _rows_or_exit(since)
     tables = {d: summarise(rows, d) for d in DIMENSIONS if d in wanted}
     if as_json:
         out: dict[str, object] = {
@@ -56,17 +56,24 @@ def usage(days: DaysOpt = 7, by: ByOpt = None, as_json: JsonOpt = False) -> None
         typer.echo(_table(name, table))
 
 
-async def _rows(since: datetime) -> list[UsageRow]:
-    from store.db import Database
+def _rows_or_exit(since: datetime) -> list[UsageRow]:
+    from config.settings import ConfigError
+
+    url = load_settings_or_exit().database_url
+    try:
+        return asyncio.run(_rows(url, since))
+    except ConfigError as exc:
+        raise fail(one_line(exc)) from None
+
+
+async def _rows(url: str, since: datetime) -> list[UsageRow]:
+    from cli.database import migrated_database, sqlite_file_missing
     from store.usage import UsageStore
 
-    settings = load_settings_or_exit()
-    db = Database(settings.database_url)
-    try:
-        await db.create()
+    if sqlite_file_missing(url):  # nothing was ever stored there: do not create it
+        return []
+    async with migrated_database(url) as db:
         return await UsageStore(db).rows(since)
-    finally:
-        await db.close()
 
 
 def _table(name: str, table: dict[str, Totals]) -> str:

@@ -325,3 +325,39 @@ async def test_serve_says_when_it_stops(
     said = [r.getMessage() for r in caplog.records if r.name == "cli.serve"]
     assert any(m.startswith("stopping (SIGTERM): no new work is claimed") for m in said), said
     assert said[-1] == "stopped"
+
+
+# ---------------------------------------------------------------- the database
+
+
+@pytest.mark.parametrize(
+    "command", [["usage"], ["playbook", "list"], ["db", "upgrade"], ["show", "x"], ["trace", "x"]]
+)
+def test_an_unreachable_database_is_one_line_naming_it(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SOCBOT_CONFIG")
+    port = free_port()  # nothing listens there: the connection is refused
+    monkeypatch.setenv("SOCBOT_DATABASE_URL", f"postgres://socbot:pw@127.0.0.1:{port}/socbot")
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines() == [
+        f"error: cannot open the database postgresql+asyncpg://socbot:***@127.0.0.1:{port}/socbot"
+        f" ({result.output.split(' (', 1)[1].split('): ', 1)[0]}): check SOCBOT_DATABASE_URL"
+    ]
+    assert "pw" not in result.output
+
+
+def test_reading_commands_do_not_create_a_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SOCBOT_CONFIG")
+    monkeypatch.setenv("SOCBOT_DATABASE_URL", "sqlite:///var/typo.db")
+    shown = CliRunner().invoke(app, ["show", "abc"])
+    assert shown.output == "error: no investigation 'abc' in this database\n"
+    used = CliRunner().invoke(app, ["usage", "--json"])
+    assert used.exit_code == 0, used.output
+    assert '"investigations": 0' in used.stdout
+    assert list(tmp_path.iterdir()) == []
