@@ -25,13 +25,12 @@ from store.models import WorkRow
 from store.playbook import PlaybookStore
 from store.work import Job, QueueLimits, WorkQueue, priority
 from tests.fakes.model import ScriptedModel, json_response
+from tests.fakes.signals import writes
 from tests.playbook_support import QUALYS_OP, Lab, bullet, insight, load_alert, planned_script
-from tests.slack_support import eventually
 from tests.test_worker import GatedRunner, NoticeRecorder
 
 SOC, TS = "CSOC00001", "1700000100.000100"
 LEASE_S = 1.0  # a dead replica's row is taken over after this; live ones renew it
-WAIT_S = 15.0  # generous: the machine running the tests may be loaded
 
 
 def reflection(evaluations: list[dict[str, str]] | None = None) -> dict[str, Any]:
@@ -169,14 +168,15 @@ async def test_a_follow_up_is_not_held_up_by_learning_in_its_thread(any_db: Data
     thread = ThreadRef(SOC, TS)  # where the investigation concluded and was voted on
 
     await learning.request(inv)
-    await eventually(lambda: bool(model.requests_for("playbook_reflector")), within_s=WAIT_S)
+    await model.changes.until(lambda: bool(model.requests_for("playbook_reflector")))
     assert not coordinator.busy(thread)
     followup = Job("followup", SOC, TS, "and the other host?", requester="UANALYST1")
     assert await coordinator.submit(thread, followup)  # limit 1, and learning is running
-    await eventually(lambda: chat.ran == [thread], within_s=WAIT_S)
+    await chat.ran_once(thread)
     assert await statuses(any_db, inv) == ["running"]  # both run at once
     chat.gate.set()
-    await eventually(lambda: chat.finished == [thread], within_s=WAIT_S)
+    await chat.changes.until(lambda: bool(chat.finished))
+    assert chat.finished == [thread]
     await coordinator.shutdown()
     assert await statuses(any_db, inv) == ["interrupted"]
     assert told.said == []
@@ -191,7 +191,7 @@ async def test_shutdown_hands_the_run_back_and_the_next_start_finishes_it(
     first = ScriptedModel({"playbook_reflector": hanging(gate)})
     a, learning, told = replica(any_db, lab, first, "a")
     await learning.request(inv)
-    await eventually(lambda: bool(first.requests_for("playbook_reflector")), within_s=WAIT_S)
+    await first.changes.until(lambda: bool(first.requests_for("playbook_reflector")))
     await asyncio.wait_for(a.shutdown(grace_s=0), 5)
     assert await learn_rows(any_db) == [("queued", 0)]  # handed back, not an attempt
     assert await statuses(any_db, inv) == ["interrupted"]
@@ -204,7 +204,7 @@ async def test_shutdown_hands_the_run_back_and_the_next_start_finishes_it(
     )
     b, _, told_b = replica(any_db, lab, second, "b")
     b.start()
-    await eventually(lambda: rows_are(any_db, ("done", 1)), within_s=WAIT_S)
+    await writes(any_db).until(lambda: rows_are(any_db, ("done", 1)))
     assert await statuses(any_db, inv) == ["interrupted", "done"]
     (proposal,) = await lab.store.bullets(["proposed"])
     assert proposal.content == QUALYS_OP["content"]
@@ -226,13 +226,13 @@ async def test_a_dead_replicas_run_is_taken_over_after_its_reflection(any_db: Da
     )
     a, learning, _ = replica(any_db, lab, first, "a", lease_s=LEASE_S)
     await learning.request(inv)
-    await eventually(lambda: bool(first.requests_for("playbook_curator")), within_s=WAIT_S)
+    await first.changes.until(lambda: bool(first.requests_for("playbook_curator")))
     await die(a)  # replica a dies mid-run: nothing renews its lease any more
 
     second = ScriptedModel({"playbook_curator": [json_response({"operations": [QUALYS_OP]})]})
     b, _, told_b = replica(any_db, lab, second, "b", lease_s=LEASE_S)
     b.start()
-    await eventually(lambda: rows_are(any_db, ("done", 2)), within_s=WAIT_S)
+    await writes(any_db).until(lambda: rows_are(any_db, ("done", 2)))
     assert second.requests_for("playbook_reflector") == []  # went on from the reflection
     runs = await LearningStore(any_db).runs(inv)
     assert [(r["status"], r["error"]) for r in runs] == [("interrupted", RESTARTED), ("done", None)]
@@ -252,7 +252,7 @@ async def test_gemini_unavailable_retries_with_backoff_then_fails_the_run(
     down = ScriptedModel({"playbook_reflector": [LLMUnavailable("quota"), LLMUnavailable("quota")]})
     coordinator, learning, told = replica(any_db, lab, down, "r1", max_attempts=2)
     await learning.request(inv)
-    await eventually(lambda: rows_are(any_db, ("failed", 2)), within_s=WAIT_S)
+    await writes(any_db).until(lambda: rows_are(any_db, ("failed", 2)))
     runs = await LearningStore(any_db).runs(inv)
     assert [(r["status"], r["error"]) for r in runs] == [
         ("interrupted", "quota"),
@@ -269,12 +269,12 @@ async def test_a_run_given_up_after_crashes_is_failed_not_running(any_db: Databa
     first = ScriptedModel({"playbook_reflector": hanging(gate)})
     a, learning, _ = replica(any_db, lab, first, "a", lease_s=LEASE_S, max_attempts=1)
     await learning.request(inv)
-    await eventually(lambda: bool(first.requests_for("playbook_reflector")), within_s=WAIT_S)
+    await first.changes.until(lambda: bool(first.requests_for("playbook_reflector")))
     await die(a)
     b, _, told_b = replica(any_db, lab, ScriptedModel({}), "b", lease_s=LEASE_S, max_attempts=1)
     b.start()
-    await eventually(lambda: rows_are(any_db, ("failed", 1)), within_s=WAIT_S)
-    await eventually(lambda: statuses_are(any_db, inv, "failed"), within_s=WAIT_S)  # by b
+    await writes(any_db).until(lambda: rows_are(any_db, ("failed", 1)))
+    await writes(any_db).until(lambda: statuses_are(any_db, inv, "failed"))  # by b
     assert told_b.said == []
     await b.shutdown()
     await revive_to_shut_down(a)

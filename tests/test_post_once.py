@@ -26,12 +26,14 @@ from store.alerts import AlertStore
 from store.models import WorkRow
 from store.work import Job, QueueLimits, WorkQueue
 from tests.fakes.model import ScriptedModel, json_response, text_response
+from tests.fakes.signals import WAIT_S, writes
 from tests.fakes.slack_api import BOT_ID, FakeSlackAPI
-from tests.slack_support import eventually, make_settings
+from tests.slack_support import make_settings
 
 ANSWER = "185.220.101.42 is a Tor exit node; treat it as hostile."
 SEEN = "is a Tor exit node"  # the answer as posted (its address defanged)
 SOC = "CSOC00001"
+LEASE_S = 1.0  # a dead replica's row is taken over after this; a live (loaded) one renews
 
 
 @dataclass
@@ -130,7 +132,7 @@ async def test_killed_after_posting_the_answer_a_takeover_posts_nothing_again(
 ) -> None:
     model = ScriptedModel(chat_script())
     rt = await runtime(model)
-    queue = WorkQueue(rt.db, QueueLimits(running=2), lease_s=0.3)
+    queue = WorkQueue(rt.db, QueueLimits(running=2), lease_s=LEASE_S)
     a, b = replica(rt, fake, queue, "a"), replica(rt, fake, queue, "b")
     # Slack takes the answer, but replica a never hears back: it is killed there
     fake.hold("chat.postMessage", when=lambda c: SEEN in str(c.args.get("text")) and not fake.held)
@@ -139,7 +141,7 @@ async def test_killed_after_posting_the_answer_a_takeover_posts_nothing_again(
     await fake.wait_for(lambda: bool(fake.held))
     await dies(a.coordinator)  # no more lease renewals; its run hangs forever
     b.coordinator.start()
-    await eventually(_is(queue, "done"), within_s=10)
+    await writes(queue.db).until(_is(queue, "done"))
     (answer,) = answers(fake, thread)
     assert (await row(queue)).posted["outcome_ts"] == [answer.ts]  # adopted, not reposted
     assert len(model.requests_for("direct")) == 1  # and not investigated again
@@ -160,19 +162,22 @@ async def test_a_replica_whose_lease_lapsed_posts_nothing_once_its_row_was_taken
 
     model = ScriptedModel({**chat_script(), "direct": [slow, text_response(ANSWER)]})
     rt = await runtime(model)
-    queue = WorkQueue(rt.db, QueueLimits(running=2), lease_s=0.3)
+    queue = WorkQueue(rt.db, QueueLimits(running=2), lease_s=LEASE_S)
     a, b = replica(rt, fake, queue, "a"), replica(rt, fake, queue, "b")
     thread, job = mention(fake, 3)
     await a.coordinator.submit(thread, job)
-    await eventually(lambda: len(model.requests_for("direct")) == 1)
+    await model.changes.until(lambda: len(model.requests_for("direct")) == 1)
+    stalled = a.coordinator.task_for(thread)
+    assert stalled is not None
     a.coordinator._leases_done.set()  # a stalls: its renewals stop, its run goes on
     assert a.coordinator._renewer is not None
     await a.coordinator._renewer
     b.coordinator.start()
-    await eventually(_is(queue, "done"), within_s=10)
+    await writes(queue.db).until(_is(queue, "done"))
     assert len(answers(fake, thread)) == 1  # b answered
     release.set()  # a wakes up with its answer: the row is not its own any more
-    await eventually(lambda: "taken over by another replica" in caplog.text)
+    await asyncio.wait_for(stalled, WAIT_S)
+    assert "taken over by another replica" in caplog.text
     assert len(answers(fake, thread)) == 1  # a posted nothing
     assert await state(queue) == "done"
     await a.coordinator.shutdown()
@@ -191,7 +196,7 @@ async def test_killed_after_posting_the_status_a_takeover_edits_that_message(
         {**chat_script(), "classifier": [hang, json_response({"needs_plan": False, "reason": "q"})]}
     )
     rt = await runtime(model)
-    queue = WorkQueue(rt.db, QueueLimits(running=2), lease_s=0.3)
+    queue = WorkQueue(rt.db, QueueLimits(running=2), lease_s=LEASE_S)
     a, b = replica(rt, fake, queue, "a"), replica(rt, fake, queue, "b")
     fake.hold("chat.postMessage", when=lambda call: "metadata" in call.args and not fake.held)
     thread, job = mention(fake, 2)
@@ -200,7 +205,7 @@ async def test_killed_after_posting_the_status_a_takeover_edits_that_message(
     status = fake.held[0].args["metadata"]["event_payload"]["post"]
     await dies(a.coordinator)
     b.coordinator.start()
-    await eventually(_is(queue, "done"), within_s=10)
+    await writes(queue.db).until(_is(queue, "done"))
     posted = (await row(queue)).posted
     assert posted["status_post"] == status
     statuses = [m for m in in_thread(fake, thread) if _token(m) == status]
@@ -230,13 +235,13 @@ async def test_sustained_429s_delay_the_answers_never_drop_them(
         rows = [await row(queue, n) for n in range(1, 7)]
         return all(r.posted.get("told_unavailable") and r.posted.get("outcome") for r in rows)
 
-    await eventually(all_waiting_for_slack, within_s=15)
+    await writes(queue.db).until(all_waiting_for_slack)
     fake.clear_failures("chat.postMessage")  # Slack recovers
 
     async def all_done() -> bool:
         return [await state(queue, n) for n in range(1, 7)] == ["done"] * 6
 
-    await eventually(all_done, within_s=15)  # each at its next attempt (backoff)
+    await writes(queue.db).until(all_done)  # each at its next attempt (backoff)
     for thread, _job in threads:
         assert len(answers(fake, thread)) == 1  # each delivered, once
     assert len(model.requests_for("direct")) == 6  # delivered from the row, not re-run
@@ -252,7 +257,7 @@ async def test_slack_refusing_to_the_last_attempt_fails_the_run_loudly(
     fake.fail_next("chat.postMessage", status=429, retry_after=0, times=100_000)
     thread, job = mention(fake, 7)
     await worker.submit(thread, job, announce=False)
-    await eventually(_is(queue, "failed"), within_s=15)
+    await writes(queue.db).until(_is(queue, "failed"))
     await worker.wait_idle()
     failed = await row(queue)
     assert (failed.attempts, failed.error) == (2, SLACK_REFUSED)
