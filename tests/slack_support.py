@@ -198,15 +198,20 @@ class SlackHarness:
         response = await self.client.post("/slack/events", data=body, headers=headers)
         return response.status, await response.text()
 
+    async def handed_over(self) -> None:
+        """Wait until events and alerts in flight are handed to the worker (runs go on):
+        bolt's listener tasks, the webhook's alerts, the cards and hand-overs of triage."""
+        listeners = [t for t in asyncio.all_tasks() if _is_listener_task(t)]
+        if listeners:
+            await asyncio.wait(listeners, timeout=WAIT_S)
+        await self.app.webhook.drain()
+        for triage in self.app.triages():  # webhook and alert channels
+            await triage.drain()  # cards posted, runs handed over
+
     async def settle(self) -> None:
-        """Wait for background work: bolt's listener tasks, alert hand-over, investigations."""
+        """Wait for background work: what ``handed_over`` waits for, then the runs."""
         for _ in range(3):
-            listeners = [t for t in asyncio.all_tasks() if _is_listener_task(t)]
-            if listeners:
-                await asyncio.wait(listeners, timeout=WAIT_S)
-            await self.app.webhook.drain()
-            for triage in self.app.triages():  # webhook and alert channels
-                await triage.drain()  # cards posted, runs handed over
+            await self.handed_over()
             await self.app.coordinator.wait_idle()
 
 
@@ -234,21 +239,3 @@ def _is_listener_task(task: asyncio.Task[Any]) -> bool:
     """Bolt runs each listener in a task of ``run_ack_function_asynchronously``."""
     coro = task.get_coro()
     return "run_ack_function_asynchronously" in getattr(coro, "__qualname__", "")
-
-
-async def eventually(check: Callable[[], bool | Awaitable[bool]], within_s: float = WAIT_S) -> None:
-    """Wait until ``check()`` is true (polling every 10 ms), or fail.
-
-    Prefer waiting on an event: ``fake.wait_for``, ``investigate.changes.until``,
-    ``run_ended`` or the coordinator's ``wait_idle``; poll only state nothing signals.
-    """
-    deadline = time.monotonic() + within_s
-    while True:
-        result = check()
-        if not isinstance(result, bool):
-            result = await result
-        if result:
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.01)

@@ -15,6 +15,8 @@ import os
 import socket
 import subprocess
 import sys
+from asyncio import FIRST_COMPLETED
+from collections.abc import Awaitable
 from pathlib import Path
 
 import aiohttp
@@ -25,8 +27,9 @@ from bench.fake_gemini import FakeGemini
 from cli.runtime import open_runtime
 from cli.serve import Mode, ServeError, serve_until
 from tests.fakes.model import ScriptedModel
+from tests.fakes.signals import WAIT_S
 from tests.fakes.slack_api import FakeSlackAPI
-from tests.slack_support import SIGNING_SECRET, eventually, make_settings
+from tests.slack_support import SIGNING_SECRET, make_settings
 from tests.test_slack_flows import FakeSocketModeServer, free_port
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,8 +57,15 @@ async def _health(port: int) -> dict[str, object] | None:
         return None
 
 
-async def _is_up(port: int) -> bool:
-    return await _health(port) is not None
+async def _until_up(serving: asyncio.Task[None], up: Awaitable[None]) -> None:
+    """Return once ``up`` is done; fail at once if ``serve_until`` ended first."""
+    waiting = asyncio.ensure_future(up)
+    done, _ = await asyncio.wait([waiting, serving], timeout=WAIT_S, return_when=FIRST_COMPLETED)
+    waiting.cancel()
+    if serving in done:
+        serving.result()  # its error, if it failed
+        raise AssertionError("serve ended before it was up")
+    assert waiting in done, "serve did not come up"
 
 
 @pytest.mark.parametrize("mode", [Mode.http, Mode.socket])
@@ -72,7 +82,7 @@ async def test_serve_starts_without_a_bolt_warning(
     await socket_server.start()
     fake.set_handler("apps.connections.open", lambda call: {"ok": True, "url": socket_server.url})
     caplog.set_level(logging.DEBUG, logger="slack_bolt")
-    port, stop = free_port(), asyncio.Event()
+    port, stop, ready = free_port(), asyncio.Event(), asyncio.Event()
     serving = asyncio.create_task(
         serve_until(
             make_settings(tmp_path, fake.base_url),
@@ -81,10 +91,15 @@ async def test_serve_starts_without_a_bolt_warning(
             port=port,
             stop=stop,
             runtime=lambda s: open_runtime(s, backend=ScriptedModel({})),
+            ready=lambda _me: ready.set(),  # http: once the port is ours
         )
     )
     try:
-        await eventually(lambda: _is_up(port), within_s=30)
+        if mode is Mode.http:
+            await _until_up(serving, ready.wait())
+        else:  # the local endpoints start before the socket connects
+            connected = socket_server.changes.until(lambda: socket_server.connections > 0)
+            await _until_up(serving, connected)
         health = await _health(port)
         assert health is not None and health["mode"] == mode.value
     finally:
@@ -185,6 +200,6 @@ async def test_socket_mode_stops_while_the_socket_cannot_connect(
             runtime=lambda s: open_runtime(s, backend=ScriptedModel({})),
         )
     )
-    await eventually(lambda: len(fake.calls_to("apps.connections.open")) >= 2, within_s=30)
+    await fake.wait_for(lambda: len(fake.calls_to("apps.connections.open")) >= 2)
     stop.set()  # what SIGTERM does
     await asyncio.wait_for(serving, 5)

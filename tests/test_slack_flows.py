@@ -332,7 +332,8 @@ class FakeSocketModeServer:
 
     def __init__(self) -> None:
         self.acks: list[dict[str, Any]] = []
-        self.changes = Changes()  # notified on each ack
+        self.connections = 0  # sockets opened (after each hello)
+        self.changes = Changes()  # notified on each connection and each ack
         self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.runner: web.AppRunner | None = None
         self.url = ""
@@ -355,6 +356,8 @@ class FakeSocketModeServer:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
         await ws.send_json({"type": "hello", "num_connections": 1, "debug_info": {}})
+        self.connections += 1
+        self.changes.notify()
 
         async def push() -> None:
             while True:

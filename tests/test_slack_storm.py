@@ -24,13 +24,13 @@ from bot.storm import AlertTriage, group_key
 from store.alert_status import AlertStatuses
 from store.alerts import AlertStore
 from store.work import WorkQueue
+from tests.fakes.signals import writes
 from tests.fakes.slack_api import Call, FakeSlackAPI
 from tests.slack_support import (
     ALERTS,
     WEBHOOK_CHANNEL,
     WEBHOOK_TOKEN,
     SlackHarness,
-    eventually,
     make_settings,
     settle_until,
 )
@@ -150,7 +150,7 @@ async def test_storm_every_alert_accounted_for_grouped_paced_and_concluded(
         investigate.gate = asyncio.Event()  # hold the first investigations: mid-storm view
         ids = await post_all(h, storm_payloads())
         await h.app.webhook.drain()
-        await eventually(lambda: investigating(triage, 2))
+        await writes(h.db).until(lambda: investigating(triage, 2))
 
         # mid-storm: every accepted alert is in exactly one state, none lost
         expected = {"investigating": 2, "queued": 3, "grouped": 57, "deferred": 38}
@@ -206,8 +206,8 @@ async def test_shutdown_with_a_queue_posts_nothing_and_hands_the_waiting_alerts_
     async with h:
         bodies = [payload(f"Odd login for user{n}", f"9.9.{n}.1") for n in range(6)]
         ids = await post_all(h, bodies)
-        await h.app.webhook.drain()
-        await eventually(lambda: h.app.coordinator.running == 1 and h.app.coordinator.queued == 3)
+        await h.handed_over()  # each admitted alert submitted (and claimed)
+        assert (h.app.coordinator.running, h.app.coordinator.queued) == (1, 3)
         posts_before = len(fake.calls_to("chat.postMessage"))
         started = time.monotonic()
         await h.app.close()  # what `socbot serve` does on SIGTERM
@@ -246,7 +246,7 @@ async def test_deferred_alerts_of_an_earlier_run_are_investigated_at_start(
     h.db, h.owns_db = db, False
     try:
         async with h:
-            await eventually(lambda: len(fake.messages) >= 6)  # 3 cards, 3 conclusions
+            await fake.wait_for(lambda: len(fake.messages) >= 6)  # 3 cards, 3 conclusions
             await h.settle()
             assert await AlertStatuses(db).counts() == {"concluded": 3}
             assert h.app.triage is not None and await h.app.triage.counts() == {}
@@ -341,16 +341,17 @@ async def test_stop_in_a_queued_alert_thread_is_accounted_as_cancelled(
         )
         triage = h.app.triage
         assert triage is not None
-        await eventually(lambda: h.app.coordinator.queued == 1)
+        await h.handed_over()  # both alerts submitted (and claimed)
+        assert h.app.coordinator.queued == 1
         stored = await AlertStore(h.db).get(second)
         assert stored is not None and stored.slack_ts
         stop = load("message_thread_reply.json")
         stop["event"].update(channel=WEBHOOK_CHANNEL, thread_ts=stored.slack_ts, text="stop")
         assert (await h.event(stop))[0] == 200
-        await eventually(lambda: status_is(h, second, "cancelled"))
+        await writes(h.db).until(lambda: status_is(h, second, "cancelled"))
         investigate.gate.set()
         await h.settle()
-        await eventually(lambda: concluded(triage, 1))
+        await writes(h.db).until(lambda: concluded(triage, 1))
         assert await AlertStatuses(h.db).counts() == {"concluded": 1, "cancelled": 1}
         assert (await AlertStore(h.db).get(first)) is not None
         texts = [m.text for m in fake.messages if m.thread_ts == stored.slack_ts]
@@ -405,7 +406,7 @@ async def test_forwarded_storm_is_triaged_like_webhook_alerts(
         assert triage is not h.app.triage
         triage.update_interval = 0.05
         stamps = await send_forwarded(h, forwarded_storm())
-        await eventually(lambda: investigating(triage, 1), within_s=10)
+        await writes(h.db).until(lambda: investigating(triage, 1))
 
         # mid-storm: every forwarded alert is in exactly one state
         store = AlertStore(h.db)
@@ -481,9 +482,8 @@ async def test_deferred_forwarded_alerts_resume_in_their_own_thread_after_a_rest
         async with h:
             stamps = await send_forwarded(h, bodies)
             webhook_id = (await post_all(h, [payload("Port scan", "7.7.7.7")]))[0]
-            await h.app.webhook.drain()
-            coordinator = h.app.coordinator
-            await eventually(lambda: coordinator.running == 1 and coordinator.queued == 4)
+            await h.handed_over()  # each admitted alert submitted (and claimed)
+            assert (h.app.coordinator.running, h.app.coordinator.queued) == (1, 4)
         assert await AlertStatuses(db).counts() == {"queued": 5}  # their work rows wait
         posts_before = len(fake.calls_to("chat.postMessage"))
 
