@@ -33,6 +33,14 @@ def async_database_url(url: str) -> str:
     """``url`` with the async driver's scheme; ``ValueError`` (one sentence) if unsupported."""
     scheme, separator, rest = url.strip().partition("://")
     if not separator:
+        typed, colon, path = url.strip().partition(":")
+        if colon and typed.lower() in ASYNC_SCHEMES:  # sqlite:x.db: the slashes left out
+            example = f"{typed}:///{path}" if typed.lower().startswith("sqlite") else ""
+            raise ValueError(
+                f"SOCBOT_DATABASE_URL needs // after {typed + ':'!r}"
+                + (f": write {example} (three slashes, then the path)" if example else "")
+                + f"; e.g. {EXAMPLES}"
+            )
         raise ValueError(f"SOCBOT_DATABASE_URL is not a database URL; use e.g. {EXAMPLES}")
     target = ASYNC_SCHEMES.get(scheme.lower())
     if target is None:

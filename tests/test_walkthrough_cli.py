@@ -361,3 +361,21 @@ def test_reading_commands_do_not_create_a_database(
     assert used.exit_code == 0, used.output
     assert '"investigations": 0' in used.stdout
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "advice"),
+    [("sqlite:x.db", "write sqlite:///x.db"), ("SQLite:/srv/x.db", "write SQLite:////srv/x.db")],
+)
+def test_a_sqlite_url_without_slashes_says_how_to_write_it(
+    typed: str, advice: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SOCBOT_CONFIG")
+    monkeypatch.setenv("SOCBOT_DATABASE_URL", typed)
+    result = CliRunner().invoke(app, ["usage"])
+    assert result.exit_code == 2
+    lines = result.output.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: invalid setting database_url: ")
+    assert f"{advice} (three slashes, then the path)" in lines[0]
+    assert list(tmp_path.iterdir()) == []
