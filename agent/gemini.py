@@ -130,6 +130,9 @@ class GeminiBackend:
         system = config.system_instruction
         if self.cache is None or config.tools or config.tool_config or config.cached_content:
             return None
+        light = model == self.settings.light_model != self.settings.model
+        if light and not self.settings.context_cache.light_model:
+            return None
         return await self.cache.name_for(model, system) if isinstance(system, str) else None
 
     async def _generate(

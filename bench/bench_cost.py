@@ -23,9 +23,11 @@ each pair is reported too (cold cache: only its own repeats).
 on (``gemini.context_cache``: the manual cached once per model, ``bench.cached_contents``)
 and compares: cost per investigation in both modes at 0 %, ``--hit-rate`` and 100 % of the
 implicit hits served (explicit hits are certain), the caches' storage cost per hour and
-the break-even investigations per hour (``bench.explicit_cost``).
+the break-even investigations per hour (``bench.explicit_cost``); ``--cache-light-model``
+caches for the critic's light model too.
 
-Writes ``bench/results/engine_cost.json`` (``engine_cost_explicit.json`` with the flag).
+Writes ``bench/results/engine_cost.json`` (``engine_cost_explicit[_light].json`` with the
+flags).
 """
 
 from __future__ import annotations
@@ -125,10 +127,11 @@ async def pair(
     min_tokens: int | None = None,
     hit_rate: float = HIT_RATE,
     explicit: bool = False,
+    light: bool = False,
 ) -> dict[str, Any]:
     """Investigate ``first`` then ``second`` on one fake Gemini (its cache shared);
-    ``explicit``: with explicit context caching on."""
-    gemini = {"context_cache": {"enabled": explicit}}
+    ``explicit``: with explicit context caching on (``light``: for the light model too)."""
+    gemini = {"context_cache": {"enabled": explicit, "light_model": light}}
     async with (
         remote(scripts.three_steps(), latency_s=latency_s) as rem,
         runtime(rem, tmp, gemini=gemini) as (rt, timer),
@@ -215,21 +218,25 @@ def report(pairs: list[dict[str, Any]], hit_rate: float) -> dict[str, Any]:
 
 
 async def main(
-    latency_s: float, min_tokens: int | None, hit_rate: float, explicit: bool = False
+    latency_s: float,
+    min_tokens: int | None,
+    hit_rate: float,
+    explicit: bool = False,
+    light: bool = False,
 ) -> dict[str, Any]:
     orders = (("scc", "guardduty"), ("guardduty", "scc"))
     with tempfile.TemporaryDirectory(prefix="socbot-bench-") as d:
         tmp = Path(d)
         pairs = [await pair(tmp, a, b, latency_s, min_tokens, hit_rate) for a, b in orders]
         with_cache = [
-            await pair(tmp, a, b, latency_s, min_tokens, hit_rate, explicit=True)
+            await pair(tmp, a, b, latency_s, min_tokens, hit_rate, explicit=True, light=light)
             for a, b in (orders if explicit else ())
         ]
     result = {**report(pairs, hit_rate), "min_tokens_override": min_tokens}
     name = "engine_cost" if min_tokens is None else f"engine_cost_min{min_tokens}"
     if explicit:
         result["explicit"] = explicit_report(pairs, with_cache, hit_rate)
-        name += "_explicit"
+        name += "_explicit_light" if light else "_explicit"
     write_json(name, result)
     return result
 
@@ -251,8 +258,21 @@ def cli() -> None:
         action="store_true",
         help="also run with explicit context caching and report its break-even",
     )
+    parser.add_argument(
+        "--cache-light-model",
+        action="store_true",
+        help="with --explicit-cache: cache for the light model (the critic) too",
+    )
     args = parser.parse_args()
-    run_async(lambda: main(args.latency, args.min_tokens, args.hit_rate, args.explicit_cache))
+    run_async(
+        lambda: main(
+            args.latency,
+            args.min_tokens,
+            args.hit_rate,
+            args.explicit_cache,
+            args.cache_light_model,
+        )
+    )
 
 
 if __name__ == "__main__":

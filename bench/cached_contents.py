@@ -76,6 +76,19 @@ class CachedContents:
     calls: list[tuple[str, str]] = field(default_factory=list)  # (verb, name) in order
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
+    def handle(self, method: str, name: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One REST call: ``POST cachedContents`` (``name`` empty), else ``GET``, ``PATCH``
+        or ``DELETE`` on ``cachedContents/{id}``."""
+        if not name and method == "POST":
+            return self.create(body)
+        if name and method == "GET":
+            return self.get(name)
+        if name and method == "PATCH":
+            return self.patch(name, body)
+        if name and method == "DELETE":
+            return self.delete(name)
+        raise RestError(405, "METHOD_NOT_ALLOWED", f"{method} cachedContents {name}".strip())
+
     def create(self, body: dict[str, Any]) -> dict[str, Any]:
         self.created.append(body)
         self.calls.append(("create", ""))

@@ -233,19 +233,10 @@ class FakeGemini:
 
     async def _caches(self, request: web.Request) -> web.Response:
         """``cachedContents``: POST creates; GET, PATCH, DELETE on ``cachedContents/{id}``."""
-        store = self.cached_contents
         name = f"cachedContents/{request.match_info['id']}" if "id" in request.match_info else ""
+        body = await request.json() if request.can_read_body else {}
         try:
-            if not name and request.method == "POST":
-                answer = store.create(await request.json())
-            elif name and request.method == "GET":
-                answer = store.get(name)
-            elif name and request.method == "PATCH":
-                answer = store.patch(name, await request.json())
-            elif name and request.method == "DELETE":
-                answer = store.delete(name)
-            else:
-                return _error(405, "METHOD_NOT_ALLOWED", f"{request.method} {request.path}")
+            answer = self.cached_contents.handle(request.method, name, body)
         except RestError as exc:
             return web.json_response(exc.body, status=exc.code)
         return web.json_response(answer)

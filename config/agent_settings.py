@@ -78,6 +78,11 @@ class ContextCacheSettings(Section):
     retry_after_s: float = Field(
         600.0, ge=0, description="after a failed creation, send inline this long before retrying"
     )
+    light_model: bool = Field(
+        False,
+        description="cache for the light model (the critic) too; on 2.5 Flash-Lite that pays "
+        "only from ~11 critic calls an hour",
+    )
 
 
 class GeminiSettings(Section):

@@ -170,7 +170,7 @@ async def test_concurrent_first_calls_create_one_cache_that_later_calls_reuse(
 async def test_one_cache_per_model_and_text(
     http: httpx.AsyncClient, gemini: GeminiREST, clock: Clock
 ) -> None:
-    config = settings()
+    config = settings(light_model=True)
     gw = LLMGateway(backend(http, clock, config), config)
     c = ctx()
     await ask(gw, c)
@@ -188,7 +188,7 @@ async def test_one_cache_per_model_and_text(
     ]
 
 
-async def test_short_instructions_and_calls_with_tools_are_sent_inline(
+async def test_short_instructions_calls_with_tools_and_the_light_model_are_sent_inline(
     http: httpx.AsyncClient, gemini: GeminiREST, clock: Clock
 ) -> None:
     config = settings()
@@ -196,9 +196,10 @@ async def test_short_instructions_and_calls_with_tools_are_sent_inline(
     c = ctx()
     await ask(gw, c, system=SHORT)  # under the model's minimum
     await ask(gw, c, tools=[LOOKUP])  # a request naming a cache may not offer tools
+    await ask(gw, c, light=True)  # gemini.context_cache.light_model is off by default
     assert gemini.store.calls == []
     texts = [b["systemInstruction"]["parts"][0]["text"] for b in gemini.generated]
-    assert texts == [SHORT, MANUAL]
+    assert texts == [SHORT, MANUAL, MANUAL]
     assert "cachedContent" not in str(gemini.generated)
     assert gemini.generated[1]["tools"][0]["functionDeclarations"][0]["name"] == "lookup_ip"
 
@@ -318,7 +319,7 @@ async def test_caches_are_deleted_at_shutdown(
     clock: Clock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    config = settings()
+    config = settings(light_model=True)
     model = backend(http, clock, config)
     gw = LLMGateway(model, config)
     c = ctx()

@@ -24,6 +24,7 @@ FENCE = re.compile(r"DATA-[0-9a-fA-F]{16}")  # agent.prompts.Fence: token_hex(8)
 # The deployment's own configuration may name what an alert names too (the catalogue
 # describes production-project-12345's tables): that text is configuration, not the alert.
 CONFIGURED = (REPO / "config" / "socbot.toml").read_text()
+CACHE = {"enabled": True, "light_model": True}
 ALLOWED_FIELDS = {"model", "systemInstruction", "ttl", "displayName"}
 
 
@@ -50,7 +51,7 @@ async def test_an_investigation_caches_the_manual_and_nothing_of_the_alert(
     assert len(alert_values) > 20
     async with (
         remote(scripts.three_steps(), latency_s=0.0) as rem,
-        runtime(rem, tmp_path, gemini={"context_cache": {"enabled": True}}) as (rt, timer),
+        runtime(rem, tmp_path, gemini={"context_cache": CACHE}) as (rt, timer),
     ):
         result = await measure(rt, timer, rem, request)
         store = rem.gemini.cached_contents

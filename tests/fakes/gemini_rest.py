@@ -74,18 +74,9 @@ class GeminiREST:
 
     def _caches(self, request: httpx.Request, rest: str | None) -> httpx.Response:
         name = f"cachedContents{rest}" if rest else ""
-        method = request.method
+        body = json.loads(request.content) if request.content else {}
         try:
-            if not name and method == "POST":
-                answer = self.store.create(json.loads(request.content))
-            elif name and method == "GET":
-                answer = self.store.get(name)
-            elif name and method == "PATCH":
-                answer = self.store.patch(name, json.loads(request.content))
-            elif name and method == "DELETE":
-                answer = self.store.delete(name)
-            else:
-                return httpx.Response(405, json={"error": {"code": 405, "message": method}})
+            answer = self.store.handle(request.method, name, body)
         except RestError as exc:
             return httpx.Response(exc.code, json=exc.body)
         return httpx.Response(200, json=answer)
