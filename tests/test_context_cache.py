@@ -104,6 +104,11 @@ def backend(http: httpx.AsyncClient, clock: Clock, config: GeminiSettings) -> Ge
     return GeminiBackend(plain.client, config, cache=cache)
 
 
+def gateway(http: httpx.AsyncClient, clock: Clock, **cache: Any) -> LLMGateway:
+    config = settings(**cache)
+    return LLMGateway(backend(http, clock, config), config)
+
+
 def ctx() -> CallContext:
     return CallContext("inv-cache", Sink(), 1_000_000, time.monotonic() + 30)
 
@@ -130,8 +135,7 @@ async def test_concurrent_first_calls_create_one_cache_that_later_calls_reuse(
     clock: Clock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    config = settings()
-    gw = LLMGateway(backend(http, clock, config), config)
+    gw = gateway(http, clock)
     c = ctx()
     with caplog.at_level(logging.INFO, logger="agent.context_cache"):
         await asyncio.gather(*(ask(gw, c, f"alert {i}") for i in range(5)))
@@ -170,8 +174,7 @@ async def test_concurrent_first_calls_create_one_cache_that_later_calls_reuse(
 async def test_one_cache_per_model_and_text(
     http: httpx.AsyncClient, gemini: GeminiREST, clock: Clock
 ) -> None:
-    config = settings(light_model=True)
-    gw = LLMGateway(backend(http, clock, config), config)
+    gw = gateway(http, clock, light_model=True)
     c = ctx()
     await ask(gw, c)
     await ask(gw, c, light=True)  # the critic on the light model
@@ -191,8 +194,7 @@ async def test_one_cache_per_model_and_text(
 async def test_short_instructions_calls_with_tools_and_the_light_model_are_sent_inline(
     http: httpx.AsyncClient, gemini: GeminiREST, clock: Clock
 ) -> None:
-    config = settings()
-    gw = LLMGateway(backend(http, clock, config), config)
+    gw = gateway(http, clock)
     c = ctx()
     await ask(gw, c, system=SHORT)  # under the model's minimum
     await ask(gw, c, tools=[LOOKUP])  # a request naming a cache may not offer tools
@@ -221,8 +223,7 @@ async def test_setting_off_makes_no_cached_contents_call(
 async def test_a_cache_near_expiry_is_extended_and_an_expired_one_replaced(
     http: httpx.AsyncClient, gemini: GeminiREST, clock: Clock
 ) -> None:
-    config = settings(ttl_s=3600, refresh_before_s=120)
-    gw = LLMGateway(backend(http, clock, config), config)
+    gw = gateway(http, clock, ttl_s=3600, refresh_before_s=120)
     c = ctx()
     await ask(gw, c)
     clock.ahead += 3600 - 60  # a minute left: this call extends it
@@ -246,8 +247,7 @@ async def test_a_cache_near_expiry_is_extended_and_an_expired_one_replaced(
 async def test_a_cache_that_is_gone_is_dropped_and_the_call_resent_inline_once(
     http: httpx.AsyncClient, gemini: GeminiREST, clock: Clock
 ) -> None:
-    config = settings()
-    gw = LLMGateway(backend(http, clock, config), config)
+    gw = gateway(http, clock)
     c = ctx()
     await ask(gw, c)
     clock.ahead += 600
@@ -270,8 +270,7 @@ async def test_a_cache_gone_right_after_creation_holds_caching_off(
     clock: Clock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    config = settings(retry_after_s=600)
-    gw = LLMGateway(backend(http, clock, config), config)
+    gw = gateway(http, clock, retry_after_s=600)
     c = ctx()
     await ask(gw, c)
     gemini.store.caches.clear()
@@ -290,9 +289,8 @@ async def test_a_refused_creation_sends_inline_logs_once_and_retries_later(
     clock: Clock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    config = settings(retry_after_s=600)
     gemini.store.refuse = FREE_TIER
-    gw = LLMGateway(backend(http, clock, config), config)
+    gw = gateway(http, clock, retry_after_s=600)
     c = ctx()
     with caplog.at_level(logging.INFO, logger="agent.context_cache"):
         await asyncio.gather(*(ask(gw, c, f"alert {i}") for i in range(3)))
