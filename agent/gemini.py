@@ -84,6 +84,11 @@ class GeminiBackend:
         client = genai.Client(http_options=options, **credentials)
         cache = None
         if settings.context_cache.enabled:
+            log.info(
+                "explicit context caching on (ttl %.0fs, light model %s)",
+                settings.context_cache.ttl_s,
+                "too" if settings.context_cache.light_model else "not",
+            )
             cache = ContextCache(
                 client.aio.caches,
                 settings.context_cache,

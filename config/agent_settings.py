@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 
 class Section(BaseModel):
@@ -83,6 +83,12 @@ class ContextCacheSettings(Section):
         description="cache for the light model (the critic) too; on 2.5 Flash-Lite that pays "
         "only from ~11 critic calls an hour",
     )
+
+    @model_validator(mode="after")
+    def _refresh_within_ttl(self) -> ContextCacheSettings:
+        if self.refresh_before_s >= self.ttl_s:
+            raise ValueError("refresh_before_s must be shorter than ttl_s")
+        return self
 
 
 class GeminiSettings(Section):

@@ -354,6 +354,11 @@ async def test_a_failed_delete_at_shutdown_is_logged_not_raised(
     ]
 
 
+def test_refresh_must_come_before_expiry() -> None:
+    with pytest.raises(ValueError, match="refresh_before_s must be shorter than ttl_s"):
+        ContextCacheSettings(ttl_s=600, refresh_before_s=600)
+
+
 @pytest.mark.parametrize(
     ("model", "per_hour"),
     [
