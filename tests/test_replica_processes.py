@@ -163,7 +163,7 @@ def test_a_redelivery_to_another_replica_starts_nothing(cluster: Cluster) -> Non
     cluster.gemini.hold()  # the original run is still busy when the retry comes
     try:
         assert deliver(first, event) == 200
-        wait_for(lambda: cluster.gemini.arrivals_with(f"case {run}-1") > 0, 30, "the run")
+        wait_for(lambda: cluster.gemini.arrivals_with(f"case {run}-1") > 0, PUTS_TO_WORK, "the run")
         assert deliver(second, event, retry=1) == 200
         assert deliver(second, event, retry=2) == 200
         assert deliver(first, event, retry=3) == 200
@@ -190,12 +190,16 @@ def test_kill_9_of_the_running_replica_hands_the_run_to_another_within_the_lease
     cluster.gemini.hold()
     try:
         assert deliver(replicas[0], event) == 200
-        wait_for(lambda: cluster.gemini.arrivals_with(f"case {run}-7") > 0, 30, "the run")
+        wait_for(lambda: cluster.gemini.arrivals_with(f"case {run}-7") > 0, PUTS_TO_WORK, "the run")
         owner = running_owner(cluster, thread_ts)
         assert owner is not None
         victim = cluster.by_name(owner)
         # its status message is already in the thread
-        wait_for(lambda: thread_rows(cluster, thread_ts)[0].posted.get("status_ts"), 30, "status")
+        wait_for(
+            lambda: thread_rows(cluster, thread_ts)[0].posted.get("status_ts"),
+            PUTS_TO_WORK,
+            "status",
+        )
         victim.kill()
         killed = time.monotonic()
     finally:
@@ -221,7 +225,7 @@ def test_sigterm_hands_the_running_work_to_another_replica(cluster: Cluster) -> 
     cluster.gemini.hold()  # the run cannot finish within the grace period
     try:
         assert deliver(replicas[0], event) == 200
-        wait_for(lambda: cluster.gemini.arrivals_with(f"case {run}-9") > 0, 30, "the run")
+        wait_for(lambda: cluster.gemini.arrivals_with(f"case {run}-9") > 0, PUTS_TO_WORK, "the run")
         victim = cluster.by_name(running_owner(cluster, thread_ts))
         victim.terminate()
         assert victim.process.wait(30) == 0, victim.output()[-2000:]
@@ -250,5 +254,5 @@ def _taken_over_and_answered(cluster: Cluster, thread_ts: str, victim: Replica) 
     wait_for(other, PUTS_TO_WORK, "another replica to take the run")
     taken = time.monotonic()
     wait_for(lambda: cluster.outcomes(thread_ts), PUTS_TO_WORK, "the answer")
-    wait_for(lambda: thread_rows(cluster, thread_ts)[0].state in SETTLED, 10, "the row")
+    wait_for(lambda: thread_rows(cluster, thread_ts)[0].state in SETTLED, PUTS_TO_WORK, "the row")
     return taken
