@@ -169,7 +169,10 @@ async def test_a_replica_whose_lease_lapsed_posts_nothing_once_its_row_was_taken
     await model.changes.until(lambda: len(model.requests_for("direct")) == 1)
     stalled = a.coordinator.task_for(thread)
     assert stalled is not None
-    a.coordinator._leases_done.set()  # a stalls: its renewals stop, its run goes on
+    # a stalls: it claims and renews nothing more (a claim of its own could take the row
+    # back, unrenewed, and run it twice), while its run goes on
+    await a.coordinator._claiming.acquire()
+    a.coordinator._leases_done.set()
     assert a.coordinator._renewer is not None
     await a.coordinator._renewer
     b.coordinator.start()
@@ -180,6 +183,7 @@ async def test_a_replica_whose_lease_lapsed_posts_nothing_once_its_row_was_taken
     assert "taken over by another replica" in caplog.text
     assert len(answers(fake, thread)) == 1  # a posted nothing
     assert await state(queue) == "done"
+    a.coordinator._claiming.release()
     await a.coordinator.shutdown()
     await b.coordinator.shutdown()
 
