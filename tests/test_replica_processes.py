@@ -218,7 +218,8 @@ def test_kill_9_of_the_running_replica_hands_the_run_to_another_within_the_lease
         cluster.gemini.release()
     taken = _taken_over_and_answered(cluster, thread_ts, victim)
 
-    assert taken - killed < LEASE_S + POLL_S + 2.0  # the lease, a poll, a loaded machine
+    # the lease, a poll and a loaded machine's delays; a missed expiry would take another lease
+    assert taken - killed < 2 * LEASE_S
     [row] = thread_rows(cluster, thread_ts)
     assert (row.state, row.attempts) == ("done", 2)
     assert row.owner not in (None, victim.name)
