@@ -31,15 +31,18 @@ def parse(
 ) -> None:
     """Show the format that matched FILE and the title, severity, time and entities read."""
     data = _read(file)
-    alert = parse_alert(data, source, catalogue=_catalogue(formats))
+    alert = parse_alert(data, source, catalogue=_catalogue(formats, announce=not as_json))
     if as_json:
         typer.echo(alert.model_dump_json(indent=2, exclude={"raw", "id"}))
         return
     _show(alert)
 
 
-def _catalogue(formats: Path | None) -> Catalogue:
-    directory = formats if formats is not None else load_settings_or_exit().alerts.formats_dir
+def _catalogue(formats: Path | None, *, announce: bool) -> Catalogue:
+    """The catalogue of ``--formats``, else of the settings (which are read only then)."""
+    directory: Path | str | None = formats
+    if formats is None:
+        directory = load_settings_or_exit(announce=announce).alerts.formats_dir
     try:
         return load_catalogue(directory)
     except FormatError as exc:

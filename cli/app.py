@@ -109,8 +109,15 @@ def cli_logging(*, quiet: bool = False, verbose: bool = False) -> Iterator[None]
         root.removeHandler(handler)
 
 
-def load_settings_or_exit() -> Settings:
-    """Settings, or a one-line error naming the bad setting (never echoing its value)."""
+def load_settings_or_exit(*, announce: bool = True) -> Settings:
+    """Settings, or a one-line error naming the bad setting (never echoing its value).
+
+    With ``announce``, the settings files read (or the warning that there is none) are
+    then said once on stderr (``config_notice_line``): every command that reads settings
+    says it. Pass ``False`` for ``--json`` / ``-q`` and where the command says it itself
+    (``investigate`` and ``chat`` once their runtime is open, ``serve`` in its start
+    lines, ``tools list`` under its tables).
+    """
     import tomllib
 
     from pydantic import ValidationError
@@ -118,7 +125,7 @@ def load_settings_or_exit() -> Settings:
     from config.settings import ConfigError, load_settings
 
     try:
-        return load_settings()
+        settings = load_settings()
     except ValidationError as exc:
         errors = exc.errors(include_input=False, include_url=False)
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
@@ -127,6 +134,9 @@ def load_settings_or_exit() -> Settings:
         raise fail(f"{_broken_toml_file()} is not valid TOML: {one_line(exc)}") from None
     except ConfigError as exc:
         raise fail(one_line(exc)) from None
+    if announce:
+        config_notice_line()
+    return settings
 
 
 def _setting_problem(error: Any) -> str:

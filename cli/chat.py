@@ -59,7 +59,7 @@ def chat(
     ] = False,
 ) -> None:
     """Talk to socbot in the terminal, with persistent history."""
-    settings = load_settings_or_exit()
+    settings = load_settings_or_exit(announce=False)  # said once the runtime is open
     console = Console(stderr=True, soft_wrap=True)
     try:
         with cli_logging(verbose=verbose), asyncio.Runner() as runner:

@@ -63,7 +63,7 @@ def investigate(
     path: PathArg, as_json: JsonOpt = False, verbose: VerboseOpt = False, quiet: QuietOpt = False
 ) -> None:
     """Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."""
-    settings = load_settings_or_exit()
+    settings = load_settings_or_exit(announce=False)  # said once the runtime is open
     alert = _read_alert(path, settings.alerts.formats_dir)
     progress = TerminalProgress(Console(stderr=True, quiet=quiet, soft_wrap=True), verbose=verbose)
     try:

@@ -35,14 +35,14 @@ ByOpt = Annotated[str | None, typer.Option("--by", help="Who does this (default:
 ReasonOpt = Annotated[str, typer.Option("--reason", help="Why, for the record.")]
 
 
-def _run(work: Callable[[Database], Awaitable[T]]) -> T:
+def _run(work: Callable[[Database], Awaitable[T]], *, announce: bool = True) -> T:
     """Open the database (creating missing tables), run ``work``, close it."""
     from cli.database import migrated_database
     from config.settings import ConfigError
     from store.playbook import PlaybookError
     from store.playbook_files import PlaybookFileError
 
-    settings = load_settings_or_exit()
+    settings = load_settings_or_exit(announce=announce)
 
     async def main() -> T:
         async with migrated_database(settings.database_url) as db:
@@ -208,7 +208,7 @@ def stats(
     """Playbook metrics: use, hit rate, agreement with analysts, corrections, tokens."""
     from store.learning import metrics
 
-    report: dict[str, Any] = _run(lambda db: metrics(db, days=days))
+    report: dict[str, Any] = _run(lambda db: metrics(db, days=days), announce=not as_json)
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return

@@ -220,7 +220,7 @@ def serve(mode: ModeOpt = Mode.socket, port: PortOpt = None, host: HostOpt = Non
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    settings = load_settings_or_exit()
+    settings = load_settings_or_exit(announce=False)  # a start line says it
     if not settings.debug_payloads:  # request lines carry the indicators looked up
         logging.getLogger("httpx").setLevel(logging.WARNING)
     try:

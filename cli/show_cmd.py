@@ -50,7 +50,7 @@ VALUE_CHARS = 100
 @app.command()
 def show(investigation_id: IdArg, as_json: JsonOpt = False) -> None:
     """Print a past investigation's record: steps, tool calls, conclusion, usage."""
-    row, trace = _load(investigation_id)
+    row, trace = _load(investigation_id, announce=not as_json)
     from cli.record import with_trace
 
     base = dict(row.get("record") or {})
@@ -67,7 +67,7 @@ def show(investigation_id: IdArg, as_json: JsonOpt = False) -> None:
 @app.command()
 def trace(investigation_id: IdArg, as_json: JsonOpt = False) -> None:
     """Print a past investigation's event timeline (one line per event)."""
-    _row, events = _load(investigation_id)
+    _row, events = _load(investigation_id, announce=not as_json)
     if as_json:
         typer.echo(json.dumps(events, indent=2, ensure_ascii=False, default=str))
         return
@@ -134,8 +134,8 @@ def trace_lines(events: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _load(investigation_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    settings = load_settings_or_exit()
+def _load(investigation_id: str, *, announce: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    settings = load_settings_or_exit(announce=announce)
     from config.settings import ConfigError
 
     try:

@@ -25,7 +25,7 @@ class ToolRow:
 @app.command("list")
 def list_tools() -> None:
     """Show enabled tools with their description, and disabled ones with the reason."""
-    settings = load_settings_or_exit()
+    settings = load_settings_or_exit(announce=False)  # said under the tables
     try:
         rows = tool_rows(settings)
     except ConfigError as exc:

@@ -39,7 +39,7 @@ def usage(days: DaysOpt = 7, by: ByOpt = None, as_json: JsonOpt = False) -> None
     if unknown:
         raise fail(f"--by must be one of {', '.join(DIMENSIONS)} (got {', '.join(unknown)})")
     since = datetime.now(UTC) - timedelta(days=days)
-    rows = _rows_or_exit(since)
+    rows = _rows_or_exit(since, announce=not as_json)
     tables = {d: summarise(rows, d) for d in DIMENSIONS if d in wanted}
     if as_json:
         out: dict[str, object] = {
@@ -56,10 +56,10 @@ def usage(days: DaysOpt = 7, by: ByOpt = None, as_json: JsonOpt = False) -> None
         typer.echo(_table(name, table))
 
 
-def _rows_or_exit(since: datetime) -> list[UsageRow]:
+def _rows_or_exit(since: datetime, *, announce: bool) -> list[UsageRow]:
     from config.settings import ConfigError
 
-    url = load_settings_or_exit().database_url
+    url = load_settings_or_exit(announce=announce).database_url
     try:
         return asyncio.run(_rows(url, since))
     except ConfigError as exc:

@@ -208,8 +208,8 @@ def test_cli_add_list_export_import_round_trip(
         ],
     )
     assert added.exit_code == 0, added.output
-    bullet_id = added.output.split()[1]
-    assert bullet_id in runner.invoke(app, ["playbook", "list"]).output
+    bullet_id = added.stdout.split()[1]
+    assert bullet_id in runner.invoke(app, ["playbook", "list"]).stdout
     out = tmp_path / "playbook"
     exported = runner.invoke(app, ["playbook", "export", str(out)])
     assert exported.exit_code == 0, exported.output

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from cli.show_cmd import clean
+from config.settings import config_notice
 from tests.fakes.model import ScriptedModel, call_response, json_response, text_response
 from tests.test_cli import ALERTS, CONCLUSION, CRITIQUE, db_url, use_model
 
@@ -118,7 +119,11 @@ def test_unknown_investigation_is_one_line() -> None:
     for command in ("show", "trace"):
         result = CliRunner().invoke(app, [command, "nope"])
         assert result.exit_code == 2
-        assert result.output == "error: no investigation 'nope' in this database\n"
+        assert result.stdout == ""
+        assert result.stderr.splitlines() == [
+            config_notice(),  # the settings in use, then why there is nothing to show
+            "error: no investigation 'nope' in this database",
+        ]
 
 
 def test_control_characters_never_reach_the_terminal() -> None:

@@ -140,7 +140,7 @@ def test_socbot_usage_prints_tables_and_json(
 
     result = runner.invoke(app, ["usage", "--days", str(days), "--by", "stage"])
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    lines = result.stdout.splitlines()
     assert lines[0].startswith("3 investigations since ")
     assert lines[0].endswith(", $0.0067")
     assert lines[2].split() == [

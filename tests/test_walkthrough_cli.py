@@ -30,6 +30,7 @@ from cli.main import app
 from cli.progress import TerminalProgress
 from cli.runtime import open_runtime
 from cli.serve import Identity, Mode, ServeError, _main, serve_until
+from config.settings import config_notice
 from store.db import Database
 from store.investigations import InvestigationStore
 from tests.fakes.model import ModelRequest, ScriptedModel, json_response
@@ -242,6 +243,48 @@ def test_no_settings_file_warning_is_one_line_in_a_pipe(
     assert warning[0].endswith("set SOCBOT_CONFIG")
 
 
+# every command that reads the settings, and whether it has --json
+READS_SETTINGS = [
+    (["show", "nope"], True),  # no such investigation: the notice, then the error
+    (["trace", "nope"], True),
+    (["usage"], True),
+    (["alerts", "parse", ALERT], True),
+    (["playbook", "list"], False),
+    (["playbook", "stats"], True),
+    (["db", "upgrade"], False),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "has_json"), READS_SETTINGS, ids=[" ".join(c[:2]) for c, _ in READS_SETTINGS]
+)
+def test_every_command_that_reads_settings_names_them_once_on_stderr(
+    command: list[str], has_json: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _config(tmp_path, monkeypatch, "[limits]\nmax_steps = 3\n", "")
+    monkeypatch.setenv("SOCBOT_DATABASE_URL", f"sqlite:///{tmp_path / 'socbot.db'}")
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code in (0, 2), result.output
+    said = f"config: {path}, {path.with_name('socbot.local.toml')}"
+    assert result.stderr.splitlines().count(said) == 1
+    assert "config:" not in result.stdout  # scripts read stdout: it stays clean
+    if has_json:  # the machine-readable form says nothing extra, on either stream
+        quiet = CliRunner().invoke(app, [*command, "--json"])
+        assert quiet.exit_code == result.exit_code, quiet.output
+        assert "config:" not in quiet.output
+
+
+def test_alerts_parse_with_its_own_formats_reads_no_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SOCBOT_CONFIG")  # none here: reading settings would warn
+    formats = Path(__file__).resolve().parents[1] / "agent" / "formats"
+    result = CliRunner().invoke(app, ["alerts", "parse", ALERT, "--formats", str(formats)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+
+
 # ---------------------------------------------------------------- input, show, trace
 
 
@@ -342,10 +385,13 @@ def test_an_unreachable_database_is_one_line_naming_it(
     monkeypatch.setenv("SOCBOT_DATABASE_URL", f"postgres://socbot:pw@127.0.0.1:{port}/socbot")
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 2, result.output
-    assert result.output.splitlines() == [
+    notice, error = result.stderr.splitlines()
+    assert notice == config_notice()  # what was read (no file here), then the one error line
+    assert error == (
         f"error: cannot open the database postgresql+asyncpg://socbot:***@127.0.0.1:{port}/socbot"
-        f" ({result.output.split(' (', 1)[1].split('): ', 1)[0]}): check SOCBOT_DATABASE_URL"
-    ]
+        f" ({error.split(' (', 1)[1].split('): ', 1)[0]}): check SOCBOT_DATABASE_URL"
+    )
+    assert result.stdout == ""
     assert "pw" not in result.output
 
 
@@ -356,7 +402,10 @@ def test_reading_commands_do_not_create_a_database(
     monkeypatch.delenv("SOCBOT_CONFIG")
     monkeypatch.setenv("SOCBOT_DATABASE_URL", "sqlite:///var/typo.db")
     shown = CliRunner().invoke(app, ["show", "abc"])
-    assert shown.output == "error: no investigation 'abc' in this database\n"
+    assert shown.stderr.splitlines() == [
+        config_notice(),
+        "error: no investigation 'abc' in this database",
+    ]
     used = CliRunner().invoke(app, ["usage", "--json"])
     assert used.exit_code == 0, used.output
     assert '"investigations": 0' in used.stdout
