@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.app import command_app, fail, load_settings_or_exit, one_line
+from cli.app import clean, command_app, fail, load_settings_or_exit, one_line
 
 if TYPE_CHECKING:
     from store.usage import Totals, UsageRow
@@ -80,7 +80,7 @@ def _table(name: str, table: dict[str, Totals]) -> str:
     header = [name, "runs", "calls", "prompt", "cached", "output", "thinking", "cost USD"]
     lines = [
         [
-            key,
+            clean(key),  # an alert source may come from the payload
             str(t.investigations),
             str(t.usage.calls),
             str(t.usage.prompt_tokens),

@@ -5,6 +5,11 @@ output and thinking tokens and the list-price ``cost_usd``, in total and per sta
 ``UsageStore.rows`` reads those since a time; ``summarise`` adds them up per day, alert
 source (``question`` for mentions and chat), channel (the Slack channel of the thread,
 ``cli`` for the terminal) or stage (``step s2`` counted as ``step``).
+
+An alert's source is the one its run recorded (``record.alert.source``, written by the
+engine however the run ended), else that of the stored alert linked to it; a run that
+failed or was cancelled before its alert was stored still has the first. An alert run
+with neither (a record that names no alert) is ``unknown``: never guessed.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from store.models import AlertRow, Investigation
 
 Dimension = Literal["day", "source", "channel", "stage"]
 DIMENSIONS: tuple[Dimension, ...] = ("day", "source", "channel", "stage")
+UNKNOWN = "unknown"  # an alert run whose source nothing stored says
 
 
 @dataclass(frozen=True)
@@ -79,13 +85,14 @@ class UsageStore:
                         Investigation.conversation_id,
                         Investigation.kind,
                         Investigation.usage,
+                        Investigation.record[("alert", "source")].as_string().label("source"),
                     )
                     .where(Investigation.created_at >= since, Investigation.usage.is_not(None))
                     .order_by(Investigation.created_at)
                 )
             ).all()
-            ids = [r.id for r in found]
-            sources: dict[str, str] = {}
+            sources = {r.id: r.source for r in found if r.kind == "alert" and r.source}
+            ids = [r.id for r in found if r.kind == "alert" and r.id not in sources]
             for start in range(0, len(ids), 500):
                 alerts = await session.execute(
                     select(AlertRow.investigation_id, AlertRow.source)
@@ -99,7 +106,7 @@ class UsageStore:
                 investigation_id=r.id,
                 created_at=r.created_at,
                 conversation_id=r.conversation_id,
-                source=sources.get(r.id, "alert" if r.kind == "alert" else "question"),
+                source=sources.get(r.id, UNKNOWN) if r.kind == "alert" else "question",
                 usage=dict(r.usage or {}),
             )
             for r in found
