@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import subprocess
 import sys
-from importlib.metadata import version
+from importlib.metadata import entry_points, version
 from pathlib import Path
 
 import httpx
@@ -108,6 +109,32 @@ def test_listed_tools_are_the_running_tools(
     assert listed.tools["lookup_ip"].deps is None  # listed, not bound: nothing to run with
     assert listed.tools["search_past_alerts"].deps is None
     assert listed.tools["query_logs"].deps.backend.pool.pids() == []  # no DuckDB worker
+
+
+def _after_run(args: list[str]) -> dict[str, object]:
+    code = (
+        f"import gc, json, sys\nfrom cli.main import run\nsys.argv = ['socbot', *{args!r}]\n"
+        "try:\n    run()\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps({'frozen': gc.get_freeze_count(), 'enabled': gc.isenabled()}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    return dict(json.loads(out.splitlines()[-1]))
+
+
+def test_the_executable_freezes_the_heap_its_command_imports_built() -> None:
+    (script,) = entry_points(group="console_scripts", name="socbot")
+    assert script.value == "cli.main:run"
+    after = _after_run(["tools", "list"])
+    assert after["enabled"] is True
+    assert isinstance(after["frozen"], int) and after["frozen"] > 10_000
+    # serve freezes its whole heap itself once started (bot.lifecycle); --version
+    # imports no command; a process that runs `app` (CliRunner) is left alone.
+    assert _after_run(["serve", "--help"]) == {"frozen": 0, "enabled": True}
+    assert _after_run(["--version"]) == {"frozen": 0, "enabled": True}
+    assert CliRunner().invoke(app, ["tools", "--help"]).exit_code == 0
+    assert gc.get_freeze_count() == 0
 
 
 def test_version() -> None:
