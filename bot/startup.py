@@ -36,4 +36,4 @@ def startup_lines(
     tools = f"tools: {len(names)} on ({', '.join(names) or 'none'})"
     if off:
         tools += f"; {len(off)} off (`socbot tools list` says why)"
-    return [config_notice(), mode, webhook, channels, tools]
+    return [config_notice(settings.database_url), mode, webhook, channels, tools]

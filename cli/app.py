@@ -69,11 +69,11 @@ def notice(text: str) -> None:
     Console(stderr=True, soft_wrap=True).print(escape(text), style="dim", highlight=False)
 
 
-def config_notice_line() -> None:
+def config_notice_line(settings: Settings) -> None:
     """Say on stderr which settings files were read, or warn that there is none."""
     from config.settings import config_notice
 
-    notice(config_notice())
+    notice(config_notice(settings.database_url))
 
 
 class _StderrLine(logging.Handler):
@@ -135,7 +135,7 @@ def load_settings_or_exit(*, announce: bool = True) -> Settings:
     except ConfigError as exc:
         raise fail(one_line(exc)) from None
     if announce:
-        config_notice_line()
+        config_notice_line(settings)
     return settings
 
 

@@ -112,7 +112,7 @@ def chat_loop(
     stack = AsyncExitStack()  # keeps the runtime open across several Runner.run calls
     rt = runner.run(stack.enter_async_context(open_runtime(settings)))
     try:
-        console.print(escape(config_notice()), style="dim", highlight=False)
+        console.print(escape(config_notice(settings.database_url)), style="dim", highlight=False)
         conversation_id = conversation or new_conversation_id()
         if conversation is not None:
             if not runner.run(rt.conversations.exists(conversation)):

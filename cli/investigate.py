@@ -100,7 +100,9 @@ async def _investigate(
 ) -> tuple[Outcome, dict[str, Any]]:
     conversation_id = new_conversation_id()
     async with open_runtime(settings) as rt:
-        progress.console.print(escape(config_notice()), style="dim", highlight=False)
+        progress.console.print(
+            escape(config_notice(settings.database_url)), style="dim", highlight=False
+        )
         started = time.monotonic()
         outcome = await rt.engine.run(
             Request(conversation_id=conversation_id, text=_alert_request(alert), alert=alert),

@@ -33,7 +33,7 @@ def list_tools() -> None:
     console = Console(soft_wrap=False)
     console.print(_tools_table(rows))
     console.print(_services_table(settings))
-    config_notice_line()
+    config_notice_line(settings)
 
 
 def tool_rows(settings: Settings) -> list[ToolRow]:

@@ -7,6 +7,8 @@ table so that changing a driver is one line.
 
 from __future__ import annotations
 
+import os
+
 # The URL scheme as typed (lower case) -> the scheme socbot uses.
 ASYNC_SCHEMES: dict[str, str] = {
     "sqlite": "sqlite+aiosqlite",
@@ -48,6 +50,18 @@ def async_database_url(url: str) -> str:
             f"SOCBOT_DATABASE_URL: {scheme!r} databases are not supported; use {EXAMPLES}"
         )
     return f"{target}://{rest}"
+
+
+def sqlite_file(url: str) -> str | None:
+    """The file a SQLite ``url`` names, as an absolute path (relative ones are relative to
+    the current folder); ``None`` for an in-memory database or another kind of database."""
+    scheme, separator, rest = url.strip().partition("://")
+    if not separator or not scheme.lower().startswith("sqlite"):
+        return None
+    path = rest.split("?", 1)[0].removeprefix("/")  # sqlite:///rel/x.db, sqlite:////abs/x.db
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return None
+    return os.path.abspath(path)
 
 
 def driver_hint(module: str | None) -> str:

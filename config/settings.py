@@ -34,7 +34,7 @@ from config.agent_settings import (
     PlaybookSettings,
     ReviewSettings,
 )
-from config.database_url import async_database_url
+from config.database_url import async_database_url, sqlite_file
 from config.service_settings import (
     IntelSettings,
     LogSettings,
@@ -151,14 +151,18 @@ def config_files() -> list[Path]:
     return [p for p in (path, local_config_path(path)) if p.is_file()]
 
 
-def config_notice() -> str:
-    """One line for stderr: which settings files are used, or a warning that none is."""
+def config_notice(database_url: str | None = None) -> str:
+    """One line for stderr: which settings files are used, or a warning that none is
+    (naming the SQLite file ``database_url`` puts in the current folder, if it does)."""
     files = config_files()
     if files:
         return "config: " + ", ".join(str(f) for f in files)
+    database = sqlite_file(database_url) if database_url else None
     return (
         f"warning: no settings file ({config_path()} not found in {Path.cwd()}): "
-        "defaults only, log tools are off; run from the repository or set SOCBOT_CONFIG"
+        "defaults only, log tools are off"
+        + (f", database {database}" if database else "")
+        + "; run from the repository or set SOCBOT_CONFIG"
     )
 
 

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from config.database_url import ASYNC_SCHEMES, async_database_url, driver_hint
+from config.database_url import ASYNC_SCHEMES, async_database_url, driver_hint, sqlite_file
 from config.settings import config_files, config_notice, load_settings
 
 
@@ -102,3 +102,22 @@ def test_no_settings_file_is_a_warning_naming_the_folder(
 def test_the_local_override_is_ignored_by_git() -> None:
     ignore = (Path(__file__).resolve().parents[1] / ".gitignore").read_text().splitlines()
     assert "config/*.local.toml" in ignore
+
+
+@pytest.mark.parametrize(
+    ("url", "file"),
+    [
+        ("sqlite+aiosqlite:///./var/socbot.db", "{cwd}/var/socbot.db"),  # the default
+        ("sqlite:///x.db?mode=rwc", "{cwd}/x.db"),
+        ("SQLite:////srv/socbot/socbot.db", "/srv/socbot/socbot.db"),
+        ("sqlite+aiosqlite:///:memory:", None),
+        ("sqlite://", None),
+        ("postgresql://socbot@db.internal/socbot", None),
+    ],
+)
+def test_the_sqlite_file_a_url_names(
+    url: str, file: str | None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    expected = file.format(cwd=tmp_path) if file else None
+    assert sqlite_file(url) == expected

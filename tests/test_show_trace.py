@@ -114,14 +114,13 @@ def test_trace_prints_the_timeline(investigated: tuple[dict[str, Any], str]) -> 
     assert len(events) == len(lines)
 
 
-@pytest.mark.usefixtures("db_url")
-def test_unknown_investigation_is_one_line() -> None:
+def test_unknown_investigation_is_one_line(db_url: str) -> None:
     for command in ("show", "trace"):
         result = CliRunner().invoke(app, [command, "nope"])
         assert result.exit_code == 2
         assert result.stdout == ""
         assert result.stderr.splitlines() == [
-            config_notice(),  # the settings in use, then why there is nothing to show
+            config_notice(db_url),  # the settings in use, then why there is nothing to show
             "error: no investigation 'nope' in this database",
         ]
 

@@ -243,6 +243,20 @@ def test_no_settings_file_warning_is_one_line_in_a_pipe(
     assert warning[0].endswith("set SOCBOT_CONFIG")
 
 
+def test_outside_the_repository_the_warning_names_the_database_file_it_creates(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no config/socbot.toml, no SOCBOT_DATABASE_URL: defaults
+    monkeypatch.delenv("SOCBOT_CONFIG")
+    use_model(monkeypatch, investigation_model())
+    result = runner.invoke(app, ["investigate", ALERT])
+    assert result.exit_code == 0, result.output
+    created = tmp_path / "var" / "socbot.db"
+    assert created.is_file()
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: no")]
+    assert len(warnings) == 1 and f"database {created};" in warnings[0]
+
+
 # every command that reads the settings, and whether it has --json
 READS_SETTINGS = [
     (["show", "nope"], True),  # no such investigation: the notice, then the error
@@ -403,7 +417,7 @@ def test_reading_commands_do_not_create_a_database(
     monkeypatch.setenv("SOCBOT_DATABASE_URL", "sqlite:///var/typo.db")
     shown = CliRunner().invoke(app, ["show", "abc"])
     assert shown.stderr.splitlines() == [
-        config_notice(),
+        config_notice("sqlite:///var/typo.db"),  # names the file, does not create it
         "error: no investigation 'abc' in this database",
     ]
     used = CliRunner().invoke(app, ["usage", "--json"])
