@@ -52,7 +52,9 @@ async def test_the_ack_does_not_wait_for_a_busy_database(
         started = time.monotonic()
         assert (await harness.event(load("app_mention.json")))[0] == 200
         assert (await harness.event(retry["body"], retry["headers"]))[0] == 200
-        assert time.monotonic() - started < 3.0  # Slack's limit; busy_timeout is 5 s
+        # acked without waiting for the lock, which the acks would wait for until the
+        # blocker's COMMIT below (busy_timeout is 30 s): 10 s is only a loose bound
+        assert time.monotonic() - started < 10.0
         assert investigate.calls == []  # the listener is still waiting for its claim
         blocker.execute("COMMIT")
     finally:

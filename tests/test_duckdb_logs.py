@@ -191,23 +191,25 @@ HEAVY = f"SELECT COUNT(*) FROM {FLOWS} a, {FLOWS} b, {FLOWS} c WHERE a.bytes_sen
 
 async def test_timeout_interrupts_the_query_and_the_store_keeps_working() -> None:
     slow = build(query_timeout_s=0.2)
+    assert (await call(slow, "query_logs", sql="SELECT 1"))["rows"] == [[1]]  # worker started
     started = time.monotonic()
     data = await call(slow, "query_logs", sql=HEAVY)
     assert "timed out after 0.2s" in data["error"]
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 10  # HEAVY would run for minutes: a loose bound
     after = await call(slow, "query_logs", sql=f"SELECT COUNT(*) FROM {FLOWS}")
     assert after["rows"][0][0] > 0
 
 
 async def test_cancellation_interrupts_the_query() -> None:
     registry = build(query_timeout_s=30)
+    assert (await call(registry, "query_logs", sql="SELECT 1"))["rows"] == [[1]]  # started
     task = asyncio.create_task(call(registry, "query_logs", sql=HEAVY))
-    await asyncio.sleep(0.1)
+    await asyncio.sleep(0.1)  # sent to the worker (a cancel before that is quick too)
     started = time.monotonic()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 10  # not the 30 s timeout: a loose bound
 
 
 @pytest.mark.parametrize(

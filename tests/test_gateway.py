@@ -130,14 +130,14 @@ async def test_deadline_passed_raises_before_calling() -> None:
 
 
 async def test_call_is_bounded_by_the_remaining_deadline() -> None:
-    model = ScriptedModel({"planner": [Delayed(text_response("late"), 10.0)]})
+    model = ScriptedModel({"planner": [Delayed(text_response("late"), 60.0)]})
     ctx, _ = make_ctx(seconds=0.05)
     started = time.monotonic()
     with pytest.raises(DeadlineExceeded, match="during"):
         await LLMGateway(model, SETTINGS).generate(
             ctx, stage="planner", system=system("planner"), contents=user("go")
         )
-    assert time.monotonic() - started < 5.0  # cut at the deadline, not the model's 10 s
+    assert time.monotonic() - started < 10.0  # cut at the deadline, not the model's 60 s
 
 
 async def test_backend_errors_pass_through() -> None:

@@ -278,7 +278,7 @@ async def test_429_asking_for_an_hour_fails_fast(
         await gateway(http, max_retry_wait_s=30.0).generate(
             ctx(), stage="direct", system="socbot stage: direct", contents=user("q")
         )
-    assert time.monotonic() - started < 5  # no wait: a 30 s retry wait would show; load-safe
+    assert time.monotonic() - started < 10  # no wait: the 30 s retry wait would show
     assert route.call_count == 1
     assert KEY not in str(info.value) and KEY not in caplog.text
 
@@ -347,7 +347,7 @@ async def test_per_call_timeout(http: httpx.AsyncClient, router: respx.MockRoute
 
     async def slow(request: httpx.Request) -> httpx.Response:
         started_calls.append(time.monotonic())
-        await asyncio.sleep(10.0)
+        await asyncio.sleep(60.0)
         return ok("text_answer.json")
 
     router.post(MAIN).mock(side_effect=slow)
@@ -360,7 +360,7 @@ async def test_per_call_timeout(http: httpx.AsyncClient, router: respx.MockRoute
         await backend.generate_content(
             model="gemini-2.5-flash", contents=user("q"), config=types.GenerateContentConfig()
         )
-    assert time.monotonic() - started < 5.0  # both cut at 0.05 s, not the server's 10 s
+    assert time.monotonic() - started < 10.0  # both cut at 0.05 s, not the server's 60 s
     assert len(started_calls) == 2  # one timed-out attempt, one retry
 
 

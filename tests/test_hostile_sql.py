@@ -31,6 +31,8 @@ FLOWS = "`socbot-sample.logs.vpc_flow_logs`"
 AUTH = "`socbot-sample.logs.auth_logs`"
 TABLES = {"socbot-sample.logs.vpc_flow_logs", "socbot-sample.logs.auth_logs"}
 LIMIT_S = 0.4
+KILLED_S = 3.0  # a killed query answers this soon after its limit (loose: loaded machines);
+# unkilled, every bomb below runs for 10 s or more
 MEMORY_MB = 128
 
 # --- the guard: refused before any backend sees the query -----------------------------
@@ -185,8 +187,9 @@ async def warm(registry: ToolRegistry) -> set[int]:
     return set(backend(registry).pool.pids())
 
 
-async def gone(pids: set[int], within: float = 1.0) -> bool:
-    """Whether every process in ``pids`` has exited (and been reaped) within ``within``."""
+async def gone(pids: set[int], within: float = 10.0) -> bool:
+    """Whether every process in ``pids`` has exited (and been reaped) within ``within``
+    (a loose bound). The process table is the only place that shows it: polled."""
     end = time.monotonic() + within
     while time.monotonic() < end:
         if not any(_alive(pid) for pid in pids):
@@ -204,15 +207,13 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("sql", TIME_BOMBS)
-async def test_time_bombs_are_killed_within_a_second_of_the_limit(
-    limited: ToolRegistry, sql: str
-) -> None:
+async def test_time_bombs_are_killed_at_the_limit(limited: ToolRegistry, sql: str) -> None:
     before = await warm(limited)
     started = time.monotonic()
     data = await call(limited, "query_logs", sql=sql)
     elapsed = time.monotonic() - started
     assert f"timed out after {LIMIT_S:g}s and was stopped" in data["error"]
-    assert elapsed < LIMIT_S + 1.0
+    assert elapsed < LIMIT_S + KILLED_S
     killed = before - set(backend(limited).pool.pids())
     assert len(killed) == 1 and await gone(killed)
 
@@ -255,7 +256,7 @@ async def test_the_step_deadline_stops_a_query_before_its_own_limit() -> None:
             budget=Budget(),
             deadline=time.monotonic() + 0.6,
         )
-        assert time.monotonic() - started < 0.6 + 1.0
+        assert time.monotonic() - started < 0.6 + KILLED_S  # not the 30 s limit
         assert result.ok is False
         assert "was stopped" in result.data["error"]
         assert await gone(before - set(backend(registry).pool.pids()))

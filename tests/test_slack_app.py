@@ -73,7 +73,9 @@ async def test_signed_mention_is_acked_at_once_and_investigated_in_its_thread(
     started = time.monotonic()
     status, _ = await harness.event(load("app_mention.json"))
     assert status == 200
-    assert time.monotonic() - started < 3.0  # Slack's limit; the run is still held open
+    # acked before the run ends, which is never here (Slack's limit is 3 s; 10 s is only
+    # a loose bound for a loaded machine: an ack waiting for the run would never come)
+    assert time.monotonic() - started < 10.0
     await investigate.wait_started()
     thread, text, alert = investigate.calls[0]
     assert thread == ThreadRef(SOC, MENTION_TS)

@@ -212,7 +212,8 @@ async def test_shutdown_with_a_queue_posts_nothing_and_hands_the_waiting_alerts_
         started = time.monotonic()
         await h.app.close()  # what `socbot serve` does on SIGTERM
         took = time.monotonic() - started
-        assert took < 3.0  # the held run is not waited for (grace 0); loose for a busy machine
+        # grace 0: the held run (held forever) is not waited for; 10 s is only a loose bound
+        assert took < 10.0
         assert len(fake.calls_to("chat.postMessage")) == posts_before  # quiet (all awaited)
         assert not [m for m in fake.messages if "internal error" in m.text]
         store = AlertStatuses(h.db)

@@ -140,7 +140,7 @@ async def test_a_tool_past_the_step_deadline_is_stopped_and_answered_as_data() -
     async def slow(ctx: RunContext[None]) -> dict[str, Any]:
         """Sleeps past any deadline (an intel lookup that hangs)."""
         seen.append(ctx.time_left(60.0))
-        await asyncio.sleep(10)
+        await asyncio.sleep(60)
         return {}
 
     reg = ToolRegistry()
@@ -148,11 +148,11 @@ async def test_a_tool_past_the_step_deadline_is_stopped_and_answered_as_data() -
     started = time.monotonic()
     result = await reg.dispatch(
         "slow", {}, allowed=["slow"], investigation_id="i", budget=Budget(),
-        deadline=started + 0.2,
+        deadline=started + 0.5,  # the tool starts well before it, even on a loaded machine
     )  # fmt: skip
-    assert time.monotonic() - started < 5.0  # cut at the deadline, not the tool's 10 s
+    assert time.monotonic() - started < 10.0  # cut at the deadline, not the tool's 60 s
     assert not result.ok and "did not finish within the step's remaining" in result.data["error"]
-    assert 0 < seen[0] <= 0.2  # the tool saw how long it had
+    assert 0 < seen[0] <= 0.5  # the tool saw how long it had
     late = await reg.dispatch(
         "slow", {}, allowed=["slow"], investigation_id="i", budget=Budget(),
         deadline=time.monotonic() - 1,
@@ -164,7 +164,7 @@ async def test_a_tool_past_the_step_deadline_is_stopped_and_answered_as_data() -
 async def test_the_step_runner_passes_its_deadline_to_every_call() -> None:
     async def hang(ctx: RunContext[None], host: str) -> dict[str, Any]:
         """Never answers (a past-alert search on a locked database)."""
-        await asyncio.sleep(10)
+        await asyncio.sleep(60)
         return {}
 
     reg = ToolRegistry()
@@ -173,9 +173,9 @@ async def test_the_step_runner_passes_its_deadline_to_every_call() -> None:
     calls = [types.FunctionCall(id=f"c{i}", name="hang", args={"host": "web-1"}) for i in (1, 2)]
     started = time.monotonic()
     parts = await runner.run(
-        calls, allowed=["hang"], step_id="s1", budget_left=5, deadline=started + 0.2
-    )
-    assert time.monotonic() - started < 5.0  # cut at the deadline, not the tool's 10 s
+        calls, allowed=["hang"], step_id="s1", budget_left=5, deadline=started + 0.5
+    )  # the calls start well before it, even on a loaded machine
+    assert time.monotonic() - started < 10.0  # cut at the deadline, not the tool's 60 s
     for part in parts:
         response = part.function_response.response if part.function_response else None
         assert response is not None and "did not finish" in response["error"]

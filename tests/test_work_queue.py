@@ -1,5 +1,6 @@
 """The work queue on real SQLite and real PostgreSQL: priority, thread order, limits,
-leases and takeover, stop, and several replicas claiming at once."""
+leases and takeover, stop, and several replicas claiming at once. Leases and retry
+delays are moved past by the test (``AheadQueue``), never slept through."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from store.db import Database
 from store.work import Job, QueueLimits, WorkQueue, priority
 from tests.pg_server import PostgresServer
+from tests.queue_clock import LEASE_S, AheadQueue
 
 
 async def mention(q: WorkQueue, thread: str, user: str = "U1", channel: str = "C1") -> int:
@@ -69,14 +71,15 @@ async def test_queued_limits_per_user_and_channel(any_db: Database) -> None:
 
 
 async def test_an_expired_lease_is_taken_over_then_given_up(any_db: Database) -> None:
-    q = WorkQueue(any_db, lease_s=0.05, max_attempts=2)
+    q = AheadQueue(any_db, lease_s=LEASE_S, max_attempts=2)
     row = await mention(q, "1.0")
     assert [w.id for w in (await q.claim("dead", 1)).started] == [row]
-    await asyncio.sleep(0.1)
+    assert (await q.claim("alive", 1)).started == []  # the lease holds
+    q.move(LEASE_S + 1)
     taken = (await q.claim("alive", 1)).started
     assert [(w.id, w.attempts, w.posted.get("restarted")) for w in taken] == [(row, 2, True)]
     assert not await q.finish(row, "dead", "done")  # the dead owner's late finish is refused
-    await asyncio.sleep(0.1)
+    q.move(LEASE_S + 1)
     claimed = await q.claim("third", 1)
     assert claimed.started == [] and [w.id for w in claimed.given_up] == [row]
     stored = await q.get(row)
@@ -84,14 +87,15 @@ async def test_an_expired_lease_is_taken_over_then_given_up(any_db: Database) ->
 
 
 async def test_renewing_keeps_the_lease_and_reports_stop_requests(any_db: Database) -> None:
-    q = WorkQueue(any_db, lease_s=0.3)
+    q = AheadQueue(any_db, lease_s=LEASE_S)
     a, b = await mention(q, "1.0"), await mention(q, "2.0")
     assert len((await q.claim("r1", 2)).started) == 2
     for _ in range(3):
-        await asyncio.sleep(0.15)
+        q.move(LEASE_S / 2)
         ours, stop = await q.renew("r1", [a, b])
         assert ours == {a, b} and stop == set()
-    assert (await q.claim("r2", 2)).started == []  # renewed: nothing to take over
+    # 1.5 leases after the claim: without the renewals both rows would be taken over
+    assert (await q.claim("r2", 2)).started == []
     cancelled, asked = await q.stop("slack:C1:1.0")
     assert cancelled == [] and [w.id for w in asked] == [a]
     assert (await q.renew("r1", [a, b]))[1] == {a}
@@ -114,14 +118,16 @@ async def test_stop_cancels_queued_rows_and_release_hands_running_ones_back(
 
 
 async def test_retry_later_waits_then_runs_again(any_db: Database) -> None:
-    q = WorkQueue(any_db, max_attempts=2)
+    q = AheadQueue(any_db, max_attempts=2)
     row = await mention(q, "1.0")
     await q.claim("r1", 1)
-    assert await q.retry_later(row, "r1", 0.2, "model quota")
+    assert await q.retry_later(row, "r1", 20.0, "model quota")
     assert (await q.claim("r1", 1)).started == []
-    await asyncio.sleep(0.25)
+    q.move(19.0)
+    assert (await q.claim("r1", 1)).started == []  # not before the delay is over
+    q.move(2.0)
     assert [w.id for w in (await q.claim("r1", 1)).started] == [row]
-    assert not await q.retry_later(row, "r1", 0.2, "model quota")  # last attempt: failed
+    assert not await q.retry_later(row, "r1", 20.0, "model quota")  # last attempt: failed
     stored = await q.get(row)
     assert stored is not None and stored.state == "failed" and stored.error == "model quota"
 
@@ -138,8 +144,16 @@ async def test_three_replicas_claiming_at_once_keep_every_limit(postgres: Postgr
         await alert(queues[0], f"a{i}.0", "high")
     starts: list[tuple[str, Any]] = []
     running_seen: list[int] = []
+    # Each replica's first claim (one row each, within the limit of 4) is made before any
+    # replica finishes a row: on a fast machine one replica could otherwise run them all.
+    first_claims = asyncio.Barrier(len(queues))
 
     async def replica(name: str, q: WorkQueue) -> None:
+        started = (await q.claim(name, 1)).started
+        assert len(started) == 1
+        starts.extend((name, w) for w in started)
+        await first_claims.wait()
+        assert await q.finish(started[0].id, name, "done")
         idle = 0
         while idle < 5:
             started = (await q.claim(name, 2)).started
