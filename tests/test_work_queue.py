@@ -123,9 +123,9 @@ async def test_retry_later_waits_then_runs_again(any_db: Database) -> None:
     await q.claim("r1", 1)
     assert await q.retry_later(row, "r1", 20.0, "model quota")
     assert (await q.claim("r1", 1)).started == []
-    q.move(19.0)
+    q.move(10.0)
     assert (await q.claim("r1", 1)).started == []  # not before the delay is over
-    q.move(2.0)
+    q.move(11.0)
     assert [w.id for w in (await q.claim("r1", 1)).started] == [row]
     assert not await q.retry_later(row, "r1", 20.0, "model quota")  # last attempt: failed
     stored = await q.get(row)
