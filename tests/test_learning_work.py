@@ -27,10 +27,10 @@ from store.work import Job, QueueLimits, WorkQueue, priority
 from tests.fakes.model import ScriptedModel, json_response
 from tests.fakes.signals import writes
 from tests.playbook_support import QUALYS_OP, Lab, bullet, insight, load_alert, planned_script
+from tests.queue_clock import LEASE_S, AheadQueue
 from tests.test_worker import GatedRunner, NoticeRecorder
 
 SOC, TS = "CSOC00001", "1700000100.000100"
-LEASE_S = 1.0  # a dead replica's row is taken over after this; live ones renew it
 
 
 def reflection(evaluations: list[dict[str, str]] | None = None) -> dict[str, Any]:
@@ -67,10 +67,12 @@ def replica(
     model: ScriptedModel,
     name: str,
     *,
-    lease_s: float = 30.0,
     max_attempts: int = 3,
+    ahead_s: float = 0.0,
 ) -> tuple[Coordinator, LearningWork, NoticeRecorder]:
-    queue = WorkQueue(db, QueueLimits(running=1), lease_s=lease_s, max_attempts=max_attempts)
+    """A replica; one ``ahead_s`` on the others' clock sees their leases (``LEASE_S``) over."""
+    queue = AheadQueue(db, QueueLimits(running=1), lease_s=LEASE_S, max_attempts=max_attempts)
+    queue.move(ahead_s)
     told = NoticeRecorder()
     coordinator = Coordinator(1, told, queue, replica=name, poll_s=0.05, retry_backoff_s=0.05)
     return coordinator, LearningWork(lab.learner(model), LearnQueue(db), coordinator), told
@@ -82,6 +84,8 @@ async def die(coordinator: Coordinator) -> None:
     either instead could cut a transaction short)."""
     await coordinator._claiming.acquire()
     coordinator._leases_done.set()
+    assert coordinator._renewer is not None
+    await coordinator._renewer
 
 
 async def revive_to_shut_down(coordinator: Coordinator) -> None:
@@ -192,7 +196,7 @@ async def test_shutdown_hands_the_run_back_and_the_next_start_finishes_it(
     a, learning, told = replica(any_db, lab, first, "a")
     await learning.request(inv)
     await first.changes.until(lambda: bool(first.requests_for("playbook_reflector")))
-    await asyncio.wait_for(a.shutdown(grace_s=0), 5)
+    await asyncio.wait_for(a.shutdown(grace_s=0), 10)  # the held run is not waited for
     assert await learn_rows(any_db) == [("queued", 0)]  # handed back, not an attempt
     assert await statuses(any_db, inv) == ["interrupted"]
 
@@ -224,13 +228,13 @@ async def test_a_dead_replicas_run_is_taken_over_after_its_reflection(any_db: Da
             "playbook_curator": hanging(gate),
         }
     )
-    a, learning, _ = replica(any_db, lab, first, "a", lease_s=LEASE_S)
+    a, learning, _ = replica(any_db, lab, first, "a")
     await learning.request(inv)
     await first.changes.until(lambda: bool(first.requests_for("playbook_curator")))
     await die(a)  # replica a dies mid-run: nothing renews its lease any more
 
     second = ScriptedModel({"playbook_curator": [json_response({"operations": [QUALYS_OP]})]})
-    b, _, told_b = replica(any_db, lab, second, "b", lease_s=LEASE_S)
+    b, _, told_b = replica(any_db, lab, second, "b", ahead_s=LEASE_S + 1)  # a's lease is over
     b.start()
     await writes(any_db).until(lambda: rows_are(any_db, ("done", 2)))
     assert second.requests_for("playbook_reflector") == []  # went on from the reflection
@@ -267,11 +271,13 @@ async def test_a_run_given_up_after_crashes_is_failed_not_running(any_db: Databa
     inv = await voted(lab)
     gate = asyncio.Event()
     first = ScriptedModel({"playbook_reflector": hanging(gate)})
-    a, learning, _ = replica(any_db, lab, first, "a", lease_s=LEASE_S, max_attempts=1)
+    a, learning, _ = replica(any_db, lab, first, "a", max_attempts=1)
     await learning.request(inv)
     await first.changes.until(lambda: bool(first.requests_for("playbook_reflector")))
     await die(a)
-    b, _, told_b = replica(any_db, lab, ScriptedModel({}), "b", lease_s=LEASE_S, max_attempts=1)
+    b, _, told_b = replica(
+        any_db, lab, ScriptedModel({}), "b", max_attempts=1, ahead_s=LEASE_S + 1
+    )  # a's lease is over
     b.start()
     await writes(any_db).until(lambda: rows_are(any_db, ("failed", 1)))
     await writes(any_db).until(lambda: statuses_are(any_db, inv, "failed"))  # by b

@@ -28,12 +28,12 @@ from store.work import Job, QueueLimits, WorkQueue
 from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.fakes.signals import WAIT_S, writes
 from tests.fakes.slack_api import BOT_ID, FakeSlackAPI
+from tests.queue_clock import LEASE_S, AheadQueue
 from tests.slack_support import make_settings
 
 ANSWER = "185.220.101.42 is a Tor exit node; treat it as hostile."
 SEEN = "is a Tor exit node"  # the answer as posted (its address defanged)
 SOC = "CSOC00001"
-LEASE_S = 1.0  # a dead replica's row is taken over after this; a live (loaded) one renews
 
 
 @dataclass
@@ -132,7 +132,7 @@ async def test_killed_after_posting_the_answer_a_takeover_posts_nothing_again(
 ) -> None:
     model = ScriptedModel(chat_script())
     rt = await runtime(model)
-    queue = WorkQueue(rt.db, QueueLimits(running=2), lease_s=LEASE_S)
+    queue = AheadQueue(rt.db, QueueLimits(running=2), lease_s=LEASE_S)
     a, b = replica(rt, fake, queue, "a"), replica(rt, fake, queue, "b")
     # Slack takes the answer, but replica a never hears back: it is killed there
     fake.hold("chat.postMessage", when=lambda c: SEEN in str(c.args.get("text")) and not fake.held)
@@ -140,6 +140,7 @@ async def test_killed_after_posting_the_answer_a_takeover_posts_nothing_again(
     await a.coordinator.submit(thread, job)
     await fake.wait_for(lambda: bool(fake.held))
     await dies(a.coordinator)  # no more lease renewals; its run hangs forever
+    queue.move(LEASE_S + 1)  # a's lease is over
     b.coordinator.start()
     await writes(queue.db).until(_is(queue, "done"))
     (answer,) = answers(fake, thread)
@@ -162,7 +163,7 @@ async def test_a_replica_whose_lease_lapsed_posts_nothing_once_its_row_was_taken
 
     model = ScriptedModel({**chat_script(), "direct": [slow, text_response(ANSWER)]})
     rt = await runtime(model)
-    queue = WorkQueue(rt.db, QueueLimits(running=2), lease_s=LEASE_S)
+    queue = AheadQueue(rt.db, QueueLimits(running=2), lease_s=LEASE_S)
     a, b = replica(rt, fake, queue, "a"), replica(rt, fake, queue, "b")
     thread, job = mention(fake, 3)
     await a.coordinator.submit(thread, job)
@@ -175,6 +176,7 @@ async def test_a_replica_whose_lease_lapsed_posts_nothing_once_its_row_was_taken
     a.coordinator._leases_done.set()
     assert a.coordinator._renewer is not None
     await a.coordinator._renewer
+    queue.move(LEASE_S + 1)  # a's lease is over
     b.coordinator.start()
     await writes(queue.db).until(_is(queue, "done"))
     assert len(answers(fake, thread)) == 1  # b answered
@@ -200,7 +202,7 @@ async def test_killed_after_posting_the_status_a_takeover_edits_that_message(
         {**chat_script(), "classifier": [hang, json_response({"needs_plan": False, "reason": "q"})]}
     )
     rt = await runtime(model)
-    queue = WorkQueue(rt.db, QueueLimits(running=2), lease_s=LEASE_S)
+    queue = AheadQueue(rt.db, QueueLimits(running=2), lease_s=LEASE_S)
     a, b = replica(rt, fake, queue, "a"), replica(rt, fake, queue, "b")
     fake.hold("chat.postMessage", when=lambda call: "metadata" in call.args and not fake.held)
     thread, job = mention(fake, 2)
@@ -208,6 +210,7 @@ async def test_killed_after_posting_the_status_a_takeover_edits_that_message(
     await fake.wait_for(lambda: bool(fake.held))  # the status message is in Slack
     status = fake.held[0].args["metadata"]["event_payload"]["post"]
     await dies(a.coordinator)
+    queue.move(LEASE_S + 1)  # a's lease is over
     b.coordinator.start()
     await writes(queue.db).until(_is(queue, "done"))
     posted = (await row(queue)).posted

@@ -421,7 +421,7 @@ async def test_serve_socket_mode_end_to_end(fake: FakeSlackAPI, tmp_path: Path) 
                 assert events.status == 404  # events come over the socket
     finally:
         stop.set()
-        await asyncio.wait_for(serving, 10)
+        await asyncio.wait_for(serving, WAIT_S)  # an upper bound for a stop that would hang
         await socket_server.stop()
     assert seen[0].user_id == "UBOT0001"
 
@@ -458,7 +458,7 @@ async def test_serve_http_mode_health_and_signed_events(fake: FakeSlackAPI, tmp_
                 assert no.status == 401
     finally:
         stop.set()
-        await asyncio.wait_for(serving, 10)
+        await asyncio.wait_for(serving, WAIT_S)  # an upper bound for a stop that would hang
 
 
 async def test_serve_http_mode_on_a_taken_port_fails_in_one_sentence(
