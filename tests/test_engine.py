@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import shutil
 import time
@@ -30,6 +31,7 @@ from tests.fakes.model import (
     json_response,
     text_response,
 )
+from tests.fakes.signals import WAIT_S, Changes
 from tools.base import RunContext, Tool, ToolRegistry
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -39,18 +41,32 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 @dataclass
 class Lab:
-    """What the test tools did: (tool, start, end) per call, and a gate to hang on."""
+    """What the test tools did: (tool, start, end) per call, and a gate to hang on.
+
+    With ``together`` set, each lookup or query answers only once that many have begun
+    (concurrent calls overlap by construction, not by a loaded machine's timing; calls
+    run one after the other would wait ``WAIT_S`` each and then not overlap).
+    """
 
     calls: list[tuple[str, float, float]] = field(default_factory=list)
     hang: asyncio.Event = field(default_factory=asyncio.Event)
     entered: asyncio.Event = field(default_factory=asyncio.Event)
-    pause: float = 0.0
+    together: int = 0
+    begun: int = 0
+    changes: Changes = field(default_factory=Changes)
+
+    async def meet(self) -> None:
+        self.begun += 1
+        self.changes.notify()
+        if self.together:
+            with contextlib.suppress(AssertionError):
+                await self.changes.until(lambda: self.begun >= self.together)
 
 
 async def query_logs(ctx: RunContext[Lab], sql: str) -> dict[str, Any]:
     """Run one read-only SQL query over the log tables."""
     start = time.monotonic()
-    await asyncio.sleep(ctx.deps.pause)
+    await ctx.deps.meet()
     ctx.deps.calls.append(("query_logs", start, time.monotonic()))
     return {"rows": [{"user": "alice", "logins": 3}], "sql": sql}
 
@@ -58,7 +74,7 @@ async def query_logs(ctx: RunContext[Lab], sql: str) -> dict[str, Any]:
 async def lookup_ip(ctx: RunContext[Lab], ip: str) -> dict[str, Any]:
     """Threat intelligence verdict for an IP address."""
     start = time.monotonic()
-    await asyncio.sleep(ctx.deps.pause)
+    await ctx.deps.meet()
     ctx.deps.calls.append(("lookup_ip", start, time.monotonic()))
     return {"ip": ip, "verdict": "malicious", "tags": ["tor-exit"]}
 
@@ -447,25 +463,39 @@ async def test_parallel_calls_in_one_turn_run_concurrently(db: Database) -> None
         }
     )
     h = harness(db, script)
-    h.lab.pause = 0.1
+    h.lab.together = 2
     await h.run()
     (_, s1, e1), (_, s2, e2) = h.lab.calls
     assert s1 < e2 and s2 < e1  # the two intervals overlap
     assert len(function_responses(h.model.requests_for("step s1")[1])) == 2
 
 
+def both_steps_asked(model: list[ScriptedModel], text: str) -> Any:
+    """An answer held until both steps' model calls have begun (bounded by ``WAIT_S``)."""
+
+    async def respond(_request: ModelRequest) -> types.GenerateContentResponse:
+        asked = model[0].changes.until(lambda: len(model[0].requests_for("step")) >= 2)
+        await asyncio.wait_for(asked, WAIT_S)
+        return text_response(text)
+
+    return respond
+
+
 @pytest.mark.parametrize(("parallel", "overlap"), [(4, True), (1, False)])
 async def test_wave_runs_independent_steps_concurrently(
     db: Database, parallel: int, overlap: bool
 ) -> None:
+    model: list[ScriptedModel] = []
+    if overlap:  # each step's answer waits for the other step's call: they must overlap
+        answers = [both_steps_asked(model, f"{s} done") for s in ("s1", "s2")]
+    else:  # one at a time: the first answer comes late, and still no overlap
+        answers = [Delayed(text_response(f"{s} done"), 0.1) for s in ("s1", "s2")]
     script = simple_planned_script(
         planner=[plan(step("s1", ["lookup_ip"]), step("s2", ["query_logs"]))],
-        **{
-            "step s1": [Delayed(text_response("s1 done"), 0.1)],
-            "step s2": [Delayed(text_response("s2 done"), 0.1)],
-        },
+        **{"step s1": [answers[0]], "step s2": [answers[1]]},
     )
     h = harness(db, script, max_parallel_steps=parallel)
+    model.append(h.model)
     outcome = await h.run()
     assert outcome.plan is not None and [s.status for s in outcome.plan.steps] == ["done", "done"]
     assert (h.model.max_in_flight >= 2) is overlap
