@@ -15,12 +15,16 @@ refused because that cache is gone is sent once more inline, transparently.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
+import os
 import random
 import re
+import ssl
 from typing import Any
 
+import certifi
 import httpx
 from google import genai
 from google.auth.exceptions import GoogleAuthError
@@ -70,15 +74,20 @@ class GeminiBackend:
         Raises ``ConfigError`` with an actionable sentence when credentials are missing.
         """
         credentials = _credentials(settings)
+        # Vertex AI may bring a client certificate (mTLS): the SDK makes that context.
+        tls = None if settings.use_vertexai else tls_context()
         owned = None
         if httpx_async_client is None:
-            owned = httpx_async_client = httpx.AsyncClient()
+            owned = httpx_async_client = httpx.AsyncClient(verify=tls or True)
         options = types.HttpOptions(
             base_url=settings.base_url,
             api_version=settings.api_version or (None if settings.use_vertexai else "v1beta"),
             timeout=max(1, int(settings.timeout_s * 1000)),
             httpx_async_client=httpx_async_client,
             httpx_client=httpx_client,
+            # The SDK's sync httpx client and its websockets (Live API) context.
+            client_args={"verify": tls} if tls else None,
+            async_client_args={"ssl": tls} if tls else None,
             retry_options=None,  # ours is the only retry loop
         )
         client = genai.Client(http_options=options, **credentials)
@@ -199,6 +208,22 @@ class GeminiBackend:
         """Exponential backoff with jitter, capped at ``max_retry_wait_s``."""
         base = min(self.settings.max_retry_wait_s, self.settings.retry_initial_s * 2.0**attempt)
         return base * random.uniform(0.5, 1.0)
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The process's TLS context for HTTPS clients: verifying, with the usual trust.
+
+    Loading the CA bundle is ~30 ms of CPU per context, and by default httpx and
+    google-genai each load their own (the SDK two: its httpx clients and websockets),
+    three times before the first model request. One context serves them all: the
+    trust httpx and the SDK use by default, ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when
+    set, otherwise certifi's bundle.
+    """
+    cafile, capath = os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
+    if not cafile and not capath:
+        cafile = certifi.where()
+    return ssl.create_default_context(cafile=cafile, capath=capath)
 
 
 def _credentials(settings: GeminiSettings) -> dict[str, Any]:

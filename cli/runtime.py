@@ -21,7 +21,7 @@ import httpx
 
 from agent.engine import Engine
 from agent.gateway import LLMGateway
-from agent.gemini import GeminiBackend
+from agent.gemini import GeminiBackend, tls_context
 from agent.history import History
 from agent.llm import ModelBackend
 from cli.database import db_name, migrate_schema, open_database
@@ -68,7 +68,9 @@ async def open_runtime(
     async with AsyncExitStack() as stack:
         if http is None:
             http = httpx.AsyncClient(
-                timeout=httpx.Timeout(30.0, connect=10.0), headers={"User-Agent": USER_AGENT}
+                verify=tls_context(),
+                timeout=httpx.Timeout(30.0, connect=10.0),
+                headers={"User-Agent": USER_AGENT},
             )
             stack.push_async_callback(http.aclose)
         if backend is None:

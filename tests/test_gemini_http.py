@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import ssl
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -26,7 +27,7 @@ from pydantic import BaseModel, SecretStr
 from agent.errors import LLMOutputInvalid, LLMRefused, LLMUnavailable
 from agent.events import Event, LLMCalled
 from agent.gateway import CallContext, LLMGateway
-from agent.gemini import GeminiBackend
+from agent.gemini import GeminiBackend, tls_context
 from config.settings import ConfigError, GeminiSettings
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gemini"
@@ -522,6 +523,36 @@ async def test_owned_client_is_used_and_closed(router: respx.MockRouter) -> None
     assert route.call_count == 1  # respx sees it: the traffic went through httpx
     await backend.aclose()
     assert backend._owned_http is not None and backend._owned_http.is_closed
+
+
+async def test_one_tls_context_serves_httpx_and_the_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CA bundle is loaded once (~30 ms of start-up each), not by every client."""
+    made: list[ssl.SSLContext] = []
+    create = ssl.create_default_context
+
+    def counted(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        made.append(create(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(ssl, "create_default_context", counted)
+    tls_context.cache_clear()
+    try:
+        async with httpx.AsyncClient(verify=tls_context()) as client:
+            backend = GeminiBackend.from_settings(SETTINGS, httpx_async_client=client)
+            owned = GeminiBackend.from_settings(SETTINGS)
+            await owned.aclose()
+        assert len(made) == 1  # not one more for the SDK's sync httpx client and websockets
+        (context,) = made
+        assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+        assert context.cert_store_stats()["x509_ca"] > 50  # certifi's bundle
+        assert backend.client._api_client._websocket_ssl_ctx["ssl"] is context
+    finally:
+        tls_context.cache_clear()
+
+
+def test_vertex_ai_keeps_the_sdks_own_tls_for_client_certificates() -> None:
+    backend = GeminiBackend.from_settings(SETTINGS.model_copy(update={"use_vertexai": True}))
+    assert backend.client._api_client._websocket_ssl_ctx["ssl"] is not tls_context()
 
 
 @pytest.mark.parametrize(
