@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from jmespath.parser import ParsedResult
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.alert_model import (
@@ -120,51 +121,77 @@ class Parsed:
 
 
 class Format:
-    """One compiled format file."""
+    """One format file; each expression is compiled the first time it is used.
 
-    def __init__(self, spec: FormatSpec, origin: str) -> None:
+    ``check=True`` (a user's file) compiles them all at once, so that a bad expression
+    is reported when the file is loaded; the shipped ones are checked by the tests.
+    """
+
+    def __init__(self, spec: FormatSpec, origin: str, *, check: bool = True) -> None:
         self.spec, self.origin = spec, origin
         self.name, self.source = spec.name, spec.source or spec.name
         self.aliases = [a.lower() for a in spec.aliases]
-        compile_ = functools.partial(compile_expression, origin=origin)
-        self._all = [compile_(e) for e in spec.match.all]
-        self._any = [compile_(e) for e in spec.match.any]
-        f = spec.fields
-        self._title = compile_(f.title)
-        self._severity = compile_(f.severity) if f.severity else None
-        self._time = compile_(f.time) if f.time else None
-        self._description = compile_(f.description) if f.description else None
-        self._source = compile_(f.source) if f.source else None
-        self._entities = [(e, compile_(e.value)) for e in spec.entities]
+        self._compiled: dict[str, ParsedResult] = {}
         self._words = {k.strip().lower(): v for k, v in spec.severity.words.items()}
         self._ranges = sorted(spec.severity.ranges)
+        if check:
+            self.check()
+
+    def expressions(self) -> list[str]:
+        """Every JMESPath expression in the file."""
+        f = self.spec.fields
+        optional = [f.source, f.severity, f.time, f.description]
+        return [
+            *self.spec.match.all,
+            *self.spec.match.any,
+            f.title,
+            *(e for e in optional if e),
+            *(e.value for e in self.spec.entities),
+        ]
+
+    def check(self) -> None:
+        """Compile every expression now: ``FormatError`` names the first bad one."""
+        for expression in self.expressions():
+            self._compile(expression)
+
+    def _compile(self, expression: str) -> ParsedResult:
+        compiled = self._compiled.get(expression)
+        if compiled is None:
+            compiled = compile_expression(expression, origin=self.origin)
+            self._compiled[expression] = compiled
+        return compiled
+
+    def _search(self, expression: str | None, doc: JSON) -> Any:
+        return None if expression is None else search(self._compile(expression), doc)
 
     def matches(self, doc: JSON) -> bool:
         doc = lower_keys(doc) if self.spec.ignore_case else doc
-        if not all(truthy(search(e, doc)) for e in self._all):
+        match = self.spec.match
+        if not all(truthy(self._search(e, doc)) for e in match.all):
             return False
-        return not self._any or any(truthy(search(e, doc)) for e in self._any)
+        return not match.any or any(truthy(self._search(e, doc)) for e in match.any)
 
     def read(self, doc: JSON) -> Fields:
         lowered = lower_keys(doc) if self.spec.ignore_case else doc
+        f = self.spec.fields
         named = [
             (spec.kind, value, spec.role)
-            for spec, expr in self._entities
-            for value in flatten(search(expr, lowered))
+            for spec in self.spec.entities
+            for value in flatten(self._search(spec.value, lowered))
         ]
         return Fields(
             source=self._source_of(lowered),
             format=self.name,
-            title=text(search(self._title, lowered)) or "",
-            severity=self.severity(search(self._severity, lowered)),
-            event_time=parse_time(scalar(search(self._time, lowered))),
-            description=text(search(self._description, lowered)),
+            title=text(self._search(f.title, lowered)) or "",
+            severity=self.severity(self._search(f.severity, lowered)),
+            event_time=parse_time(scalar(self._search(f.time, lowered))),
+            description=text(self._search(f.description, lowered)),
             entities=clean_entities([*named, *walk_entities(doc)]),
         )
 
     def _source_of(self, doc: JSON) -> str:
         """The format's source, or a safe name read from the payload (used in paths)."""
-        found = (text(search(self._source, doc)) or "").lower()
+        found = (text(self._search(self.spec.fields.source, doc)) or "").lower()
         return found if _SAFE_SOURCE.match(found) else self.source
 
     def severity(self, value: Any) -> Severity | None:
@@ -214,8 +241,9 @@ def _finish(fields: Fields, unwrapped: Unwrapped) -> None:
         fields.title += f" (+{unwrapped.more} more {noun})"
 
 
-def load_formats(directory: Path) -> list[Format]:
-    """Every ``*.toml`` format in ``directory``; FormatError on the first bad one."""
+def load_formats(directory: Path, *, check: bool = True) -> list[Format]:
+    """Every ``*.toml`` format in ``directory``; FormatError on the first bad one
+    (with ``check=False``, a bad expression only when it is first used)."""
     formats = []
     for path in sorted(directory.glob("*.toml")):
         try:
@@ -226,14 +254,14 @@ def load_formats(directory: Path) -> list[Format]:
             err = exc.errors(include_input=False, include_url=False)[0]
             where = ".".join(str(p) for p in err["loc"])
             raise FormatError(f"{path}: {where}: {err['msg']}") from None
-        formats.append(Format(spec, str(path)))
+        formats.append(Format(spec, str(path), check=check))
     return formats
 
 
 @functools.cache
 def default_catalogue() -> Catalogue:
-    """The formats shipped with socbot."""
-    return Catalogue(load_formats(BUILTIN_DIR))
+    """The formats shipped with socbot (checked by the tests, not at every start)."""
+    return Catalogue(load_formats(BUILTIN_DIR, check=False))
 
 
 def load_catalogue(extra_dir: Path | str | None) -> Catalogue:
