@@ -26,19 +26,7 @@ from store.investigations import InvestigationStore
 from store.usage import UNKNOWN, UsageStore, summarise
 from tests.fakes.model import ModelRequest, ScriptedModel, json_response
 from tests.test_cli import ALERTS
-
-PLAN = {
-    "objective": "Decide whether the SCC finding is a real intrusion",
-    "steps": [
-        {
-            "id": "s1",
-            "description": "Search past alerts for the same indicators",
-            "tools": ["search_past_alerts"],
-            "expected": "earlier alerts with their verdicts",
-            "depends_on": [],
-        }
-    ],
-}
+from tests.test_show_trace import PLAN  # one step, searching past alerts
 
 
 async def test_a_run_cancelled_before_its_alert_was_stored_keeps_the_alerts_source(
@@ -55,7 +43,7 @@ async def test_a_run_cancelled_before_its_alert_was_stored_keeps_the_alerts_sour
 
     url = any_db.engine.url.render_as_string(hide_password=False)
     since = datetime.now(UTC) - timedelta(minutes=1)
-    model = ScriptedModel({"planner": [json_response(PLAN)], "step s1": hang})
+    model = ScriptedModel({"planner": [json_response(PLAN)], "step": hang})
     async with open_runtime(Settings(database_url=url), backend=model) as rt:
         run = asyncio.create_task(
             rt.engine.run(
