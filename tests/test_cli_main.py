@@ -113,9 +113,13 @@ def test_listed_tools_are_the_running_tools(
 
 def _after_run(args: list[str]) -> dict[str, object]:
     code = (
-        f"import gc, json, sys\nfrom cli.main import run\nsys.argv = ['socbot', *{args!r}]\n"
+        "import gc, importlib, json, sys\nfrom cli.main import run\n"
+        f"sys.argv = ['socbot', *{args!r}]\n"
         "try:\n    run()\nexcept SystemExit:\n    pass\n"
-        "print(json.dumps({'frozen': gc.get_freeze_count(), 'enabled': gc.isenabled()}))"
+        "genai = sys.modules.get('google.genai._api_client')\n"
+        "print(json.dumps({'frozen': gc.get_freeze_count(), 'enabled': gc.isenabled(), "
+        "'genai_aiohttp': genai.has_aiohttp if genai else None, "
+        "'aiohttp': importlib.import_module('aiohttp').__name__}))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
@@ -123,16 +127,22 @@ def _after_run(args: list[str]) -> dict[str, object]:
     return dict(json.loads(out.splitlines()[-1]))
 
 
-def test_the_executable_freezes_the_heap_its_command_imports_built() -> None:
+def test_the_executable_imports_its_command_lean() -> None:
+    """GC paused while the command is imported, that heap frozen; google-genai without
+    aiohttp, which stays importable for whatever needs it later."""
     (script,) = entry_points(group="console_scripts", name="socbot")
     assert script.value == "cli.main:run"
-    after = _after_run(["tools", "list"])
-    assert after["enabled"] is True
-    assert isinstance(after["frozen"], int) and after["frozen"] > 10_000
-    # serve freezes its whole heap itself once started (bot.lifecycle); --version
-    # imports no command; a process that runs `app` (CliRunner) is left alone.
-    assert _after_run(["serve", "--help"]) == {"frozen": 0, "enabled": True}
-    assert _after_run(["--version"]) == {"frozen": 0, "enabled": True}
+    after = _after_run(["investigate", "--help"])
+    frozen = after.pop("frozen")
+    assert isinstance(frozen, int) and frozen > 10_000
+    assert after == {"enabled": True, "genai_aiohttp": False, "aiohttp": "aiohttp"}
+    # serve's Slack side needs aiohttp, and it freezes its heap itself once started;
+    # --version imports no command; a process that runs `app` (CliRunner) is left alone.
+    assert _after_run(["serve", "--help"]) == {
+        "frozen": 0, "enabled": True, "genai_aiohttp": True, "aiohttp": "aiohttp"
+    }  # fmt: skip
+    version = _after_run(["--version"])
+    assert version == {"frozen": 0, "enabled": True, "genai_aiohttp": None, "aiohttp": "aiohttp"}
     assert CliRunner().invoke(app, ["tools", "--help"]).exit_code == 0
     assert gc.get_freeze_count() == 0
 
