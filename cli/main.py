@@ -128,7 +128,7 @@ def run() -> None:
 
 
 def _import_lean(module: str) -> None:
-    """Import a command's module as cheaply as it can be (~30 % less CPU for investigate).
+    """Import a command's module as cheaply as it can be (bench/README.md, "Start-up").
 
     - Its imports build ~200,000 objects that live as long as the process (pydantic
       models, the google-genai types, SQLAlchemy) and almost no garbage, yet the cyclic
