@@ -16,7 +16,12 @@ before and after is recorded beside the figures. Python's bytecode cache
 matters a lot (``PYTHONDONTWRITEBYTECODE`` with no ``__pycache__`` compiles every
 module on every start): the result says whether it was present.
 
-Writes ``var/bench/cli_startup.json`` (``SOCBOT_BENCH_RESULTS`` to change).
+``--compare TREE...`` times only ``investigate``, from each source tree in turn (its
+``cli.main`` entry point on this virtualenv), runs interleaved so that every tree sees
+the same load: an A/B of a change, e.g. ``--compare . /tmp/main-worktree``.
+
+Writes ``var/bench/cli_startup.json`` (``cli_startup_compare.json``;
+``SOCBOT_BENCH_RESULTS`` to change).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,40 +100,63 @@ def time_command(args: list[str], runs: int, tmp: Path) -> dict[str, Any]:
     return {"median_wall_s": statistics.median(walls), "median_cpu_s": statistics.median(cpus)}
 
 
-async def time_investigate(runs: int, tmp: Path) -> dict[str, Any]:
+def _launch(tree: Path | None) -> list[str]:
+    """``socbot`` itself, or (to compare trees) ``tree``'s entry point on this venv."""
+    if tree is None:
+        return [str(SOCBOT)]
+    entry = (
+        "import sys, cli.main as m; sys.argv[0] = 'socbot'; sys.exit(getattr(m, 'run', m.app)())"
+    )
+    return [sys.executable, "-c", entry]
+
+
+async def time_investigate(
+    runs: int, tmp: Path, trees: Sequence[Path | None] = (None,)
+) -> list[dict[str, Any]]:
     """Median seconds from the process start to the fake Gemini's first request.
 
     The first run creates and migrates the database; the measured runs find it at the
-    newest revision, as every start after the first does.
+    newest revision, as every start after the first does. Several ``trees`` (source
+    checkouts, ``None``: this one's ``socbot``) run in turn against one fake, under the
+    same load; one result each.
     """
     fake = _FirstRequestCPU(scripts.chain(2), latency_s=0.01)  # log tools only: no intel
-    base_url = await fake.start()
-    env = _env(tmp, base_url)
-    firsts, totals, cpus = [], [], []
-    first_cpus: list[float | None] = []
+    env = _env(tmp, await fake.start())
+    firsts: list[list[float]] = [[] for _ in trees]
+    totals: list[list[float]] = [[] for _ in trees]
+    cpus: list[list[float]] = [[] for _ in trees]
+    first_cpus: list[list[float | None]] = [[] for _ in trees]
     try:
         for _ in range(runs + 1):
-            fake.reset()
-            fake.cpu_at_first_request = None
-            cpu0, start = _children_cpu_s(), time.monotonic()
-            process = await asyncio.create_subprocess_exec(
-                str(SOCBOT), "investigate", "-q", str(ALERT), env=env, cwd=REPO,
-                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-            )  # fmt: skip
-            fake.pid = process.pid
-            await process.wait()
-            totals.append(time.monotonic() - start)
-            cpus.append(_children_cpu_s() - cpu0)
-            if not fake.calls:
-                raise RuntimeError("socbot investigate made no model request")
-            firsts.append(min(c.start for c in fake.calls) - start)
-            first_cpus.append(fake.cpu_at_first_request)
+            for i, tree in enumerate(trees):
+                fake.reset()
+                fake.cpu_at_first_request = None
+                cpu0, start = _children_cpu_s(), time.monotonic()
+                process = await asyncio.create_subprocess_exec(
+                    *_launch(tree), "investigate", "-q", str(ALERT), cwd=tree or REPO,
+                    env=dict(env, PYTHONPATH=str(tree)) if tree else env,
+                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+                )  # fmt: skip
+                fake.pid = process.pid
+                await process.wait()
+                totals[i].append(time.monotonic() - start)
+                cpus[i].append(_children_cpu_s() - cpu0)
+                if not fake.calls:
+                    raise RuntimeError(f"socbot investigate ({tree or REPO}) made no model request")
+                firsts[i].append(min(c.start for c in fake.calls) - start)
+                first_cpus[i].append(fake.cpu_at_first_request)
     finally:
         await fake.stop()
+    return [_medians(firsts[i], first_cpus[i], totals[i], cpus[i]) for i in range(len(trees))]
+
+
+def _medians(
+    firsts: list[float], first_cpus: list[float | None], totals: list[float], cpus: list[float]
+) -> dict[str, Any]:
     measured = [c for c in first_cpus[1:] if c is not None]
     return {
-        "new_database_to_first_request_s": firsts.pop(0),
-        "median_to_first_request_s": statistics.median(firsts),
+        "new_database_to_first_request_s": firsts[0],
+        "median_to_first_request_s": statistics.median(firsts[1:]),
         "median_cpu_to_first_request_s": statistics.median(measured) if measured else None,
         "median_whole_run_s": statistics.median(totals[1:]),
         "median_cpu_s": statistics.median(cpus[1:]),  # of the whole run
@@ -151,7 +180,17 @@ def main(runs: int) -> dict[str, Any]:
         tmp = Path(folder)
         for name in ("--help", "--version", "tools list"):
             results[name] = time_command(name.split(), runs, tmp)
-        results["investigate"] = asyncio.run(time_investigate(runs, tmp))
+        [results["investigate"]] = asyncio.run(time_investigate(runs, tmp))
+    results["loadavg_after"] = os.getloadavg()
+    return results
+
+
+def compare(runs: int, trees: list[Path]) -> dict[str, Any]:
+    """``investigate``'s start in each source tree, runs interleaved (an A/B under one load)."""
+    results: dict[str, Any] = {"runs": runs, "loadavg_before": os.getloadavg()}
+    with tempfile.TemporaryDirectory() as folder:
+        measured = asyncio.run(time_investigate(runs, Path(folder), trees))
+    results["investigate"] = dict(zip(map(str, trees), measured, strict=True))
     results["loadavg_after"] = os.getloadavg()
     return results
 
@@ -174,13 +213,25 @@ def _rows(results: dict[str, Any]) -> list[list[object]]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per command (median)")
+    parser.add_argument(
+        "--compare", type=Path, nargs="+", metavar="TREE",
+        help="only investigate, in each source tree (e.g. . and a worktree of main)",
+    )  # fmt: skip
     args = parser.parse_args()
-    out = main(args.runs)
-    header = ["command", "median wall s", "median cpu s", "target s", "met"]
-    print_table("socbot start-up", _rows(out), header)
-    print(f"bytecode cached: {out['bytecode_cached']}")
+    if args.compare:
+        out = compare(args.runs, [tree.resolve() for tree in args.compare])
+        rows = [
+            [tree, r["median_to_first_request_s"], r["median_cpu_to_first_request_s"] or "-"]
+            for tree, r in out["investigate"].items()
+        ]
+        print_table("investigate, to the first request", rows, ["tree", "wall s", "cpu s"])
+    else:
+        out = main(args.runs)
+        header = ["command", "median wall s", "median cpu s", "target s", "met"]
+        print_table("socbot start-up", _rows(out), header)
+        print(f"bytecode cached: {out['bytecode_cached']}")
     load = " → ".join(
         ", ".join(f"{x:.2f}" for x in out[k]) for k in ("loadavg_before", "loadavg_after")
     )
     print(f"load average (1, 5, 15 min) before → after: {load}")
-    print(f"wrote {write_json('cli_startup', out)}")
+    print(f"wrote {write_json('cli_startup_compare' if args.compare else 'cli_startup', out)}")
