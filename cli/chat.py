@@ -38,6 +38,7 @@ from cli.investigate import print_outcome
 from cli.progress import TerminalProgress
 from cli.runtime import Runtime, open_runtime
 from config.settings import ConfigError, Settings, config_notice
+from store.private import private_file
 
 app = command_app()
 
@@ -74,7 +75,7 @@ def prompt_session(history_file: str) -> PromptSession[str]:
     history: History = InMemoryHistory()
     if history_file:
         path = Path(history_file)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)
         history = FileHistory(str(path))
     bindings = KeyBindings()
 

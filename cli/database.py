@@ -33,7 +33,7 @@ def open_database(url: str) -> Database:
         ) from exc
     except OSError as exc:
         raise ConfigError(
-            f"cannot create the folder for the database ({exc.strerror}): check SOCBOT_DATABASE_URL"
+            f"cannot create the database or its folder ({exc.strerror}): check SOCBOT_DATABASE_URL"
         ) from exc
     path = database.engine.url.database
     if database.is_sqlite and path and Path(path).is_dir():

@@ -31,6 +31,8 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from store.private import private_file
+
 
 class Database:
     """Owns the engine and hands out sessions. ``create()`` makes the schema."""
@@ -39,7 +41,7 @@ class Database:
         parsed = make_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite and parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            private_file(Path(parsed.database))  # SQLite gives its -wal/-shm the same mode
         self.engine: AsyncEngine = create_async_engine(url)
         if self.is_sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
