@@ -160,7 +160,7 @@ def config_notice(database_url: str | None = None) -> str:
     database = sqlite_file(database_url) if database_url else None
     return (
         f"warning: no settings file ({config_path()} not found in {Path.cwd()}): "
-        "defaults only, log tools are off"
+        "built-in defaults and environment variables only, log tools are off"
         + (f", database {database}" if database else "")
         + "; run from the repository or set SOCBOT_CONFIG"
     )
