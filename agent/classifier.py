@@ -9,8 +9,8 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from agent.concluder import Verdict
-from agent.gateway import CallContext, LLMGateway
-from agent.prompts import user_turn
+from agent.model.fence import user_turn
+from agent.model.gateway import CallContext, LLMGateway
 
 
 class Classification(BaseModel):

@@ -19,11 +19,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent.events import Event, LLMCalled, Sink
-from agent.gateway import CallContext, LLMGateway
+from agent.model.fence import user_turn
+from agent.model.gateway import CallContext, LLMGateway
 from agent.planner import Plan
-from agent.prompts import user_turn
-from agent.usage import Usage
+from core.events import Event, LLMCalled, Sink
+from core.usage import Usage
 
 log = logging.getLogger(__name__)
 

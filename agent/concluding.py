@@ -3,7 +3,7 @@
 The conclusion is the speculative one when the waves started one that still holds
 (``agent.waves``), else written now; when the model cannot write it in time, code
 writes it from the findings (``fallback_conclusion``) and says so in the limits.
-The review (``agent.review``) checks the draft's findings against the tool
+The review (``agent.review.critic``) checks the draft's findings against the tool
 results, has a critic score it, and rewrites it when it falls short.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING
 
 from agent.concluder import (
     REWRITE_STAGE,
@@ -23,22 +22,20 @@ from agent.concluder import (
     fallback_conclusion,
 )
 from agent.errors import AgentError
-from agent.events import Reviewed
-from agent.gateway import CallContext
-from agent.grounding import check_conclusion
+from agent.kit import Kit
+from agent.model.gateway import CallContext
 from agent.planner import Plan
 from agent.prompts import Rendered
-from agent.review import Feedback, Review, Subject
+from agent.review.critic import Feedback, Review, Subject
+from agent.review.grounding import check_conclusion
 from agent.run import Run, ms_since
-
-if TYPE_CHECKING:
-    from agent.engine import Engine
+from core.events import Reviewed
 
 log = logging.getLogger(__name__)
 
 
 async def conclude_plan(
-    engine: Engine, run: Run, plan: Plan, insights: list[str], speculation: Speculation | None
+    kit: Kit, run: Run, plan: Plan, insights: list[str], speculation: Speculation | None
 ) -> tuple[Conclusion, bool]:
     """The conclusion (the speculative one when the waves left one to use, else a call
     now) and whether the model wrote it (else code did, from the findings)."""
@@ -48,8 +45,8 @@ async def conclude_plan(
         if speculation is not None:
             conclusion = await speculation.take()
         else:
-            prompt = _prompt(engine, run, plan, insights)
-            conclusion = await _write(engine, prompt, run.final)
+            prompt = _prompt(kit, run, plan, insights)
+            conclusion = await _write(kit, prompt, run.final)
     except (AgentError, TimeoutError) as exc:
         log.warning("conclusion failed, concluding from the findings: %s", exc)
         reason = str(exc) if isinstance(exc, AgentError) else "the deadline passed"
@@ -62,13 +59,11 @@ async def conclude_plan(
 
 
 async def review(
-    engine: Engine, run: Run, plan: Plan, insights: list[str], draft: Conclusion, by_model: bool
+    kit: Kit, run: Run, plan: Plan, insights: list[str], draft: Conclusion, by_model: bool
 ) -> Conclusion:
-    """The draft checked, scored and, when it falls short, rewritten (``agent.review``)."""
+    """The draft checked, scored and, when it falls short, rewritten (``agent.review.critic``)."""
     alert = run.request.alert
-    skip = engine.reviewer.skip_reason(
-        "planned", [alert.severity if alert else None, draft.severity]
-    )
+    skip = kit.reviewer.skip_reason("planned", [alert.severity if alert else None, draft.severity])
     if skip is None and not by_model:
         skip = "the conclusion was written without the model"
     if skip is not None:
@@ -79,8 +74,8 @@ async def review(
     trusted = f"{run.request.text}\n{run.variables['alert'] or ''}"
 
     async def rewrite(feedback: Feedback) -> Conclusion:
-        prompt = _prompt(engine, run, plan, insights, feedback)
-        return await _write(engine, prompt, run.review_ctx, stage=REWRITE_STAGE)
+        prompt = _prompt(kit, run, plan, insights, feedback)
+        return await _write(kit, prompt, run.review_ctx, stage=REWRITE_STAGE)
 
     subject = Subject[Conclusion](
         kind="conclusion",
@@ -94,9 +89,9 @@ async def review(
             "evidence_index": evidence.index(),
         },
         source=run.request.source,
-        max_rewrites=engine.settings.review.max_rewrites,
+        max_rewrites=kit.settings.review.max_rewrites,
     )
-    conclusion, run.review = await engine.reviewer.review(run.review_ctx, draft, subject)
+    conclusion, run.review = await kit.reviewer.review(run.review_ctx, draft, subject)
     run.record["timings"]["review_ms"] = ms_since(started)
     await run.sink.emit(
         Reviewed(investigation_id=run.id, kind="conclusion", review=run.review.model_dump())
@@ -104,16 +99,16 @@ async def review(
     return conclusion
 
 
-def speculate(engine: Engine, run: Run, plan: Plan, insights: list[str]) -> Speculation:
+def speculate(kit: Kit, run: Run, plan: Plan, insights: list[str]) -> Speculation:
     """Start writing the conclusion now, from the plan and insights as they are."""
-    prompt = _prompt(engine, run, plan, insights)  # rendered before anything changes
-    return Speculation.start(run.final, lambda ctx: _write(engine, prompt, ctx))
+    prompt = _prompt(kit, run, plan, insights)  # rendered before anything changes
+    return Speculation.start(run.final, lambda ctx: _write(kit, prompt, ctx))
 
 
 def _prompt(
-    engine: Engine, run: Run, plan: Plan, insights: list[str], feedback: Feedback | None = None
+    kit: Kit, run: Run, plan: Plan, insights: list[str], feedback: Feedback | None = None
 ) -> Rendered:
-    return engine.prompts.render(
+    return kit.prompts.render(
         "concluder",
         source=run.request.source,
         objective=plan.objective,
@@ -126,10 +121,6 @@ def _prompt(
     )
 
 
-async def _write(
-    engine: Engine, prompt: Rendered, ctx: CallContext, stage: str = STAGE
-) -> Conclusion:
+async def _write(kit: Kit, prompt: Rendered, ctx: CallContext, stage: str = STAGE) -> Conclusion:
     async with asyncio.timeout(max(ctx.deadline - time.monotonic(), 0.001)):
-        return await conclude(
-            engine.gateway, ctx, system=prompt.system, user=prompt.user, stage=stage
-        )
+        return await conclude(kit.gateway, ctx, system=prompt.system, user=prompt.user, stage=stage)

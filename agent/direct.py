@@ -13,28 +13,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
 
-from agent.events import Answered, Reviewed
 from agent.executor import tool_loop
-from agent.grounding import CodeCheck, FindingCheck, check_text
-from agent.prompts import Rendered, user_turn
-from agent.review import Feedback, Review, Subject
+from agent.kit import Kit
+from agent.model.fence import user_turn
+from agent.prompts import Rendered
+from agent.review.critic import Feedback, Review, Subject
+from agent.review.grounding import CodeCheck, FindingCheck, check_text
 from agent.run import Outcome, Run, failed, outcome
-
-if TYPE_CHECKING:
-    from agent.engine import Engine
+from core.events import Answered, Reviewed
 
 NO_ANSWER = "I could not produce an answer."
 
 
-async def answer(engine: Engine, run: Run) -> Outcome:
+async def answer(kit: Kit, run: Run) -> Outcome:
     """Answer ``run.request`` with the direct tool loop; emits ``Answered``."""
-    tools = engine.registry.names()
-    max_calls = engine.limits.max_direct_tool_calls
-    prompt = engine.prompts.render(
+    tools = kit.registry.names()
+    max_calls = kit.limits.max_direct_tool_calls
+    prompt = kit.prompts.render(
         "direct",
-        tool_catalogue=engine.registry.catalogue_text(tools),
+        tool_catalogue=kit.registry.catalogue_text(tools),
         max_calls=max_calls,
         feedback=None,
         **run.variables,
@@ -42,7 +40,7 @@ async def answer(engine: Engine, run: Run) -> Outcome:
     try:
         async with asyncio.timeout(max(run.final.deadline - time.monotonic(), 0.0)):
             result = await tool_loop(
-                engine.gateway,
+                kit.gateway,
                 run.final,
                 run.runner,
                 stage="direct",
@@ -58,8 +56,8 @@ async def answer(engine: Engine, run: Run) -> Outcome:
         run.limits_hit.append(f"max_direct_tool_calls: all {max_calls} tool calls used")
     text = result.text or NO_ANSWER
     if result.text:
-        text = await _review(engine, run, text, tools)
-    await engine.history.append(run.request.conversation_id, run.request.text, text, run.id)
+        text = await _review(kit, run, text, tools)
+    await kit.history.append(run.request.conversation_id, run.request.text, text, run.id)
     await run.sink.emit(Answered(investigation_id=run.id, text=text))
     return outcome(run, "answered", answer=text)
 
@@ -67,10 +65,10 @@ async def answer(engine: Engine, run: Run) -> Outcome:
 REVISION_STAGE = "direct_revision"
 
 
-async def _review(engine: Engine, run: Run, text: str, tools: list[str]) -> str:
+async def _review(kit: Kit, run: Run, text: str, tools: list[str]) -> str:
     """The answer, or its one revision when the review finds it falls short."""
     evidence = run.runner.evidence
-    skip = engine.reviewer.skip_reason("direct", [])
+    skip = kit.reviewer.skip_reason("direct", [])
     if skip is None and not evidence.any_succeeded:
         skip = "the answer states no tool facts"
     if skip is not None:
@@ -86,9 +84,9 @@ async def _review(engine: Engine, run: Run, text: str, tools: list[str]) -> str:
         return CodeCheck(findings=[FindingCheck(index=0, verified=not problems, problems=problems)])
 
     async def revise(feedback: Feedback) -> str:
-        prompt = engine.prompts.render(
+        prompt = kit.prompts.render(
             "direct",
-            tool_catalogue=engine.registry.catalogue_text(tools),
+            tool_catalogue=kit.registry.catalogue_text(tools),
             max_calls=0,
             feedback={
                 "draft": feedback.draft,
@@ -99,7 +97,7 @@ async def _review(engine: Engine, run: Run, text: str, tools: list[str]) -> str:
             },
             **run.variables,
         )
-        return await _revision(engine, run, prompt)
+        return await _revision(kit, run, prompt)
 
     subject = Subject[str](
         kind="answer",
@@ -112,10 +110,10 @@ async def _review(engine: Engine, run: Run, text: str, tools: list[str]) -> str:
             "steps": [],
             "evidence_index": evidence.index(),
         },
-        max_rewrites=min(engine.settings.review.max_rewrites, 1),
+        max_rewrites=min(kit.settings.review.max_rewrites, 1),
         score_rewrites=False,
     )
-    text, run.review = await engine.reviewer.review(run.review_ctx, text, subject)
+    text, run.review = await kit.reviewer.review(run.review_ctx, text, subject)
     run.record["timings"]["review_ms"] = round((time.monotonic() - started) * 1000, 1)
     await run.sink.emit(
         Reviewed(investigation_id=run.id, kind="answer", review=run.review.model_dump())
@@ -123,8 +121,8 @@ async def _review(engine: Engine, run: Run, text: str, tools: list[str]) -> str:
     return text
 
 
-async def _revision(engine: Engine, run: Run, prompt: Rendered) -> str:
-    turn = await engine.gateway.generate(
+async def _revision(kit: Kit, run: Run, prompt: Rendered) -> str:
+    turn = await kit.gateway.generate(
         run.review_ctx, stage=REVISION_STAGE, system=prompt.system, contents=user_turn(prompt.user)
     )
     return turn.text.strip() or NO_ANSWER

@@ -28,18 +28,18 @@ import logging
 import time
 
 from agent import concluding, direct
-from agent import playbook_use as team
 from agent.classifier import classify
 from agent.concluder import to_markdown
 from agent.errors import AgentError, LLMUnavailable
-from agent.events import Answered, Concluded, ModeChosen, PlanCreated, Sink
-from agent.gateway import LLMGateway
 from agent.history import History
-from agent.learning.corrections import Corrections
+from agent.kit import Kit
+from agent.model.gateway import LLMGateway
 from agent.planner import Plan, make_plan
-from agent.playbook_use import PlaybookSource
+from agent.playbook import use as team
+from agent.playbook.learning.corrections import Corrections
+from agent.playbook.use import PlaybookSource
 from agent.prompts import Prompts, history_text
-from agent.review import Reviewer
+from agent.review.critic import Reviewer
 from agent.run import (
     Mode,
     Outcome,
@@ -55,6 +55,7 @@ from agent.run import (
 )
 from agent.waves import WaveRunner
 from config.settings import Settings
+from core.events import Answered, Concluded, ModeChosen, PlanCreated, Sink
 from store.investigations import InvestigationStore
 from tools.base import ToolRegistry
 
@@ -86,6 +87,7 @@ class Engine:
         self.limits = settings.limits
         self.prompts = prompts or Prompts()
         self.reviewer = Reviewer(gateway, self.prompts, settings.review)
+        self.kit = Kit(gateway, registry, self.prompts, self.reviewer, history, settings)
         self.playbook = playbook
         self.corrections = corrections  # thread corrections as votes (set by `serve`)
 
@@ -120,7 +122,7 @@ class Engine:
         await run.sink.emit(ModeChosen(investigation_id=run.id, mode=mode, reason=reason))
         try:
             if mode == "direct":
-                return await self._noted(run) or await direct.answer(self, run)
+                return await self._noted(run) or await direct.answer(self.kit, run)
             return await self._planned(run)
         except AgentError as exc:
             result = await failed(run, str(exc))
@@ -154,15 +156,15 @@ class Engine:
     async def _planned(self, run: Run) -> Outcome:
         await team.load(run, self.playbook, self.settings.playbook)
         plan = await self._plan(run)
-        waves = WaveRunner(self, run)
+        waves = WaveRunner(self.kit, run)
         try:
             insights = await waves.run_all()
             conclusion, by_model = await concluding.conclude_plan(
-                self, run, plan, insights, waves.speculation
+                self.kit, run, plan, insights, waves.speculation
             )
         finally:
             await waves.close_speculations()
-        conclusion = await concluding.review(self, run, plan, insights, conclusion, by_model)
+        conclusion = await concluding.review(self.kit, run, plan, insights, conclusion, by_model)
         await team.cited(run, "concluder", conclusion.used_bullets)
         await team.settle(run, self.playbook)
         summary = f"Objective: {plan.objective}\n\n{to_markdown(conclusion, None, run.limits_hit)}"

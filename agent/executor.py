@@ -5,7 +5,7 @@ re-checks every call with ``allowed=``), dispatches parallel calls of one turn
 concurrently, sends results back wrapped as untrusted data (already truncated by
 the registry; errors are data too), and after ``max_calls`` forces a summary
 turn with function calling off. Every dispatched call emits ``ToolCalled`` and
-gets an evidence reference (``s2#3``, see ``agent.evidence``) that travels with its
+gets an evidence reference (``s2#3``, see ``agent.review.evidence``) that travels with its
 result to the model and is recorded, with the result, in ``ToolRunner.evidence``.
 """
 
@@ -19,10 +19,10 @@ from typing import Any, Literal
 from google.genai import types
 
 from agent.errors import AgentError, BudgetExceeded, DeadlineExceeded
-from agent.events import Sink, ToolCalled
-from agent.evidence import Evidence
-from agent.gateway import CallContext, LLMGateway
-from agent.prompts import Fence, user_turn
+from agent.model.fence import Fence, user_turn
+from agent.model.gateway import CallContext, LLMGateway
+from agent.review.evidence import Evidence
+from core.events import Sink, ToolCalled
 from tools.base import Budget, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)

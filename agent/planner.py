@@ -17,8 +17,8 @@ from google.genai import types
 from pydantic import BaseModel, Field
 
 from agent.errors import PlanInvalid
-from agent.gateway import CallContext, LLMGateway
-from agent.prompts import user_turn
+from agent.model.fence import user_turn
+from agent.model.gateway import CallContext, LLMGateway
 
 log = logging.getLogger(__name__)
 

@@ -63,33 +63,13 @@ from jinja2 import (
     Template,
 )
 
-from agent.alerts import Alert
+from agent.model.fence import Fence
+from alerts.parse import Alert
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 _SOURCE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,40}$")
 STAGE_PREFIX = "socbot stage: "  # first line of a stage's own system, or of the task section
 MANUAL_PREFIX = "socbot manual"  # first line of the investigation stages' shared system
-
-
-class Fence:
-    """Wraps untrusted text in ``<<<DATA-<token> label ... DATA-<token>>>`` delimiters.
-
-    One fence per request: the token is random, so text inside cannot guess it and
-    close the block early; any occurrence of the token inside the data (in any case)
-    is defused, so even text that learnt it cannot close the block.
-    """
-
-    def __init__(self, token: str | None = None) -> None:
-        self.token = token or secrets.token_hex(8)
-        self.start = f"<<<DATA-{self.token}"
-        self.end = f"DATA-{self.token}>>>"
-        self._token_re = re.compile(re.escape(self.token), re.IGNORECASE)
-
-    def __call__(self, label: str, text: str) -> str:
-        """``text`` as a delimited data block; ``label`` says what it is."""
-        safe = self._token_re.sub("x" * len(self.token), text)
-        clean_label = re.sub(r"[^A-Za-z0-9 _.:-]", "", label)[:60]
-        return f"{self.start} {clean_label}\n{safe}\n{self.end}"
 
 
 @dataclass(frozen=True)
@@ -109,11 +89,6 @@ class Rendered:
 
     system: str
     user: str
-
-
-def user_turn(text: str) -> list[types.Content]:
-    """``text`` as the one user turn of a model call's contents."""
-    return [types.Content(role="user", parts=[types.Part(text=text)])]
 
 
 def _bytecode_cache() -> FileSystemBytecodeCache | None:

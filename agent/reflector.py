@@ -18,9 +18,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.gateway import CallContext, LLMGateway
+from agent.model.fence import user_turn
+from agent.model.gateway import CallContext, LLMGateway
 from agent.planner import Plan, Step, find_cycle, step_problems
-from agent.prompts import user_turn
 
 log = logging.getLogger(__name__)
 

@@ -18,16 +18,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from agent.alerts import Alert
 from agent.concluder import Conclusion
-from agent.events import Failed, FanOut, Sink, Started
 from agent.executor import ToolRunner
-from agent.gateway import CallContext
+from agent.model.fence import Fence
+from agent.model.gateway import CallContext
 from agent.planner import Plan
-from agent.prompts import Fence, Manual, alert_text
-from agent.review import Review
-from agent.usage import Usage
+from agent.prompts import Manual, alert_text
+from agent.review.critic import Review
+from alerts.parse import Alert
 from config.settings import Settings
+from core.events import Failed, FanOut, Sink, Started
+from core.usage import Usage
 from store.investigations import InvestigationStore
 from tools.base import ToolRegistry
 

@@ -30,21 +30,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from agent import concluding
 from agent.concluder import Speculation
 from agent.errors import AgentError, BudgetExceeded, DeadlineExceeded
-from agent.events import PlanUpdated, Reflected, StepFinished, StepStarted
 from agent.executor import StepResult, run_step
+from agent.kit import Kit
 from agent.planner import Plan, Step
-from agent.playbook import for_step
+from agent.playbook.selection import for_step
 from agent.prompts import alert_summary
 from agent.reflector import apply_updates, reflect
 from agent.run import Run, ms_since
-
-if TYPE_CHECKING:
-    from agent.engine import Engine
+from core.events import PlanUpdated, Reflected, StepFinished, StepStarted
 
 log = logging.getLogger(__name__)
 
@@ -54,13 +52,13 @@ SUMMARY_CHARS = 500
 class WaveRunner:
     """Executes one run's plan wave by wave; collects the reflections' insights."""
 
-    def __init__(self, engine: Engine, run: Run) -> None:
+    def __init__(self, kit: Kit, run: Run) -> None:
         if run.plan is None:
             raise ValueError("WaveRunner needs a plan")
-        self.engine = engine
+        self.kit = kit
         self.run = run
         self.plan: Plan = run.plan
-        self.limits = engine.limits
+        self.limits = kit.limits
         self.insights: list[str] = []
         self.speculations: list[tuple[Speculation, int, int]] = []  # (it, wave, insights seen)
 
@@ -152,7 +150,7 @@ class WaveRunner:
             )
             alert = self.run.request.alert
             states = {s.id: s for s in self.plan.steps}
-            prompt = self.engine.prompts.render(
+            prompt = self.kit.prompts.render(
                 "step",
                 source=self.run.request.source,
                 **{
@@ -164,13 +162,13 @@ class WaveRunner:
                     "incomplete_deps": [
                         states[d] for d in step.depends_on if states[d].status != "done"
                     ],
-                    "tool_catalogue": self.engine.registry.catalogue_text(step.tools),
+                    "tool_catalogue": self.kit.registry.catalogue_text(step.tools),
                     "max_calls": self.limits.max_tool_calls_per_step,
                     "playbook": for_step(self.run.variables["playbook"], step.tools),
                 },
             )
             result = await run_step(
-                self.engine.gateway,
+                self.kit.gateway,
                 self.run.work,
                 self.run.runner,
                 step_id=step.id,
@@ -187,7 +185,7 @@ class WaveRunner:
     async def _reflect(self, wave: int, wave_steps: list[Step]) -> Literal["go", "stop"]:
         in_wave = {s.id for s in wave_steps}
         steps = self.plan.steps
-        prompt = self.engine.prompts.render(
+        prompt = self.kit.prompts.render(
             "reflector",
             source=self.run.request.source,
             **{
@@ -204,15 +202,15 @@ class WaveRunner:
                 "insights": self.insights,
                 "steps_left": max(self.limits.max_steps - len(steps), 0),
                 "waves_left": self.limits.max_waves - wave,
-                "tool_catalogue": self.engine.registry.catalogue_text(),
+                "tool_catalogue": self.kit.registry.catalogue_text(),
             },
         )
         if self.limits.speculative_conclusion and not self.plan.pending():
-            spec = concluding.speculate(self.engine, self.run, self.plan, self.insights)
+            spec = concluding.speculate(self.kit, self.run, self.plan, self.insights)
             self.speculations.append((spec, wave, len(self.insights)))
         try:
             reflection = await reflect(
-                self.engine.gateway, self.run.work, system=prompt.system, user=prompt.user
+                self.kit.gateway, self.run.work, system=prompt.system, user=prompt.user
             )
         except BudgetExceeded:
             await self._stop("token_budget", _LIMIT_REASONS["token_budget"])
@@ -226,7 +224,7 @@ class WaveRunner:
             return "go"
         self.insights.extend(i for i in reflection.insights if i.strip())
         applied = apply_updates(
-            self.plan, reflection.plan_updates, self.engine.registry.names(), self.limits.max_steps
+            self.plan, reflection.plan_updates, self.kit.registry.names(), self.limits.max_steps
         )
         entry = {
             "wave": wave,

@@ -39,9 +39,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agent.alerts import parse_alert
 from agent.engine import Request
-from agent.pricing import call_cost, price_for
+from agent.model.pricing import call_cost, price_for
+from alerts.parse import parse_alert
 from bench import scripts
 from bench.common import REPO, measure, print_table, remote, run_async, runtime, write_json
 from bench.explicit_cost import explicit_report

@@ -7,7 +7,7 @@ returns (REST JSON, camelCase) or the ``RestError`` it raises, in the API's erro
 - ``POST cachedContents`` {model, systemInstruction, ttl | expireTime, displayName}: a
   cache of the system instruction, its tokens counted at ``CHARS_PER_TOKEN`` characters
   per token; refused (400 INVALID_ARGUMENT) under the model's minimum
-  (``agent.context_cache.min_tokens``), or with ``refuse`` set (e.g. the free tier's 429).
+  (``agent.model.context_cache.min_tokens``), or with ``refuse`` set (e.g. the free tier's 429).
   Only a system instruction is modelled: ``contents``, ``tools`` or ``toolConfig`` are
   refused (socbot never caches them).
 - ``GET`` / ``PATCH`` (new ``ttl`` or ``expireTime``) / ``DELETE cachedContents/{id}``.
@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.context_cache import min_tokens
+from agent.model.context_cache import min_tokens
 
 CHARS_PER_TOKEN = 4
 DEFAULT_TTL_S = 3600.0  # the API's default when neither ttl nor expireTime is given

@@ -36,13 +36,13 @@ from typing import Any, TypeVar
 
 import httpx
 
-from agent.alerts import Alert, parse_alert
 from agent.engine import Outcome, Request
-from agent.events import Event, ToolCalled
+from alerts.parse import Alert, parse_alert
 from bench.fake_gemini import CallRecord, FakeGemini, Responder
 from bench.fake_intel import FakeIntel, RedirectTransport
 from cli.runtime import Runtime, open_runtime
 from config.settings import Settings
+from core.events import Event, ToolCalled
 from tools.base import Budget, ToolRegistry, ToolResult
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.pricing import price_for, storage_cost_per_hour
+from agent.model.pricing import price_for, storage_cost_per_hour
 from bench.common import print_table
 from config.settings import DEFAULT_PRICES
 

@@ -3,7 +3,7 @@
 Gemini 2.5 and newer cache implicitly: a request whose prompt starts with a prefix an
 earlier request to the same model sent is billed at the cached-input price for that
 prefix, reported as ``usageMetadata.cachedContentTokenCount``, when the prefix reaches
-the model's minimum (``agent.context_cache.min_tokens``, from
+the model's minimum (``agent.model.context_cache.min_tokens``, from
 https://ai.google.dev/gemini-api/docs/caching: 2,048 tokens for Gemini 2.5 Flash and Pro).
 Explicit caches (``cachedContents``) are modelled in ``bench.cached_contents``.
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from agent.context_cache import min_tokens
+from agent.model.context_cache import min_tokens
 
 CHARS_PER_TOKEN = 4
 BLOCK_TOKENS = 16

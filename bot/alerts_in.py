@@ -2,7 +2,7 @@
 
 Only integration messages count: ``bot_message`` subtype, a ``bot_id``, or an
 attachments-/blocks-only message with empty ``text``. A human typing in an alert
-channel is not an alert. The result is handed to ``agent.alerts.parse_alert``:
+channel is not an alert. The result is handed to ``alerts.parse.parse_alert``:
 
 * if the message carries a JSON object (the whole text, or a fenced code block in
   the text, an attachment or a block), that object is the alert — GuardDuty, SCC
@@ -21,9 +21,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from agent.alerts import Alert, parse_alert
-from agent.catalogue import Catalogue
-from agent.json_input import BadJson, loads_object
+from alerts.catalogue import Catalogue
+from alerts.json_input import BadJson, loads_object
+from alerts.parse import Alert, parse_alert
 from store.alerts import AlertStore
 
 log = logging.getLogger(__name__)

@@ -20,9 +20,9 @@ from typing import Any, Protocol
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.alerts import Alert
-from agent.catalogue import load_catalogue
-from agent.learning.service import Learner
+from agent.playbook.learning.service import Learner
+from alerts.catalogue import load_catalogue
+from alerts.parse import Alert
 from bot.alerts_in import AlertIntake
 from bot.coordinator import Coordinator
 from bot.feedback import FeedbackActions

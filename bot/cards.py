@@ -6,7 +6,7 @@ alert fields are attacker-controlled and go through ``bot.escape``.
 
 from __future__ import annotations
 
-from agent.alerts import Alert
+from alerts.parse import Alert
 from bot.blocks import (
     SEVERITY_EMOJI,
     Block,

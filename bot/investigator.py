@@ -20,9 +20,8 @@ from typing import Protocol
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.alerts import Alert
 from agent.engine import Outcome, Request
-from agent.events import Sink
+from alerts.parse import Alert
 from bot.blocks import Message
 from bot.pacer import Pacer
 from bot.post_once import RunPosts, ThreadSearch
@@ -30,6 +29,7 @@ from bot.posting import POST_ATTEMPTS, POST_BACKOFF_S, outcome_messages
 from bot.progress import SlackProgress
 from bot.runlog import logged_run
 from bot.worker_types import SlackRefused, ThreadRef, Unavailable, current_run
+from core.events import Sink
 from store.alerts import AlertStore
 
 MODEL_UNAVAILABLE = "Gemini is unavailable right now."

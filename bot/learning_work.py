@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 
 from agent.errors import LLMUnavailable
-from agent.learning.service import Learner
+from agent.playbook.learning.service import Learner
 from bot.coordinator import Coordinator, ThreadRef, Unavailable
 from store.learn_queue import LearnQueue
 from store.learning import LearningStore

@@ -16,7 +16,7 @@ from aiohttp import web
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.alerts import Alert
+from alerts.parse import Alert
 from bot.coordinator import Coordinator
 from bot.feedback import Learn
 from bot.listeners import Listeners

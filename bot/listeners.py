@@ -28,7 +28,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.alerts import Alert
+from alerts.parse import Alert
 from bot.alerts_in import alert_from_message, posted_by
 from bot.coordinator import Coordinator, Reporter, ThreadRef
 from bot.middleware import Deduper

@@ -20,7 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.concluder import Conclusion
 from agent.planner import Plan
-from agent.review import Review
+from agent.review.critic import Review
 from bot.blocks import SAFE_POST_FLAGS, Message
 from bot.pacer import Pacer
 from bot.render import answer_messages, cancelled_message, conclusion_messages, error_message

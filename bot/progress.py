@@ -26,7 +26,6 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.events import Event
 from bot.pacer import Pacer
 from bot.posting import (
     POST_ATTEMPTS,
@@ -39,6 +38,7 @@ from bot.posting import (
     retry_after,
 )
 from bot.status_view import StatusView
+from core.events import Event
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from agent.concluder import VERDICT_LABELS, Conclusion
 from agent.planner import Plan
-from agent.review import Review
+from agent.review.critic import Review
 from bot.blocks import (
     MAX_BLOCKS,
     SEVERITY_EMOJI,

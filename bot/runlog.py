@@ -14,7 +14,7 @@ import time
 from typing import Any, Protocol
 
 from agent.engine import Outcome, Request
-from agent.events import Event, Sink, Started
+from core.events import Event, Sink, Started
 
 log = logging.getLogger("socbot.runs")
 

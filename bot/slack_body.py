@@ -4,7 +4,7 @@ bolt parses the body while building its request object, before verifying the
 signature, and trusts its shape: a body that is not JSON, a form without
 ``payload``, or ``"team": 5`` raise inside bolt and become a 500. Here the order is
 the safe one: signature first (401), then content type (415), UTF-8 and the JSON
-rules of ``agent.json_input`` (400), then the types of the envelope fields bolt and
+rules of ``alerts.json_input`` (400), then the types of the envelope fields bolt and
 socbot's middleware and listeners read (400). Reasons never quote the body.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl
 
-from agent.json_input import BadJson, loads_object
+from alerts.json_input import BadJson, loads_object
 
 MAX_AGE_S = 300  # as bolt and slack_sdk
 JSON = "application/json"

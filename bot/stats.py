@@ -1,6 +1,6 @@
 """The run figures a conclusion's or answer's footer shows: duration, model calls, cost.
 
-Built from an outcome's ``usage`` (``agent.usage``: ``llm_calls``, ``cost_usd`` at list
+Built from an outcome's ``usage`` (``core.usage``: ``llm_calls``, ``cost_usd`` at list
 prices, ``unpriced_calls``) and ``record`` (``timings.total_ms``). The cost is a floor
 ("≥") when some calls had no price, and left out when none had one.
 """

@@ -12,7 +12,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent.events import (
+from agent.planner import Plan, StepStatus
+from bot.blocks import Message
+from bot.escape import escape, mrkdwn
+from bot.posting import OutcomeView
+from bot.render import plan_message
+from core.events import (
     Answered,
     Concluded,
     Event,
@@ -26,11 +31,6 @@ from agent.events import (
     StepStarted,
     ToolCalled,
 )
-from agent.planner import Plan, StepStatus
-from bot.blocks import Message
-from bot.escape import escape, mrkdwn
-from bot.posting import OutcomeView
-from bot.render import plan_message
 
 log = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agent.alerts import Alert
+from alerts.parse import Alert
 from bot.coordinator import Coordinator, ThreadRef, Unavailable
 from bot.listeners import Investigate, alert_request_text
 from bot.posting import SLACK_ERRORS

@@ -10,8 +10,8 @@
   ``slack.webhook_channel`` are set.
 * ``Authorization: Bearer <token>`` compared in constant time; missing or wrong →
   401. Body over ``slack.max_alert_bytes`` → 413; anything but one UTF-8 JSON
-  object (nested at most ``agent.json_input.MAX_DEPTH`` levels, no duplicate keys,
-  no NaN or absurd numbers: ``agent.json_input``) → 400 with the reason; a
+  object (nested at most ``alerts.json_input.MAX_DEPTH`` levels, no duplicate keys,
+  no NaN or absurd numbers: ``alerts.json_input``) → 400 with the reason; a
   ``source`` hint that is not a plain word → 400. Nothing is stored for a
   rejected request, and its body is never logged.
 * Accepted: the alert is parsed and stored, the answer is 202
@@ -30,8 +30,8 @@ from typing import Any
 
 from aiohttp import web
 
-from agent.alerts import Alert
-from agent.json_input import BadJson, loads_object
+from alerts.json_input import BadJson, loads_object
+from alerts.parse import Alert
 from config.settings import SlackSettings
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agent.alerts import Alert, parse_alert
-from agent.catalogue import Catalogue, FormatError, load_catalogue
+from alerts.catalogue import Catalogue, FormatError, load_catalogue
+from alerts.parse import Alert, parse_alert
 from cli.app import command_app, fail, load_settings_or_exit
 
 app = command_app(help="Inspect how alert payloads are read.")

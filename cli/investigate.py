@@ -20,12 +20,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from agent.alerts import Alert, parse_alert
-from agent.catalogue import FormatError, load_catalogue
 from agent.concluder import to_markdown
 from agent.engine import Outcome, Request
 from agent.errors import AgentError
-from agent.review import review_markdown
+from agent.review.critic import review_markdown
+from alerts.catalogue import FormatError, load_catalogue
+from alerts.parse import Alert, parse_alert
 from bot.stats import RunStats
 from cli.app import (
     cli_logging,

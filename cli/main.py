@@ -137,7 +137,7 @@ def _import_lean(module: str) -> None:
       again) until exit, when ``gc.unfreeze`` lets the interpreter finalize it as usual.
     - google-genai imports aiohttp when it is installed (~0.15 s with the two TLS
       contexts aiohttp makes at import) for transports socbot never uses: it always
-      hands the SDK its httpx client (``agent.gemini``). Only ``serve`` (Slack) needs
+      hands the SDK its httpx client (``agent.model.gemini``). Only ``serve`` (Slack) needs
       aiohttp, and it is not imported lean. The module is hidden only while the command
       is imported; anything importing aiohttp later gets it.
     """

@@ -16,7 +16,8 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
-from agent.events import (
+from agent.review.critic import Review
+from core.events import (
     Answered,
     Concluded,
     Event,
@@ -32,7 +33,6 @@ from agent.events import (
     StepStarted,
     ToolCalled,
 )
-from agent.review import Review
 
 _ICONS = {
     "pending": ("○", "dim"),

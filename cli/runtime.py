@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import httpx
 
 from agent.engine import Engine
-from agent.gateway import LLMGateway
-from agent.gemini import GeminiBackend, tls_context
 from agent.history import History
-from agent.llm import ModelBackend
+from agent.model.gateway import LLMGateway
+from agent.model.gemini import GeminiBackend, tls_context
+from agent.model.llm import ModelBackend
 from cli.database import db_name, migrate_schema, open_database
 from config.settings import Settings
 from store.conversations import ConversationStore

@@ -29,8 +29,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import AgentError
-from agent.learning.corrections import Corrections
-from agent.learning.service import Learner
+from agent.playbook.learning.corrections import Corrections
+from agent.playbook.learning.service import Learner
 from bot.app import create_socbot
 from bot.investigator import EngineInvestigator
 from bot.pacer import Pacer

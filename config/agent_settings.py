@@ -65,7 +65,7 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
 
 
 class ContextCacheSettings(Section):
-    """Explicit context caching of long system instructions (``agent.context_cache``)."""
+    """Explicit context caching of long system instructions (``agent.model.context_cache``)."""
 
     enabled: bool = Field(
         False,
@@ -149,7 +149,7 @@ class Limits(Section):
 
 
 class ReviewSettings(Section):
-    """The review of conclusions and direct answers (``agent.review``)."""
+    """The review of conclusions and direct answers (``agent.review.critic``)."""
 
     enabled: bool = Field(True, description="check conclusions against tool results, then a critic")
     planned_only: bool = Field(False, description="review planned investigations only")
@@ -168,7 +168,7 @@ class ReviewSettings(Section):
 
 
 class PlaybookSettings(Section):
-    """Selecting the team playbook's active bullets for a prompt (agent/playbook.py)."""
+    """Selecting the team playbook's active bullets for a prompt (agent/playbook/selection.py)."""
 
     enabled: bool = True
     max_bullets: int = Field(8, ge=0, description="bullets per investigation, at most")
@@ -205,7 +205,7 @@ class LearningSettings(Section):
 
 
 class AlertSettings(Section):
-    """How alert payloads are read (``agent.catalogue``)."""
+    """How alert payloads are read (``alerts.catalogue``)."""
 
     formats_dir: str | None = Field(
         None,

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Text, cast, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
-from agent.alerts import Alert, Indicator, parse_alert
+from alerts.parse import Alert, Indicator, parse_alert
 from store.db import Database
 from store.models import AlertRow, Investigation
 

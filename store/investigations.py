@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import CursorResult, select, update
 
-from agent.events import Event
+from core.events import Event
 from store.db import Database
 from store.models import Investigation, TraceEvent, utcnow
 

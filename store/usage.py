@@ -1,6 +1,6 @@
 """Model usage and cost over time, from the investigations' stored ``usage``.
 
-Every finished investigation stores its usage (``agent.usage``: calls, prompt, cached,
+Every finished investigation stores its usage (``core.usage``: calls, prompt, cached,
 output and thinking tokens and the list-price ``cost_usd``, in total and per stage).
 ``UsageStore.rows`` reads those since a time; ``summarise`` adds them up per day, alert
 source (``question`` for mentions and chat), channel (the Slack channel of the thread,
@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from sqlalchemy import select
 
-from agent.usage import StageUsage
+from core.usage import StageUsage
 from store.db import Database
 from store.models import AlertRow, Investigation
 

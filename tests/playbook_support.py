@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.alerts import Alert, parse_alert
 from agent.engine import Engine, Outcome, Request
-from agent.events import NullSink
-from agent.gateway import LLMGateway
 from agent.history import History
-from agent.learning.service import Learner, ReviewPoster
+from agent.model.gateway import LLMGateway
+from agent.playbook.learning.service import Learner, ReviewPoster
 from agent.prompts import Prompts
+from alerts.parse import Alert, parse_alert
 from config.settings import Settings
+from core.events import NullSink
 from store.db import Database
 from store.feedback import FeedbackStore
 from store.investigations import InvestigationStore

@@ -20,8 +20,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.alerts import Alert
-from agent.learning.service import Learner
+from agent.playbook.learning.service import Learner
+from alerts.parse import Alert
 from bot.app import create_socbot
 from bot.coordinator import ThreadRef
 from bot.lifecycle import SocBot

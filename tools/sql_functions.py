@@ -6,7 +6,7 @@ fails closed: user-defined and persistent functions (``project.dataset.fn(...)``
 back-quoted names), remote and ML/AI functions, system and session functions
 (``SESSION_USER``, ``CURRENT_USER``), and every name nobody put on this list. The DuckDB
 backend runs the same allowlisted query after transpiling; names sqlglot does not know pass
-through to DuckDB verbatim, so ``tests/test_hostile_sql.py`` checks each of them is a plain
+through to DuckDB verbatim, so ``tests/tools/test_hostile_sql.py`` checks each of them is a plain
 scalar or aggregate function there too.
 """
 

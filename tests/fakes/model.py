@@ -108,7 +108,7 @@ def first_user_text(contents: Sequence[types.Content]) -> str:
 
 
 class ScriptedModel:
-    """Implements ``agent.llm.ModelBackend`` from per-stage scripts."""
+    """Implements ``agent.model.llm.ModelBackend`` from per-stage scripts."""
 
     def __init__(
         self,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-from tools.addresses import IPAddress, non_public_reason, parse_ipv4_loose, unwrap
+from alerts.addresses import IPAddress, non_public_reason, parse_ipv4_loose, unwrap
 from tools.base import ToolError
 from tools.intel.internal import host_reason, url_part_reasons
 

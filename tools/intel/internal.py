@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from urllib.parse import SplitResult, parse_qsl, unquote, unquote_plus
 
-from tools.addresses import (
+from alerts.addresses import (
     ipv4_in_host,
     ipv6_in_label,
     is_internal_ipv4,

@@ -1,0 +1,294 @@
+"""The LLM gateway: one place where the engine talks to Gemini.
+
+``LLMGateway`` turns an engine request (stage, system instruction, contents, tools)
+into one ``GenerateContentConfig``, enforces the investigation's token budget and
+deadline before every call, records usage and list-price cost per stage
+(``core.usage``, ``agent.model.pricing``), emits ``LLMCalled`` and turns odd finish
+reasons into the engine's errors. Structured
+calls parse the model's JSON into a pydantic model with one repair attempt. What a
+reply means (text, calls, refusals, JSON) is read in ``agent.model.replies``.
+
+Nothing one-off runs on the event loop per call: each output schema's JSON schema is
+generated once per process, and the google-genai request and response types (pydantic
+models built lazily on first use, ~50 ms in all) are built when the gateway is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from google.genai import types
+from pydantic import BaseModel
+
+from agent.errors import BudgetExceeded, DeadlineExceeded, LLMOutputInvalid
+from agent.model.fence import Fence, user_turn
+from agent.model.llm import ModelBackend
+from agent.model.pricing import Pricer
+from agent.model.replies import (
+    ModelTurn,
+    parse_structured,
+    raise_if_refused,
+    repair_request,
+    turn_from_response,
+)
+from config.settings import GeminiSettings
+from core.events import LLMCalled, Sink
+from core.usage import Usage
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+ToolMode = Literal["AUTO", "ANY", "NONE"]
+
+# google-genai types every call builds or parses (plus the private request model).
+GENAI_TYPES = (
+    "GenerateContentConfig AutomaticFunctionCallingConfig ThinkingConfig Tool ToolConfig "
+    "FunctionCallingConfig FunctionDeclaration Content UserContent Part FunctionCall "
+    "FunctionResponse GenerateContentResponse Candidate GenerateContentResponseUsageMetadata "
+    "GenerateContentResponsePromptFeedback ModalityTokenCount HttpResponse "
+    "_GenerateContentParameters"
+).split()
+_schemas: dict[type[BaseModel], str] = {}
+
+
+def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """``schema.model_json_schema()``, generated once per class; a fresh copy per call."""
+    text = _schemas.get(schema)
+    if text is None:
+        text = _schemas[schema] = json.dumps(schema.model_json_schema())
+    value: dict[str, Any] = json.loads(text)
+    return value
+
+
+def build_genai_types() -> None:
+    """Build google-genai's lazily built pydantic models now, not on the first call."""
+    for name in GENAI_TYPES:
+        model = getattr(types, name, None)
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            model.model_rebuild()
+
+
+# Worth sending the same request once more: the model garbled its own output.
+RETRY_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
+
+
+@dataclass
+class CallContext:
+    """Per-investigation state every model call is checked and accounted against."""
+
+    investigation_id: str
+    sink: Sink
+    token_budget: int
+    deadline: float  # a time.monotonic() value
+    usage: Usage = field(default_factory=Usage)
+    fence: Fence = field(default_factory=Fence)  # the run's data fence (repair turns use it)
+
+
+class LLMGateway:
+    """Budgeted, accounted access to the model for every engine stage."""
+
+    def __init__(self, backend: ModelBackend, settings: GeminiSettings) -> None:
+        self.backend = backend
+        self.settings = settings
+        self.pricer = Pricer(settings.prices)
+        build_genai_types()
+
+    async def generate(
+        self,
+        ctx: CallContext,
+        *,
+        stage: str,
+        system: str,
+        contents: list[types.Content],
+        tools: list[types.FunctionDeclaration] | None = None,
+        allowed: list[str] | None = None,
+        tool_mode: ToolMode = "AUTO",
+        light: bool = False,
+        thinking: bool = True,
+    ) -> ModelTurn:
+        """One model turn (text and/or function calls); a garbled turn is retried once."""
+        config = self._config(system, light=light, thinking=thinking)
+        if tools:
+            config.tools = [types.Tool(function_declarations=tools)]
+            config.tool_config = types.ToolConfig(
+                function_calling_config=types.FunctionCallingConfig(
+                    mode=types.FunctionCallingConfigMode(tool_mode),
+                    allowed_function_names=list(allowed)
+                    if tool_mode == "ANY" and allowed
+                    else None,
+                )
+            )
+        model = self._model(light)
+        for attempt in (1, 2):
+            turn = await self._call(ctx, stage, model, contents, config)
+            if turn.function_calls or turn.text.strip():
+                if turn.finish_reason not in RETRY_REASONS:
+                    return turn
+            elif turn.finish_reason == "MAX_TOKENS":
+                raise LLMOutputInvalid(
+                    f"Gemini hit its output token limit in stage {stage!r} before answering."
+                )
+            log.warning(
+                "stage %s: unusable model turn (finish %s), attempt %d",
+                stage,
+                turn.finish_reason,
+                attempt,
+            )
+        raise LLMOutputInvalid(
+            f"Gemini returned an unusable reply in stage {stage!r} twice "
+            f"(finish reason {turn.finish_reason})."
+        )
+
+    async def generate_structured(
+        self,
+        ctx: CallContext,
+        *,
+        stage: str,
+        system: str,
+        contents: list[types.Content],
+        schema: type[T],
+        light: bool = False,
+        thinking: bool = True,
+    ) -> T:
+        """The model's JSON answer parsed into ``schema``; one repair call on bad output."""
+        config = self._config(system, light=light, thinking=thinking)
+        config.response_mime_type = "application/json"
+        config.response_json_schema = json_schema(schema)
+        model = self._model(light)
+        turn = await self._call(ctx, stage, model, contents, config)
+        try:
+            return parse_structured(schema, turn)
+        except ValueError as exc:
+            problem = str(exc)
+        log.warning("stage %s: invalid structured output, asking for a repair", stage)
+        repair: list[types.Content] = list(contents)
+        if turn.content.parts:
+            repair.append(turn.content)
+        repair.extend(user_turn(repair_request(ctx.fence("validation error", problem))))
+        turn = await self._call(ctx, stage, model, repair, config)
+        try:
+            return parse_structured(schema, turn)
+        except ValueError as exc:
+            log.warning("stage %s: repair failed: %s", stage, str(exc)[:200])
+            raise LLMOutputInvalid(
+                f"Gemini's {stage!r} output did not match the expected format "
+                "after one repair attempt."
+            ) from exc
+
+    def _model(self, light: bool) -> str:
+        return self.settings.light_model if light else self.settings.model
+
+    def _config(self, system: str, *, light: bool, thinking: bool) -> types.GenerateContentConfig:
+        config = types.GenerateContentConfig(
+            system_instruction=system,
+            temperature=self.settings.temperature,
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        )
+        if not thinking:
+            config.thinking_config = least_thinking(self._model(light))
+        return config
+
+    def _check_limits(self, ctx: CallContext, stage: str) -> float:
+        """Raise when the budget or deadline is spent; return the seconds left."""
+        spent = ctx.usage.total_tokens
+        if spent >= ctx.token_budget:
+            raise BudgetExceeded(
+                f"The token budget of {ctx.token_budget} is spent ({spent} used) "
+                f"before stage {stage!r}."
+            )
+        left = ctx.deadline - time.monotonic()
+        if left <= 0:
+            raise DeadlineExceeded(f"The investigation deadline passed before stage {stage!r}.")
+        return left
+
+    async def _call(
+        self,
+        ctx: CallContext,
+        stage: str,
+        model: str,
+        contents: list[types.Content],
+        config: types.GenerateContentConfig,
+    ) -> ModelTurn:
+        left = self._check_limits(ctx, stage)
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(left):
+                response = await self.backend.generate_content(
+                    model=model, contents=contents, config=config
+                )
+        except TimeoutError as exc:
+            if time.monotonic() >= ctx.deadline:
+                raise DeadlineExceeded(
+                    f"The investigation deadline passed during stage {stage!r}."
+                ) from exc
+            raise
+        latency_ms = (time.monotonic() - started) * 1000
+        turn = turn_from_response(response)
+        await self._record(ctx, stage, model, response, turn, latency_ms)
+        raise_if_refused(response, turn, stage)
+        return turn
+
+    async def _record(
+        self,
+        ctx: CallContext,
+        stage: str,
+        model: str,
+        response: types.GenerateContentResponse,
+        turn: ModelTurn,
+        latency_ms: float,
+    ) -> None:
+        meta = response.usage_metadata or types.GenerateContentResponseUsageMetadata()
+        prompt = meta.prompt_token_count or 0
+        output = meta.candidates_token_count or 0
+        thoughts = meta.thoughts_token_count or 0
+        cached = meta.cached_content_token_count or 0
+        cost = self.pricer.cost(
+            response.model_version or model,
+            model,
+            prompt_tokens=prompt,
+            cached_tokens=cached,
+            output_tokens=output,
+            thinking_tokens=thoughts,
+        )
+        ctx.usage.add(
+            stage,
+            prompt_tokens=prompt,
+            output_tokens=output,
+            thinking_tokens=thoughts,
+            cached_tokens=cached,
+            latency_ms=latency_ms,
+            cost_usd=cost,
+        )
+        await ctx.sink.emit(
+            LLMCalled(
+                investigation_id=ctx.investigation_id,
+                stage=stage,
+                model=response.model_version or model,
+                prompt_tokens=prompt,
+                output_tokens=output,
+                thinking_tokens=thoughts,
+                cached_tokens=cached,
+                latency_ms=round(latency_ms, 1),
+                finish_reason=turn.finish_reason,
+                cost_usd=None if cost is None else round(cost, 8),
+            )
+        )
+
+
+def least_thinking(model: str) -> types.ThinkingConfig:
+    """The smallest thinking the model accepts: off where it can be turned off.
+
+    Gemini 2.5 Flash / Flash-Lite take a budget of 0; 2.5 Pro cannot go below 128;
+    Gemini 3 models take a thinking level instead of a budget.
+    """
+    name = model.rsplit("/", 1)[-1]
+    if name.startswith("gemini-3"):
+        return types.ThinkingConfig(thinking_level=types.ThinkingLevel.LOW)
+    if name.startswith("gemini-2.5-pro"):
+        return types.ThinkingConfig(thinking_budget=128)
+    return types.ThinkingConfig(thinking_budget=0)

@@ -1,0 +1,7 @@
+"""Alert intake, the bottom floor: any vendor payload in, a normalized ``Alert`` out.
+
+Owns the alert model, transport envelopes, the format catalogue (``formats/*.toml`` +
+JMESPath), entities, indicators and address parsing, the fallback for unknown payloads
+and the strict JSON reader. Imports nothing of socbot but ``config``. A new alert
+format is a TOML file in ``alerts/formats/``; new parsing code goes here.
+"""
