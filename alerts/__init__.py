@@ -2,6 +2,7 @@
 
 Owns the alert model, transport envelopes, the format catalogue (``formats/*.toml`` +
 JMESPath), entities, indicators and address parsing, the fallback for unknown payloads
-and the strict JSON reader. Imports nothing of socbot but ``config``. A new alert
+the strict JSON reader, and the bundled ATT&CK Enterprise catalogue (``attack``, data in
+``mitre/``). Imports nothing of socbot but ``config``. A new alert
 format is a TOML file in ``alerts/formats/``; new parsing code goes here.
 """
