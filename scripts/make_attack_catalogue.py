@@ -9,9 +9,10 @@ of a mitre/cti checkout: one bundle per object, ``attack-pattern/``, ``x-mitre-t
 ``x-mitre-matrix/``, ``relationship/``). Only what socbot needs is kept: every technique and
 sub-technique of the Enterprise domain with its ATT&CK id, name, tactics (kill-chain phase
 short names), whether it is deprecated or revoked, and for a revoked one the id that
-replaced it (its ``revoked-by`` relationship); the tactics in the matrix's order with their
-ids and names; the ATT&CK version and the newest ``modified`` date. ``alerts.attack`` reads
-the result. MITRE's licence (``alerts/mitre/NOTICE``) travels with it.
+replaced it (following its ``revoked-by`` relationships to the end); the tactics in the
+matrix's order with their ids and names; the ATT&CK version and the newest ``modified``
+date. ``alerts.attack`` reads the result. MITRE's licence (``alerts/mitre/NOTICE``)
+travels with it.
 
 The release's version is read from the bundle's ``x-mitre-collection`` object; a
 directory of per-object bundles has none, so give ``--attack-version`` for it.
@@ -87,7 +88,7 @@ def build(objects: list[Obj], version: str | None, origin: str) -> Obj:
             entry["deprecated"] = True
         if obj.get("revoked"):
             entry["revoked"] = True
-            target = by_stix.get(replaced.get(obj["id"], ""))
+            target = _last_replacement(obj["id"], replaced, by_stix)
             if target is not None and attack_id(target):
                 entry["replaced_by"] = attack_id(target)
         if tid in techniques and not _supersedes(entry, techniques[tid]):
@@ -101,6 +102,17 @@ def build(objects: list[Obj], version: str | None, origin: str) -> Obj:
         "tactics": tactics,
         "techniques": dict(sorted(techniques.items())),
     }
+
+
+def _last_replacement(
+    stix_id: str, replaced: dict[str, str], by_stix: dict[str, Obj]
+) -> Obj | None:
+    """What replaced ``stix_id`` in the end: revocations chain (T1073 → T1574.002 → T1574.001)."""
+    seen = {stix_id}
+    while stix_id in replaced and replaced[stix_id] not in seen:
+        stix_id = replaced[stix_id]
+        seen.add(stix_id)
+    return by_stix.get(stix_id) if len(seen) > 1 else None
 
 
 def _supersedes(new: Obj, old: Obj) -> bool:
