@@ -61,6 +61,21 @@ class KeyFinding(BaseModel):
     )
 
 
+class Technique(BaseModel):
+    """An ATT&CK technique the verdict supports: the model names the id; code keeps it only
+    when the bundled catalogue knows it as current, and fills name and tactic from there
+    (``agent.review.techniques``)."""
+
+    id: str = Field(description="ATT&CK Enterprise technique id, e.g. T1110 or T1110.003")
+    name: str = Field("", description="filled in by code from the ATT&CK catalogue")
+    tactic: str = Field("", description="filled in by code from the ATT&CK catalogue")
+
+    def label(self) -> str:
+        """``T1110.003 Password Spraying (Credential Access)``."""
+        name = f" {self.name}" if self.name else ""
+        return f"{self.id}{name}" + (f" ({self.tactic})" if self.tactic else "")
+
+
 class Conclusion(BaseModel):
     """The concluder's structured output."""
 
@@ -71,6 +86,10 @@ class Conclusion(BaseModel):
     key_findings: list[KeyFinding]
     uncertainties: list[str] = Field(description="what was not checked or could not be settled")
     recommendations: list[str]
+    techniques: list[Technique] = Field(
+        default_factory=list,
+        description="ATT&CK techniques the key findings show happened; empty when none",
+    )
     used_bullets: list[str] = Field(
         default_factory=list, description="ids of the team playbook bullets this verdict relies on"
     )
@@ -218,6 +237,8 @@ def to_markdown(conclusion: Conclusion, plan: Plan | None, limits_hit: Sequence[
         "",
         conclusion.summary.strip(),
     ]
+    if conclusion.techniques:
+        lines += ["", "**ATT&CK:** " + "; ".join(t.label() for t in conclusion.techniques)]
     if conclusion.key_findings:
         lines += ["", "**Key findings**"]
         lines += [f"- {k.finding} — _{k.evidence}_" for k in conclusion.key_findings]

@@ -4,7 +4,9 @@ The conclusion is the speculative one when the waves started one that still hold
 (``agent.waves``), else written now; when the model cannot write it in time, code
 writes it from the findings (``fallback_conclusion``) and says so in the limits.
 The review (``agent.review.critic``) checks the draft's findings against the tool
-results, has a critic score it, and rewrites it when it falls short.
+results, has a critic score it, and rewrites it when it falls short. Whatever the
+review did, the conclusion keeps only the ATT&CK techniques the bundled catalogue
+knows, named by it (``agent.review.techniques``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from agent.planner import Plan
 from agent.prompts import Rendered
 from agent.review.critic import Feedback, Review, Subject
 from agent.review.grounding import check_conclusion
+from agent.review.techniques import with_catalogue
 from agent.run import Run, ms_since
 from core.events import Reviewed
 
@@ -68,7 +71,7 @@ async def review(
         skip = "the conclusion was written without the model"
     if skip is not None:
         run.review = Review(status="skipped", note=skip)
-        return draft
+        return with_catalogue(draft)
     started = time.monotonic()
     evidence = run.runner.evidence
     trusted = f"{run.request.text}\n{run.variables['alert'] or ''}"
@@ -96,7 +99,7 @@ async def review(
     await run.sink.emit(
         Reviewed(investigation_id=run.id, kind="conclusion", review=run.review.model_dump())
     )
-    return conclusion
+    return with_catalogue(conclusion)
 
 
 def speculate(kit: Kit, run: Run, plan: Plan, insights: list[str]) -> Speculation:

@@ -140,10 +140,12 @@ def conclusion_messages(
         },
         *section_blocks(mrkdwn(conclusion.summary, ind), heading="*Summary*"),
     ]
+    if conclusion.techniques:
+        blocks += section_blocks(_techniques(conclusion), heading="*ATT&amp;CK*")
     if conclusion.key_findings:
         blocks += [{"type": "divider"}, *section_blocks("*Key findings*")]
         if review is not None:
-            blocks.append(_review_context(review))
+            blocks.append(_review_context(review, ind))
         for n, kf in enumerate(conclusion.key_findings):
             evidence = mrkdwn(kf.evidence, ind)
             text = f"• {mrkdwn(kf.finding, ind)}"
@@ -153,8 +155,8 @@ def conclusion_messages(
             if problems := (review.problems_of(n) if review is not None else []):
                 text += f"\n   ⚠️ _Unverified:_ {mrkdwn('; '.join(problems), ind)}"
             blocks += section_blocks(text)
-    elif review is not None and review.verdict_problems:
-        blocks.append(_review_context(review))
+    elif review is not None and (review.verdict_problems or review.technique_notes):
+        blocks.append(_review_context(review, ind))
     if conclusion.uncertainties:
         lines = "\n".join(f"• {mrkdwn(u, ind)}" for u in conclusion.uncertainties)
         blocks += section_blocks(lines, heading="*Uncertainties / not checked*")
@@ -172,11 +174,23 @@ def conclusion_messages(
     return continued_messages(pack_messages(blocks, tail), fallback_text(fallback))
 
 
-def _review_context(review: Review) -> Block:
+def _techniques(conclusion: Conclusion) -> str:
+    """``• *T1110.003* Password Spraying · _Credential Access_``, one line each. Code took
+    the names from the ATT&CK catalogue; they are escaped and defanged all the same."""
+    lines = []
+    for t in conclusion.techniques:
+        tactic = f" · _{one_line(t.tactic)}_" if t.tactic else ""
+        lines.append(f"• *{one_line(t.id)}* {one_line(t.name)}{tactic}".rstrip())
+    return "\n".join(lines)
+
+
+def _review_context(review: Review, indicators: Sequence[str] = ()) -> Block:
     """``🔎 4 of 5 findings verified against tool results`` plus verdict-rule problems."""
     icon = "🔎" if review.verified == review.findings else "⚠️"
     texts = [f"{icon} {escape(review.verification())}"]
     texts += [f"⚠️ {escape(p)}" for p in review.verdict_problems]
+    if review.technique_notes:  # they quote what the model wrote: defanged too
+        texts.append(f"⚠️ {one_line('; '.join(review.technique_notes), indicators)}")
     if review.status == "failed":
         texts.append("the review could not finish; shown as written")
     return context_block(*texts)

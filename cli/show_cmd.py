@@ -97,6 +97,8 @@ def record_lines(record: dict[str, Any], row: dict[str, Any]) -> list[str]:
             f"confidence {conclusion.get('confidence')})"
         )
         lines.append(f"summary: {conclusion.get('summary')}")
+        if isinstance(techniques := conclusion.get("techniques"), list) and techniques:
+            lines.append("ATT&CK: " + "; ".join(_technique(t) for t in techniques))
     elif record.get("answer"):
         lines.append(f"answer: {record['answer']}")
     usage = record.get("usage") or {}
@@ -107,6 +109,14 @@ def record_lines(record: dict[str, Any], row: dict[str, Any]) -> list[str]:
             "tokens" + (f", ${cost:.4f} at list prices" if isinstance(cost, float | int) else "")
         )
     return lines
+
+
+def _technique(technique: Any) -> str:
+    """``T1110.003 Password Spraying (Credential Access)`` from a stored technique."""
+    if not isinstance(technique, dict):
+        return "?"
+    text = " ".join(str(technique.get(k) or "") for k in ("id", "name")).strip()
+    return text + (f" ({technique['tactic']})" if technique.get("tactic") else "")
 
 
 def call_line(call: dict[str, Any]) -> str:

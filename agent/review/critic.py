@@ -66,6 +66,7 @@ class Review(BaseModel):
     verified: int = 0
     unverified: list[FindingCheck] = Field(default_factory=list)
     verdict_problems: list[str] = Field(default_factory=list)
+    technique_notes: list[str] = Field(default_factory=list, description="ATT&CK ids dropped")
     score: float | None = None
     criteria: Criteria | None = None
     issues: list[str] = Field(default_factory=list)
@@ -114,7 +115,7 @@ def review_markdown(review: Review) -> str:
     what = "answer" if review.kind == "answer" else "key finding {n}"
     for f in review.unverified:
         lines.append(f"- ⚠️ {what.format(n=f.index + 1)}: {'; '.join(f.problems)}")
-    lines += [f"- ⚠️ {p}" for p in review.verdict_problems]
+    lines += [f"- ⚠️ {p}" for p in [*review.verdict_problems, *review.technique_notes]]
     return "\n".join(lines)
 
 
@@ -256,6 +257,7 @@ def _summary(
         verified=best.check.verified,
         unverified=[f for f in best.check.findings if not f.verified],
         verdict_problems=best.check.verdict_problems,
+        technique_notes=best.check.technique_notes,
         score=best.critique.score if best.critique else None,
         criteria=best.critique.criteria if best.critique else None,
         issues=best.critique.issues if best.critique else [],

@@ -13,6 +13,10 @@ seconds in results, thousands separators, byte units). Durations and other deriv
 figures are not checked: they are computed from values, not quoted. The check is
 deliberately literal: a failure means "not found where it says", which the
 concluder can fix by citing the right call or quoting the value exactly.
+
+The ATT&CK techniques the conclusion names are looked up in the bundled catalogue
+(``agent.review.techniques``): unknown, deprecated or revoked ids become notes. They
+do not fail the check, because code drops those ids anyway (``with_catalogue``).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pydantic import BaseModel, Field
 from agent.concluder import Conclusion
 from agent.planner import Step
 from agent.review.evidence import ALERT_REF, Evidence, normalize_ref
+from agent.review.techniques import resolve
 from alerts.indicators import extract_indicators
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -73,6 +78,7 @@ class CodeCheck(BaseModel):
 
     findings: list[FindingCheck] = Field(default_factory=list)
     verdict_problems: list[str] = Field(default_factory=list)
+    technique_notes: list[str] = Field(default_factory=list, description="ATT&CK ids dropped")
 
     @property
     def verified(self) -> int:
@@ -84,12 +90,13 @@ class CodeCheck(BaseModel):
 
     @property
     def problem_count(self) -> int:
-        return len(self.verdict_problems) + sum(len(f.problems) for f in self.findings)
+        problems = len(self.verdict_problems) + len(self.technique_notes)
+        return problems + sum(len(f.problems) for f in self.findings)
 
     def issues(self) -> list[str]:
         """Every problem as one line, for the rewrite's feedback and the critic."""
         lines = [f"key_findings[{f.index}]: {p}" for f in self.findings for p in f.problems]
-        return [*lines, *self.verdict_problems]
+        return [*lines, *self.verdict_problems, *self.technique_notes]
 
 
 class Haystack:
@@ -196,7 +203,7 @@ def check_conclusion(
         _check_finding(n, kf.finding + "\n" + kf.evidence, kf.evidence_refs, evidence, trusted)
         for n, kf in enumerate(conclusion.key_findings)
     ]
-    check = CodeCheck(findings=findings)
+    check = CodeCheck(findings=findings, technique_notes=resolve(conclusion.techniques)[1])
     check.verdict_problems = _verdict_problems(conclusion, check, steps)
     return check
 

@@ -346,6 +346,7 @@ def echoing_script() -> dict[str, Any]:
                 "key_findings": [],
                 "uncertainties": [],
                 "recommendations": [],
+                "techniques": [{"id": hostile("technique", token_of(r)), "name": hostile("name")}],
             }
         )
 
@@ -414,6 +415,7 @@ async def test_hostile_investigations_reach_the_model_only_inside_fences(db: Dat
     )
     second = await engine.run(Request("evil-thread", hostile("follow-up")), Sink())
     assert first.status == second.status == "concluded"
+    assert first.conclusion is not None and first.conclusion.techniques == []  # not an id
 
     repairs = [r for r in model.requests if len(r.contents) == 3 and not r.stage.startswith("step")]
     assert {r.stage for r in repairs} == {"planner", "reflector"}
@@ -434,6 +436,9 @@ async def test_hostile_investigations_reach_the_model_only_inside_fences(db: Dat
         for text in request_texts(request):
             outside, _ = split_fences(text, token)
             assert MARK not in outside and "PWNED" not in outside, (request.stage, outside)
+    # The code check's note on the hostile technique id quotes it: fenced like the rest.
+    critic_texts = json.dumps([request_texts(r) for r in model.requests if r.stage == "critic"])
+    assert "is not an ATT&CK technique id" in critic_texts
     # The history of the second turn carries the first one's title and objective: fenced.
     planner_2 = [r for r in model.requests if r.stage == "planner"][-1]
     assert f"{MARK}-title" in json.dumps(request_texts(planner_2))
