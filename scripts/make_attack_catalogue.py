@@ -145,7 +145,11 @@ def main() -> None:
     parser.add_argument("--origin", default="MITRE ATT&CK STIX data")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    objects = [o for source in args.sources for o in stix_objects(source)]
+    # A mitre/cti checkout has each object twice: in its own bundle and in the big one.
+    unique = {
+        o.get("id", n): o for n, o in enumerate(o for s in args.sources for o in stix_objects(s))
+    }
+    objects = list(unique.values())
     catalogue = build(objects, args.attack_version, args.origin)
     args.out.write_text(dump(catalogue), encoding="utf-8")
     live = sum(

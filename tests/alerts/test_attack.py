@@ -133,7 +133,9 @@ def test_the_generator_on_mitre_stix_objects_agrees_with_the_bundle(tmp_path: Pa
     out = tmp_path / "catalogue.json"
     script = REPO / "scripts" / "make_attack_catalogue.py"
     done = subprocess.run(
-        [sys.executable, str(script), str(CTI), "--attack-version", "18.1", "--out", str(out)],
+        # the objects twice over, as a mitre/cti checkout holds them (own bundle + big one)
+        [sys.executable, str(script), str(CTI), str(CTI), "--attack-version", "18.1"]
+        + ["--out", str(out)],
         capture_output=True,
         text=True,
         check=True,
