@@ -129,18 +129,19 @@ def test_the_bundled_catalogue_is_whole_and_consistent() -> None:
     assert len(current) > 600 and len(catalogue) > len(current)
 
 
+def generate(*args: str) -> subprocess.CompletedProcess[str]:
+    """``scripts/make_attack_catalogue.py ARGS`` as a user runs it."""
+    script = REPO / "scripts" / "make_attack_catalogue.py"
+    return subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=60
+    )
+
+
 def test_the_generator_on_mitre_stix_objects_agrees_with_the_bundle(tmp_path: Path) -> None:
     out = tmp_path / "catalogue.json"
-    script = REPO / "scripts" / "make_attack_catalogue.py"
-    done = subprocess.run(
-        # the objects twice over, as a mitre/cti checkout holds them (own bundle + big one)
-        [sys.executable, str(script), str(CTI), str(CTI), "--attack-version", "18.1"]
-        + ["--out", str(out)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
+    # the objects twice over, as a mitre/cti checkout holds them (own bundle + big one)
+    done = generate(str(CTI), str(CTI), "--attack-version", "18.1", "--out", str(out))
+    assert done.returncode == 0, done.stderr
     assert "ATT&CK 18.1: 6 techniques (4 current), 14 tactics" in done.stdout
     generated = json.loads(out.read_text(encoding="utf-8"))
     bundled = json.loads(CATALOGUE_FILE.read_text(encoding="utf-8"))
@@ -153,12 +154,6 @@ def test_the_generator_on_mitre_stix_objects_agrees_with_the_bundle(tmp_path: Pa
 
 
 def test_the_generator_wants_a_version_when_the_data_has_no_collection(tmp_path: Path) -> None:
-    script = REPO / "scripts" / "make_attack_catalogue.py"
-    done = subprocess.run(
-        [sys.executable, str(script), str(CTI), "--out", str(tmp_path / "c.json")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = generate(str(CTI), "--out", str(tmp_path / "c.json"))
     assert done.returncode != 0 and "--attack-version" in done.stderr
     assert not (tmp_path / "c.json").exists()
