@@ -1,0 +1,191 @@
+"""Runs a pack through the real engine: one fresh ``Engine`` per attempt on shared wiring.
+
+The wiring (database, HTTP client, model gateway, history, investigation store) is the
+one ``cli.runtime.open_runtime`` builds; each attempt gets the engine the CLI would
+build, over the scenario's own tools (``evals.sandbox``). Attempts run ``concurrency``
+at a time; each is written to the run folder as it ends, so a stopped run resumes.
+``max_cost`` is a hard stop: once the attempts' cost reaches it, the ones still
+running are cancelled (not written: a later run does them again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agent.engine import Engine, Outcome, Request
+from agent.history import History
+from agent.model.gateway import LLMGateway
+from agent.model.pricing import call_cost, price_for
+from alerts.catalogue import load_catalogue
+from alerts.parse import parse_alert
+from config.settings import Settings
+from core.events import NullSink
+from evals.recording import ATTEMPT
+from evals.results import Attempt, RunFolder
+from evals.sandbox import close_registry, scenario_registry, scenario_settings
+from evals.scenario import Scenario
+from store.investigations import InvestigationStore
+from store.playbook import PlaybookStore
+
+if TYPE_CHECKING:
+    import httpx
+
+    from store.db import Database
+
+log = logging.getLogger(__name__)
+
+# What one investigation spends when nothing better is known (no earlier attempt):
+# the order of magnitude bench/README.md measured for a planned run with review.
+GUESS_PROMPT_TOKENS = 90_000
+GUESS_OUTPUT_TOKENS = 6_000
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """The long-lived parts of ``cli.runtime.Runtime`` an eval run shares."""
+
+    settings: Settings
+    db: Database
+    http: httpx.AsyncClient
+    gateway: LLMGateway
+    history: History
+    investigations: InvestigationStore
+
+
+@dataclass
+class Stop:
+    """Why a run ended early, if it did."""
+
+    reason: str | None = None
+    spent_usd: float = 0.0
+    cancelled: list[str] = field(default_factory=list)
+
+
+def attempt_key(scenario: str, repeat: int) -> str:
+    return f"{scenario}__r{repeat}"
+
+
+def estimate_cost(settings: Settings, pending: int, earlier: Sequence[Attempt]) -> float | None:
+    """USD for ``pending`` attempts: the mean of earlier attempts, else a list-price guess."""
+    costs = [a.cost_usd for a in earlier if a.calls]
+    if costs:
+        return pending * sum(costs) / len(costs)
+    price = price_for(settings.gemini.prices, settings.gemini.model)
+    if price is None:
+        return None
+    each = call_cost(
+        price,
+        prompt_tokens=GUESS_PROMPT_TOKENS,
+        cached_tokens=0,
+        output_tokens=GUESS_OUTPUT_TOKENS,
+        thinking_tokens=0,
+    )
+    return pending * each
+
+
+class EvalRunner:
+    def __init__(
+        self,
+        wiring: Wiring,
+        folder: RunFolder,
+        *,
+        concurrency: int = 1,
+        max_cost: float | None = None,
+        on_done: Callable[[Attempt], None] | None = None,
+        forget: Callable[[str], None] | None = None,
+    ) -> None:
+        self.wiring = wiring
+        self.folder = folder
+        self.concurrency = max(1, concurrency)
+        self.max_cost = max_cost
+        self.on_done = on_done or (lambda _a: None)
+        self.forget = forget or (lambda _k: None)  # a recorder drops an unfinished attempt
+        self.catalogue = load_catalogue(wiring.settings.alerts.formats_dir)
+        self.stop = Stop()
+
+    async def run(self, work: Sequence[tuple[Scenario, int]]) -> Stop:
+        """Run every (scenario, repeat) of ``work``; what ended early is in the result."""
+        gate = asyncio.Semaphore(self.concurrency)
+        tasks = {
+            asyncio.create_task(self._guarded(gate, s, r)): attempt_key(s.id, r) for s, r in work
+        }
+        pending = set(tasks)
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()  # a bug in the harness surfaces
+            if self.stop.reason and pending:
+                for task in pending:
+                    task.cancel()
+                await asyncio.gather(*pending, return_exceptions=True)
+                self.stop.cancelled = sorted(tasks[t] for t in pending)
+                break
+        return self.stop
+
+    async def _guarded(self, gate: asyncio.Semaphore, scenario: Scenario, repeat: int) -> None:
+        async with gate:
+            if self.stop.reason:
+                return
+            attempt = await self.attempt(scenario, repeat)
+            self.folder.save(attempt)
+            self.stop.spent_usd += attempt.cost_usd
+            if self.max_cost is not None and self.stop.spent_usd >= self.max_cost:
+                self.stop.reason = f"--max-cost ${self.max_cost:g} reached"
+            self.on_done(attempt)
+
+    async def attempt(self, scenario: Scenario, repeat: int) -> Attempt:
+        """One scenario through a fresh engine over its own tools."""
+        w = self.wiring
+        settings = scenario_settings(w.settings, scenario)
+        registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
+        key = attempt_key(scenario.id, repeat)
+        self.forget(key)
+        token = ATTEMPT.set(key)
+        try:
+            engine = Engine(
+                settings=settings,
+                gateway=w.gateway,
+                registry=registry,
+                history=w.history,
+                investigations=w.investigations,
+                playbook=PlaybookStore(w.db),
+            )
+            alert = parse_alert(scenario.alert, catalogue=self.catalogue)
+            request = Request(
+                conversation_id=f"eval-{uuid.uuid4().hex[:12]}",
+                text=f"Investigate this {alert.source} alert: {alert.title}",
+                alert=alert,
+            )
+            started = time.monotonic()
+            outcome = await engine.run(request, NullSink())
+            elapsed = time.monotonic() - started
+        finally:
+            ATTEMPT.reset(token)
+            await asyncio.to_thread(close_registry, registry)
+        return to_attempt(scenario.id, repeat, outcome, elapsed, w.settings.gemini.model)
+
+
+def to_attempt(scenario: str, repeat: int, outcome: Outcome, elapsed: float, model: str) -> Attempt:
+    usage = outcome.usage
+    review = outcome.review
+    return Attempt(
+        scenario=scenario,
+        repeat=repeat,
+        status=outcome.status,
+        investigation_id=outcome.investigation_id,
+        conclusion=outcome.conclusion.model_dump(mode="json") if outcome.conclusion else None,
+        review_findings=review.findings if review else None,
+        review_verified=review.verified if review else None,
+        error=outcome.error,
+        cost_usd=float(usage.get("cost_usd") or 0.0),
+        latency_s=round(elapsed, 3),
+        calls=int(usage.get("llm_calls") or 0),
+        tokens=int(usage.get("total_tokens") or 0),
+        model=model,
+    )
