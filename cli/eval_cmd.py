@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agent.errors import AgentError
 from cli.app import command_app, fail, load_settings_or_exit, one_line
 from cli.eval_run import run_eval
-from cli.eval_view import pack_rows, pack_table, print_summary
+from cli.eval_view import pack_rows, pack_table, print_comparison, print_summary
 from config.settings import ConfigError, Settings
 from evals.report import report
 from evals.results import Attempt, RunFolder, RunMeta
@@ -214,3 +214,21 @@ def load_report(run_dir: Path) -> dict[str, Any]:
     except ScenarioError as exc:
         raise fail(str(exc)) from None
     return report(_pack(meta.pack), folder.attempts(), meta.model_dump())
+
+
+@eval_app.command("compare")
+def compare_cmd(
+    run_a: Annotated[Path, typer.Argument(help="The baseline run folder.")],
+    run_b: Annotated[Path, typer.Argument(help="The run folder to judge against it.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Compare two runs scenario by scenario; exit 1 when B is clearly worse."""
+    from evals.compare import compare
+
+    result = compare(load_report(run_a), load_report(run_b))
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+    else:
+        print_comparison(Console(), result)
+    if result["worse"]:
+        raise typer.Exit(1)

@@ -98,3 +98,24 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
 def _interval(summary: dict[str, Any], name: str) -> str:
     bounds = (summary.get("intervals") or {}).get(name)
     return f"  [{pct(bounds[0])}, {pct(bounds[1])}]" if bounds else ""
+
+
+def print_comparison(console: Console, c: dict[str, Any]) -> None:
+    """The paired difference, its interval, and the scenarios that changed."""
+    bounds = c["accuracy_diff_interval"]
+    interval = f" [{pct(bounds[0])}, {pct(bounds[1])}]" if bounds else ""
+    diff = c["accuracy_diff"]
+    console.print(
+        Text(
+            f"{c['paired_scenarios']} paired scenarios · verdict accuracy "
+            f"{pct(c['verdict_accuracy_a'])} → {pct(c['verdict_accuracy_b'])} "
+            f"(B - A {'-' if diff is None else f'{100 * diff:+.1f} pt'}{interval})"
+        )
+    )
+    verdict = (
+        "B is worse" if c["worse"] else "B is better" if c["better"] else "no clear difference"
+    )
+    console.print(Text(verdict, style="red" if c["worse"] else "green" if c["better"] else ""))
+    for name, style in (("regressions", "red"), ("improvements", "green")):
+        if c[name]:
+            console.print(Text(f"{name}: {', '.join(c[name])}", style=style))
