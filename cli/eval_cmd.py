@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agent.errors import AgentError
 from cli.app import command_app, fail, load_settings_or_exit, one_line
+from cli.eval_capture import capture_cmd
 from cli.eval_run import run_eval
 from cli.eval_view import pack_rows, pack_table, print_comparison, print_summary
 from config.settings import ConfigError, Settings
@@ -232,3 +233,6 @@ def compare_cmd(
         print_comparison(Console(), result)
     if result["worse"]:
         raise typer.Exit(1)
+
+
+eval_app.command("capture")(capture_cmd)

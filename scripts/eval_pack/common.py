@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
-import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from evals.writer import Draft, TableRows, write_scenario
 
 SYNTHETIC_ORIGIN = "written for socbot's eval pack (synthetic: invented people, hosts and events)"
 SYNTHETIC_LICENCE = "Apache-2.0 (this repository)"
@@ -53,54 +53,30 @@ def at(base: str, seconds: float = 0) -> str:
     return (start + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
 
 
-def _toml_value(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 def write_case(pack: Path, case: Case) -> None:
-    folder = pack / case.id
-    if folder.exists():
-        shutil.rmtree(folder)
-    (folder / "logs").mkdir(parents=True)
-    lines = [
-        f"title = {_toml_value(case.title)}",
-        f"category = {_toml_value(case.category)}",
-        f"origin = {_toml_value(case.origin)}",
-        f"licence = {_toml_value(case.licence)}",
-        f"synthetic = {'true' if case.synthetic else 'false'}",
-        "",
-        "[truth]",
-        f"verdict = {_toml_value(case.verdict)}",
-    ]
+    truth: dict[str, object] = {"verdict": case.verdict}
     if case.accept:
-        lines.append(f"accept = {_toml_value(case.accept)}")
-    lines += [
-        f"severity = {_toml_value(list(case.severity))}",
-        f"must_establish = {_toml_value(case.must)}",
-        f"techniques = {_toml_value(case.techniques)}",
-        f"forbidden = {_toml_value(case.forbidden)}",
-    ]
-    for table in case.tables:
-        file = "logs/" + table.name.rsplit(".", 1)[-1] + ".jsonl"
-        lines += [
-            "",
-            "[[tables]]",
-            f"name = {_toml_value(table.name)}",
-            f"description = {_toml_value(table.description)}",
-            f"file = {_toml_value(file)}",
-            f"time_column = {_toml_value(table.time_column)}",
-        ]
-        if table.columns:
-            lines.append("[tables.columns]")
-            lines += [f"{k} = {_toml_value(v)}" for k, v in table.columns.items()]
-        rows = sorted(table.rows, key=lambda r: str(r.get(table.time_column, "")))
-        with (folder / file).open("w", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    (folder / "scenario.toml").write_text("\n".join(lines) + "\n", "utf-8")
-    (folder / "alert.json").write_text(json.dumps(case.alert, indent=2) + "\n", "utf-8")
-    if case.intel:
-        (folder / "intel.json").write_text(json.dumps({"lookups": case.intel}, indent=2) + "\n")
+        truth["accept"] = case.accept
+    truth |= {
+        "severity": list(case.severity),
+        "must_establish": case.must,
+        "techniques": case.techniques,
+        "forbidden": case.forbidden,
+    }
+    draft = Draft(
+        title=case.title,
+        category=case.category,
+        origin=case.origin,
+        licence=case.licence,
+        synthetic=case.synthetic,
+        truth=truth,
+        alert=case.alert,
+        tables=[
+            TableRows(t.name, t.description, t.rows, t.time_column, t.columns) for t in case.tables
+        ],
+        intel=case.intel,
+    )
+    write_scenario(pack / case.id, draft, replace=True)
 
 
 # ---------------------------------------------------------------- alert shapes

@@ -2,7 +2,8 @@
 conclusion the test chooses per scenario (``Answer``), for figures known in advance.
 
 Each investigation: a one-step plan; the step counts the rows of the first scenario
-table its prompt names (a real query through the scenario's own DuckDB catalogue);
+table its instructions name, or runs ``step_sql`` on it (a real query through the
+scenario's own DuckDB catalogue);
 the reflection says achieved; the concluder answers with the scripted conclusion of
 the scenario being run (``evals.recording.ATTEMPT`` names it, as the runner sets it);
 the critic passes. ``Answer.kind`` is how the answer is right or wrong:
@@ -86,19 +87,27 @@ def conclusion_for(scenario: Scenario, answer: Answer) -> dict[str, Any]:
     }
 
 
-def _step(request: ModelRequest) -> types.GenerateContentResponse:
+COUNT_SQL = "SELECT COUNT(*) AS n FROM `{table}`"
+
+
+def _step(request: ModelRequest, sql: str) -> types.GenerateContentResponse:
     answered = any(p.function_response for c in request.contents for p in c.parts or [])
     if answered:
         return text_response("finding-s1: the scenario's table answered the count")
     table = TABLE.search(request.system)  # the manual lists the scenario's tables
     assert table is not None, "no scenario table in the step's instructions"
-    return call_response(("query_logs", {"sql": f"SELECT COUNT(*) AS n FROM `{table.group(0)}`"}))
+    return call_response(("query_logs", {"sql": sql.format(table=table.group(0))}))
 
 
 def eval_model(
-    scenarios: list[Scenario], answers: Mapping[str, Answer], *, delay: float = 0.0
+    scenarios: list[Scenario],
+    answers: Mapping[str, Answer],
+    *,
+    delay: float = 0.0,
+    step_sql: str = COUNT_SQL,
 ) -> ScriptedModel:
-    """A ``ScriptedModel`` serving every investigation of the pack."""
+    """A ``ScriptedModel`` serving every investigation of the pack; each step runs
+    ``step_sql`` on the first table its instructions name (``{table}``)."""
     by_id = {s.id: s for s in scenarios}
 
     def conclude(_request: ModelRequest) -> types.GenerateContentResponse:
@@ -119,7 +128,7 @@ def eval_model(
     }
     script: dict[str, Callable[[ModelRequest], Any] | Responder] = {
         "planner": lambda _r: json_response(plan),
-        "step": _step,
+        "step": lambda r: _step(r, step_sql),
         "reflector": lambda _r: json_response(
             {"achieved": True, "insights": [], "plan_updates": []}
         ),
