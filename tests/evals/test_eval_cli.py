@@ -57,6 +57,11 @@ async def recorded_run(tmp_path: Path, pack: list[Scenario], **kw: Any) -> RunFo
     return folder
 
 
+def replay(env: Path, out: str) -> list[str]:
+    """``socbot eval run`` on ONLY, answered from the recording in ``env/rec``."""
+    return ["eval", "run", "--only", ONLY, "--replay", str(env / "rec"), "--out", str(env / out)]
+
+
 def scores(report: dict[str, Any]) -> list[tuple[Any, ...]]:
     """What replay must reproduce: every gate and verdict of every attempt."""
     return [
@@ -90,22 +95,8 @@ def test_replay_reproduces_the_recorded_run_exactly(runner: CliRunner, env: Path
 
     expected = report(pack, live.attempts())
 
-    result = runner.invoke(
-        app,
-        [
-            "eval",
-            "run",
-            "--only",
-            ONLY,
-            "--replay",
-            str(env / "rec"),
-            "--out",
-            str(env / "replayed"),
-            "--json",
-            "--html",
-            str(env / "report.html"),
-        ],
-    )
+    html_file = str(env / "report.html")
+    result = runner.invoke(app, [*replay(env, "replayed"), "--json", "--html", html_file])
     assert result.exit_code == 0, result.output
     replayed = json.loads(result.stdout)
     assert SUMMARY_KEYS <= set(replayed["summary"])
@@ -126,18 +117,7 @@ def test_replay_reproduces_the_recorded_run_exactly(runner: CliRunner, env: Path
 def test_max_cost_stops_and_the_next_run_resumes(runner: CliRunner, env: Path) -> None:
     pack = load_pack(None, ONLY)
     asyncio.run(recorded_run(env, pack, record=env / "rec"))
-    args = [
-        "eval",
-        "run",
-        "--only",
-        ONLY,
-        "--replay",
-        str(env / "rec"),
-        "--out",
-        str(env / "r"),
-        "--concurrency",
-        "1",
-    ]
+    args = [*replay(env, "r"), "--concurrency", "1"]
 
     stopped = runner.invoke(app, [*args, "--max-cost", "0.000001"])
     assert stopped.exit_code == 3, stopped.output
