@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from alerts.attack import enterprise
+
 Expected = Literal["true_positive", "false_positive", "benign"]
 Category = Literal["cloud", "identity", "endpoint", "network"]
 SEVERITIES = ("info", "low", "medium", "high", "critical")
@@ -60,11 +62,12 @@ class Truth(Strict):
     @field_validator("techniques")
     @classmethod
     def _technique_ids(cls, ids: list[str]) -> list[str]:
+        catalogue = enterprise()
         for tid in ids:
-            head, _, sub = tid.partition(".")
-            if not (head[:1] == "T" and head[1:].isdigit() and (not sub or sub.isdigit())):
-                raise ValueError(f"technique {tid!r} is not an ATT&CK id like T1110.003")
-        return ids
+            problem = catalogue.judge(tid).problem
+            if problem:
+                raise ValueError(f"technique {tid!r}: {problem}")
+        return [tid.strip().upper() for tid in ids]
 
     @property
     def accepted(self) -> frozenset[str]:

@@ -1,8 +1,9 @@
 """The ATT&CK techniques a conclusion claims, as the scorer reads them.
 
-The conclusion carries ``techniques: [{id, name, tactic}]`` once the engine names them
-(issue 19, "ATT&CK in the verdict"); until then the field is absent, which reads as
-"no technique claimed". Only this module knows the field's shape.
+The conclusion carries ``techniques: [{id, name, tactic}]`` (``agent.concluder.Technique``,
+docs/attack.md): ids the bundled catalogue knows as current. Records written before the
+field existed have none, which reads as "no technique claimed". Only this module knows
+the field's shape.
 """
 
 from __future__ import annotations
