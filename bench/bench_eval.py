@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import tempfile
 import time
 from collections import defaultdict
@@ -109,10 +110,12 @@ async def run(
     settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp / 'eval.db'}")
     folder = RunFolder(tmp / "run")
     started = time.monotonic()
+    cpu_before = _cpu_s()
     with time_tools(tools):
         work = [(s, 0) for s in pack]
         await run_eval(settings, work, folder, backend=model, concurrency=concurrency)
     wall = time.monotonic() - started
+    cpu = _cpu_s() - cpu_before
     critical = {key: union_length([*spans, *tools[key]]) for key, spans in calls.items()}
     every = [span for spans in (*calls.values(), *tools.values()) for span in spans]
     span = max(e for _, e in every) - min(s for s, _ in every)
@@ -141,8 +144,19 @@ async def run(
         "tool_calls": sum(len(spans) for spans in tools.values()),
         "scorer_ms_per_scenario": round(scorer_ms, 3),
         "load_average_1m": round(os.getloadavg()[0], 2),
+        "cpu_s": round(cpu, 2),
+        "cpu_s_per_scenario": round(cpu / len(pack), 3),
         "target_scorer_ms_per_scenario": 50,
     }
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and its finished children (the DuckDB workers)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:
@@ -165,6 +179,7 @@ def main() -> None:
             ["mean critical path s", out["mean_critical_path_s"]],
             ["mean attempt latency s", out["mean_attempt_latency_s"]],
             ["scorer ms per scenario (target <= 50)", out["scorer_ms_per_scenario"]],
+            ["CPU s per scenario (socbot + DuckDB workers)", out["cpu_s_per_scenario"]],
             ["load average (1 min)", out["load_average_1m"]],
         ],
         ["figure", "value"],
