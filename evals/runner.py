@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agent.engine import Engine, Outcome, Request
+from agent.errors import AgentError
 from agent.history import History
 from agent.model.gateway import LLMGateway
 from agent.model.pricing import call_cost, price_for
@@ -140,13 +141,22 @@ class EvalRunner:
             self.on_done(attempt)
 
     async def attempt(self, scenario: Scenario, repeat: int) -> Attempt:
-        """One scenario through a fresh engine over its own tools."""
+        """One scenario through a fresh engine over its own tools. An alert socbot cannot
+        read, or an engine that crashes (a bug: logged), is a failed attempt; the run
+        goes on."""
         w = self.wiring
+        model = w.settings.gemini.model
+        try:
+            alert = parse_alert(scenario.alert, catalogue=self.catalogue)
+        except (AgentError, ValueError) as exc:
+            error = f"the alert is not one socbot reads: {exc}"
+            return Attempt(scenario=scenario.id, repeat=repeat, status="failed", error=error)
         settings = scenario_settings(w.settings, scenario)
         registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
         key = attempt_key(scenario.id, repeat)
         self.forget(key)
         token = ATTEMPT.set(key)
+        started = time.monotonic()
         try:
             engine = Engine(
                 settings=settings,
@@ -156,19 +166,24 @@ class EvalRunner:
                 investigations=w.investigations,
                 playbook=PlaybookStore(w.db),
             )
-            alert = parse_alert(scenario.alert, catalogue=self.catalogue)
             request = Request(
                 conversation_id=f"eval-{uuid.uuid4().hex[:12]}",
                 text=f"Investigate this {alert.source} alert: {alert.title}",
                 alert=alert,
             )
-            started = time.monotonic()
             outcome = await engine.run(request, NullSink())
-            elapsed = time.monotonic() - started
+        except Exception as exc:  # fail open: one scenario's crash is its failure, not the run's
+            log.exception("eval scenario %s crashed", scenario.id)
+            error = f"socbot crashed ({type(exc).__name__})"
+            elapsed = round(time.monotonic() - started, 3)
+            return Attempt(
+                scenario=scenario.id, repeat=repeat, status="failed", error=error,
+                latency_s=elapsed, model=model,
+            )  # fmt: skip
         finally:
             ATTEMPT.reset(token)
             await asyncio.to_thread(close_registry, registry)
-        return to_attempt(scenario.id, repeat, outcome, elapsed, w.settings.gemini.model)
+        return to_attempt(scenario.id, repeat, outcome, time.monotonic() - started, model)
 
 
 def to_attempt(scenario: str, repeat: int, outcome: Outcome, elapsed: float, model: str) -> Attempt:

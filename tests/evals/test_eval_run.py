@@ -8,6 +8,7 @@ the rows of its own table) and SQLite; the model is ``tests.fakes.eval_model``.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,26 @@ async def test_always_true_positive_model_scores_the_pack_share_of_attacks(
     assert summary["verdict_accuracy"] == round(attacks / len(pack), 4)
     assert summary["tp_recall"] == 1.0
     assert summary["fp_rejection"] == 0.0
+
+
+async def test_a_crash_fails_its_scenario_not_the_run(tmp_path: Path, pack: list[Scenario]) -> None:
+    team = tmp_path / "team"
+    for name in ("aws-portprobe-public-web", "dns-tunnelling-txt"):
+        shutil.copytree(pack[0].folder.parent / name, team / name)
+    chosen = load_pack(str(team))
+    model = eval_model(chosen, {s.id: Answer("right") for s in chosen})
+    crash = model.responders["planner"]
+
+    def planner(request: Any) -> Any:
+        if "exfil-cdn" in "".join(p.text or "" for c in request.contents for p in c.parts or []):
+            raise RuntimeError("a bug")
+        return crash(request)
+
+    model.responders["planner"] = planner
+    folder = RunFolder(tmp_path / "run")
+    await run_eval(settings(tmp_path), [(s, 0) for s in chosen], folder, backend=model)
+
+    by_id = {a.scenario: a for a in folder.attempts()}
+    assert by_id["aws-portprobe-public-web"].status == "concluded"
+    assert by_id["dns-tunnelling-txt"].status == "failed"
+    assert by_id["dns-tunnelling-txt"].error == "socbot crashed (RuntimeError)"
