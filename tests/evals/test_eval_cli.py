@@ -150,3 +150,22 @@ def test_compare_flags_a_run_that_got_worse(runner: CliRunner, env: Path) -> Non
     compared = json.loads(result.stdout)
     assert compared["accuracy_diff"] == -1.0
     assert compared["worse"] and sorted(compared["regressions"]) == sorted(s.id for s in pack)
+
+
+def test_repeats_report_pass_hat_k(runner: CliRunner, env: Path) -> None:
+    only = "okta-password-spray,edr-defender*"
+    pack = load_pack(None, only)
+    folder = RunFolder(env / "live")
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{env / 'live.db'}")
+    model = eval_model(pack, {s.id: Answer("right") for s in pack})
+    work = [(s, k) for s in pack for k in range(2)]
+    asyncio.run(run_eval(settings, work, folder, backend=model, record=env / "rec"))
+
+    args = ["eval", "run", "--only", only, "--replay", str(env / "rec"), "--repeat", "2"]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert len(report["results"]) == 4 and {r["repeat"] for r in report["results"]} == {0, 1}
+    summary = report["summary"]
+    assert summary["repeats"] == 2 and summary["pass_hat_k"] == summary["pass_rate"] == 1.0
+    assert summary["intervals"]["verdict_accuracy"] == [1.0, 1.0]
