@@ -77,10 +77,16 @@ def run(
         Path | None, typer.Option(help="Answer from a --record folder: no key, no network.")
     ] = None,
     html: Annotated[Path | None, typer.Option(help="Also write the HTML report here.")] = None,
+    model: Annotated[
+        str | None, typer.Option(help="The Gemini model (default: gemini.model).")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the pack on the engine (review and playbook as configured) and score it."""
     settings = load_settings_or_exit(announce=False)
+    if model:
+        gemini = settings.gemini.model_copy(update={"model": model})
+        settings = settings.model_copy(update={"gemini": gemini})
     scenarios = _pack(pack, only)
     name = pack or "core"
     folder = RunFolder(out or Path("var/eval") / f"{_slug(name)}-{settings.gemini.model}")
@@ -115,25 +121,37 @@ def _slug(name: str) -> str:
     return Path(name).name or "pack"
 
 
+def run_settings(settings: Settings) -> dict[str, Any]:
+    """The settings a run's figures depend on (kept in ``run.json``, compared on resume)."""
+    return {
+        "light_model": settings.gemini.light_model,
+        "review": settings.review.enabled,
+        "playbook": settings.playbook.enabled,
+        "max_steps": settings.limits.max_steps,
+    }
+
+
 def _prepare(folder: RunFolder, pack: str, settings: Settings, fresh: bool) -> list[Attempt]:
     meta = folder.meta()
+    current = RunMeta(
+        pack=pack,
+        model=settings.gemini.model,
+        started=datetime.now(UTC).isoformat(timespec="seconds"),
+        settings=run_settings(settings),
+    )
     if fresh:
         folder.clear()
-    elif meta is not None and (meta.pack, meta.model) != (pack, settings.gemini.model):
+    elif meta is not None and (meta.pack, meta.model, meta.settings) != (
+        current.pack,
+        current.model,
+        current.settings,
+    ):
         raise fail(
-            f"{str(folder.path)!r} holds a run of pack {meta.pack!r} on {meta.model!r}; "
-            "use --fresh or another --out"
+            f"{str(folder.path)!r} holds a run of pack {meta.pack!r} on {meta.model!r} with "
+            f"{meta.settings}; use --fresh or another --out"
         )
     if fresh or meta is None:
-        started = datetime.now(UTC).isoformat(timespec="seconds")
-        settings_view = {
-            "review": settings.review.enabled,
-            "playbook": settings.playbook.enabled,
-            "light_model": settings.gemini.light_model,
-        }
-        folder.write_meta(
-            RunMeta(pack=pack, model=settings.gemini.model, started=started, settings=settings_view)
-        )
+        folder.write_meta(current)
     return folder.attempts()
 
 

@@ -123,6 +123,9 @@ def test_max_cost_stops_and_the_next_run_resumes(runner: CliRunner, env: Path) -
     assert stopped.exit_code == 3, stopped.output
     assert len(RunFolder(env / "r").attempts()) == 1
 
+    other = runner.invoke(app, [*args, "--model", "gemini-2.5-pro"])  # not the same run
+    assert other.exit_code == 2 and "use --fresh or another --out" in other.output
+
     resumed = runner.invoke(app, [*args, "--json"])
     assert resumed.exit_code == 0, resumed.output
     assert "resuming" in resumed.stderr
