@@ -80,6 +80,10 @@ def run(
     model: Annotated[
         str | None, typer.Option(help="The Gemini model (default: gemini.model).")
     ] = None,
+    judge: Annotated[
+        bool,
+        typer.Option(help="Also grade each conclusion with the LLM judge (evals.judge_model)."),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the pack on the engine (review and playbook as configured) and score it."""
@@ -97,9 +101,8 @@ def run(
     _announce(err, settings, folder, work, earlier, max_cost, replay is not None)
     stop = None
     if work:
-        stop = _run_with_progress(
-            err, settings, work, folder, concurrency, max_cost, record, replay
-        )
+        options = {"concurrency": concurrency, "max_cost": max_cost, "judge": judge}
+        stop = _run_with_progress(err, settings, work, folder, record, replay, options)
     wanted = {(s.id, r) for s in scenarios for r in range(repeat)}
     attempts = [a for a in folder.attempts() if (a.scenario, a.repeat) in wanted]
     meta = folder.meta()
@@ -178,10 +181,9 @@ def _run_with_progress(
     settings: Settings,
     work: list[tuple[Scenario, int]],
     folder: RunFolder,
-    concurrency: int,
-    max_cost: float | None,
     record: Path | None,
     replay: Path | None,
+    options: dict[str, Any],
 ) -> Any:
     columns = (TextColumn("eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as progress:
@@ -194,9 +196,8 @@ def _run_with_progress(
                     folder,
                     record=record,
                     replay=replay,
-                    concurrency=concurrency,
-                    max_cost=max_cost,
                     on_done=lambda _a: progress.advance(bar),
+                    **options,
                 )
             )
         except KeyboardInterrupt:

@@ -12,6 +12,7 @@ from agent.model.gemini import GeminiBackend, tls_context
 from agent.model.llm import ModelBackend
 from cli.runtime import USER_AGENT, open_runtime
 from config.settings import Settings
+from evals.judge import Judge
 from evals.recording import Recorder, Replayer
 from evals.results import Attempt, RunFolder
 from evals.runner import EvalRunner, Stop, Wiring
@@ -35,6 +36,7 @@ async def run_eval(
     concurrency: int = 1,
     max_cost: float | None = None,
     on_done: Callable[[Attempt], None] | None = None,
+    judge: bool = False,
 ) -> Stop:
     """Run ``work`` on the engine the CLI builds; ``backend`` replaces Gemini (tests)."""
     settings = eval_settings(settings)
@@ -71,6 +73,7 @@ async def run_eval(
                     max_cost=max_cost,
                     on_done=on_done,
                     forget=forget,
+                    judge=Judge(backend, settings) if judge else None,
                 )
                 return await runner.run(work)
         finally:

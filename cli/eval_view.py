@@ -56,6 +56,8 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
     ]
     if "pass_hat_k" in s:
         rows.append((f"pass^{s['repeats']}", pct(s["pass_hat_k"])))
+    if s.get("judge_score") is not None:
+        rows.append(("judge score (beside the gates)", f"{s['judge_score']:.2f}"))
     rows += [
         ("cost", f"${s['cost_usd']:.4f}"),
         ("latency p50 / p95", f"{s['latency_p50_s']} s / {s['latency_p95_s']} s"),

@@ -96,6 +96,8 @@ def summary(scores: Sequence[Score]) -> dict[str, Any]:
         "model_calls": sum(s.calls for s in scores),
         "tokens": sum(s.tokens for s in scores),
         "failed_runs": sum(s.status not in ("concluded", "answered") for s in scores),
+        "judge_cost_usd": round(sum(s.judge_cost_usd for s in scores), 6),
+        "judge_score": _round(_mean([s.judge_score for s in scores if s.judge_score is not None])),
         "per_category": per_category(scores),
     }
     if repeats > 1:
@@ -109,6 +111,10 @@ def summary(scores: Sequence[Score]) -> dict[str, Any]:
         "pass_rate": bootstrap(listed, lambda ss: verdict_rates(ss)["pass_rate"]),
     }
     return out
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 def per_category(scores: Sequence[Score]) -> dict[str, dict[str, Any]]:

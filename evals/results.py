@@ -32,6 +32,10 @@ class Attempt(BaseModel):
     calls: int = 0
     tokens: int = 0
     model: str = ""
+    judge_score: float | None = None
+    judge_criteria: dict[str, float] | None = None
+    judge_notes: str = ""
+    judge_cost_usd: float = 0.0
 
 
 class RunMeta(BaseModel):

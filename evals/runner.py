@@ -27,6 +27,7 @@ from alerts.catalogue import load_catalogue
 from alerts.parse import parse_alert
 from config.settings import Settings
 from core.events import NullSink
+from evals.judge import Judge
 from evals.recording import ATTEMPT
 from evals.results import Attempt, RunFolder
 from evals.sandbox import close_registry, scenario_registry, scenario_settings
@@ -100,6 +101,7 @@ class EvalRunner:
         max_cost: float | None = None,
         on_done: Callable[[Attempt], None] | None = None,
         forget: Callable[[str], None] | None = None,
+        judge: Judge | None = None,
     ) -> None:
         self.wiring = wiring
         self.folder = folder
@@ -109,6 +111,7 @@ class EvalRunner:
         self.forget = forget or (lambda _k: None)  # a recorder drops an unfinished attempt
         self.catalogue = load_catalogue(wiring.settings.alerts.formats_dir)
         self.stop = Stop()
+        self.judge = judge
 
     async def run(self, work: Sequence[tuple[Scenario, int]]) -> Stop:
         """Run every (scenario, repeat) of ``work``; what ended early is in the result."""
@@ -135,7 +138,7 @@ class EvalRunner:
                 return
             attempt = await self.attempt(scenario, repeat)
             self.folder.save(attempt)
-            self.stop.spent_usd += attempt.cost_usd
+            self.stop.spent_usd += attempt.cost_usd + attempt.judge_cost_usd
             if self.max_cost is not None and self.stop.spent_usd >= self.max_cost:
                 self.stop.reason = f"--max-cost ${self.max_cost:g} reached"
             self.on_done(attempt)
@@ -172,6 +175,10 @@ class EvalRunner:
                 alert=alert,
             )
             outcome = await engine.run(request, NullSink())
+            elapsed = time.monotonic() - started
+            attempt = to_attempt(scenario.id, repeat, outcome, elapsed, model)
+            if self.judge is not None and attempt.conclusion is not None:
+                await self._judged(attempt, scenario)
         except Exception as exc:  # fail open: one scenario's crash is its failure, not the run's
             log.exception("eval scenario %s crashed", scenario.id)
             error = f"socbot crashed ({type(exc).__name__})"
@@ -183,7 +190,17 @@ class EvalRunner:
         finally:
             ATTEMPT.reset(token)
             await asyncio.to_thread(close_registry, registry)
-        return to_attempt(scenario.id, repeat, outcome, time.monotonic() - started, model)
+        return attempt
+
+    async def _judged(self, attempt: Attempt, scenario: Scenario) -> None:
+        """Add the judge's grade (its cost is counted apart from the engine's)."""
+        assert self.judge is not None and attempt.conclusion is not None
+        grade, note, cost = await self.judge.grade(scenario, attempt.conclusion)
+        attempt.judge_cost_usd = round(cost, 6)
+        attempt.judge_notes = note or (grade.notes if grade else "")
+        if grade is not None:
+            attempt.judge_score = grade.score
+            attempt.judge_criteria = grade.criteria.model_dump()
 
 
 def to_attempt(scenario: str, repeat: int, outcome: Outcome, elapsed: float, model: str) -> Attempt:

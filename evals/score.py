@@ -51,6 +51,8 @@ class Score(BaseModel):
     calls: int
     tokens: int
     investigation_id: str | None
+    judge_score: float | None = None
+    judge_cost_usd: float = 0.0
 
 
 def conclusion_text(conclusion: Mapping[str, Any]) -> str:
@@ -104,6 +106,8 @@ def score(scenario: Scenario, attempt: Attempt) -> Score:
         calls=attempt.calls,
         tokens=attempt.tokens,
         investigation_id=attempt.investigation_id,
+        judge_score=attempt.judge_score,
+        judge_cost_usd=attempt.judge_cost_usd,
     )
 
 

@@ -21,6 +21,7 @@ from evals.report import report
 from evals.results import RunFolder
 from evals.scenario import Scenario, load_pack
 from tests.fakes.eval_model import KINDS, Answer, eval_model
+from tests.fakes.model import text_response
 
 REJECTED = {"false_positive", "benign"}
 TECHNIQUES_IN_CONCLUSION = "techniques" in Conclusion.model_fields
@@ -158,3 +159,30 @@ async def test_a_crash_fails_its_scenario_not_the_run(tmp_path: Path, pack: list
     assert by_id["aws-portprobe-public-web"].status == "concluded"
     assert by_id["dns-tunnelling-txt"].status == "failed"
     assert by_id["dns-tunnelling-txt"].error == "socbot crashed (RuntimeError)"
+
+
+async def test_the_judge_adds_a_score_beside_the_gates_and_fails_open(
+    tmp_path: Path, pack: list[Scenario]
+) -> None:
+    chosen = [s for s in pack if s.id in ("okta-password-spray", "aws-portprobe-public-web")]
+    answers = {"okta-password-spray": Answer("right"), "aws-portprobe-public-web": Answer("flip")}
+    model = eval_model(chosen, answers)
+    folder = RunFolder(tmp_path / "judged")
+    await run_eval(settings(tmp_path), [(s, 0) for s in chosen], folder, backend=model, judge=True)
+    result = report(chosen, folder.attempts())
+
+    (judged,) = model.requests_for("eval_judge")[:1]
+    assert judged.model == Settings().evals.judge_model
+    assert "<<<DATA-" in "".join(p.text or "" for p in judged.contents[0].parts or [])
+    rows = {r["id"]: r for r in result["results"]}
+    assert rows["okta-password-spray"]["judge_score"] == 0.8
+    assert rows["okta-password-spray"]["passed"] is True  # the gates decide, not the judge
+    assert rows["aws-portprobe-public-web"]["passed"] is False
+    assert result["summary"]["judge_score"] == 0.8 and result["summary"]["judge_cost_usd"] > 0
+
+    model.responders["eval_judge"] = lambda _r: text_response("not json")
+    broken = RunFolder(tmp_path / "broken")
+    await run_eval(settings(tmp_path), [(chosen[1], 0)], broken, backend=model, judge=True)
+    (attempt,) = broken.attempts()
+    assert attempt.status == "concluded" and attempt.judge_score is None
+    assert attempt.judge_notes.startswith("judge failed")

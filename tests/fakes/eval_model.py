@@ -36,6 +36,11 @@ from tests.fakes.model import (
     text_response,
 )
 
+GRADE = {
+    "score": 0.8,
+    "criteria": {"verdict_reasoning": 0.8, "evidence": 0.7, "completeness": 0.9, "actionable": 0.8},
+    "notes": "scripted grade",
+}
 KINDS = ("right", "flip", "severity", "missing", "forbidden", "inconclusive")
 TABLE = re.compile(r"\beval\.[a-z0-9_]+\.[a-z0-9_]+\b")
 CRITIQUE = {
@@ -136,5 +141,6 @@ def eval_model(
         "concluder_speculative": conclude,
         "concluder_rewrite": conclude,
         "critic": lambda _r: json_response(CRITIQUE),
+        "eval_judge": lambda _r: json_response(GRADE),
     }
     return ScriptedModel(script, delay=delay)
