@@ -26,7 +26,7 @@ from cli.eval_view import pack_rows, pack_table, print_comparison, print_summary
 from config.settings import ConfigError, Settings
 from evals.report import report
 from evals.results import Attempt, RunFolder, RunMeta
-from evals.runner import estimate_cost
+from evals.runner import Stop, estimate_cost
 from evals.scenario import Scenario, ScenarioError, load_pack, pack_folder
 
 app = command_app(help="Measure verdict quality on a scenario pack.")
@@ -184,7 +184,7 @@ def _run_with_progress(
     record: Path | None,
     replay: Path | None,
     options: dict[str, Any],
-) -> Any:
+) -> Stop:
     columns = (TextColumn("eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as progress:
         bar = progress.add_task("eval", total=len(work))

@@ -14,6 +14,28 @@ from scripts.eval_pack.common import Case, write_case
 from scripts.eval_pack.endpoint_network import endpoint, network
 from scripts.eval_pack.genuine import genuine_cases
 
+OTRF_LICENCE = """MIT License
+
+Copyright (c) 2021 Open Threat Research Forge
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE."""
+
 PACK = Path(__file__).resolve().parents[2] / "evals" / "packs" / "core"
 
 
@@ -21,21 +43,16 @@ def notice(cases: list[Case]) -> str:
     lines = [
         "socbot eval pack 'core': origin and licence of each scenario.",
         "",
-        "Scenarios marked SYNTHETIC were written for socbot (invented people, hosts, addresses",
-        "and events; any resemblance to real ones is chance): Apache-2.0, as this repository.",
+        "Scenarios marked SYNTHETIC were written for socbot: invented people, hosts and events;",
+        "Apache-2.0, as this repository. Their public IP addresses and domains only make the",
+        "data look real, and their recorded threat-intel answers are INVENTED: they describe",
+        "no real address, domain or organisation.",
         "Scenarios over genuine telemetry keep the rows of OTRF Security-Datasets",
         "(https://github.com/OTRF/Security-Datasets, MIT License, Copyright (c) 2021 Open",
         "Threat Research Forge), cut to the columns listed in scripts/eval_pack/genuine.py;",
-        "their alerts were written for the pack. The MIT licence text:",
+        "their alerts were written for the pack. OTRF Security-Datasets' licence:",
         "",
-        "  Permission is hereby granted, free of charge, to any person obtaining a copy of this",
-        '  software and associated documentation files (the "Software"), to deal in the Software',
-        "  without restriction, including without limitation the rights to use, copy, modify,",
-        "  merge, publish, distribute, sublicense, and/or sell copies of the Software, and to",
-        "  permit persons to whom the Software is furnished to do so, subject to the following",
-        "  conditions: The above copyright notice and this permission notice shall be included",
-        '  in all copies or substantial portions of the Software. THE SOFTWARE IS PROVIDED "AS',
-        '  IS", WITHOUT WARRANTY OF ANY KIND.',
+        *("  " + line if line else "" for line in OTRF_LICENCE.splitlines()),
         "",
     ]
     for case in sorted(cases, key=lambda c: c.id):
