@@ -35,6 +35,7 @@ from config.agent_settings import (
     ReviewSettings,
 )
 from config.database_url import async_database_url, sqlite_file
+from config.eval_settings import EvalSettings
 from config.service_settings import (
     IntelSettings,
     LogSettings,
@@ -50,6 +51,7 @@ __all__ = [
     "AlertSettings",
     "ConfigError",
     "ContextCacheSettings",
+    "EvalSettings",
     "GeminiSettings",
     "IntelSettings",
     "LearningSettings",
@@ -115,6 +117,7 @@ class Settings(BaseSettings):
     learning: LearningSettings = LearningSettings()
     alerts: AlertSettings = AlertSettings()
     work: WorkSettings = WorkSettings()
+    evals: EvalSettings = EvalSettings()
 
     @classmethod
     def settings_customise_sources(

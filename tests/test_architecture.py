@@ -1,6 +1,6 @@
 """The house rules of docs/architecture.md, computed from the source (``ast``, no imports run).
 
-Floors, top to bottom: cli → bot → agent → tools → store → core → alerts → config. A module
+Floors, top to bottom: cli → evals → bot → agent → tools → store → core → alerts → config. A module
 imports only its own floor and the floors below; no modules import each other in a circle;
 the Gemini seam (``agent.model``) reaches nothing of the engine but ``agent.errors``.
 """
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FLOORS = ["cli", "bot", "agent", "tools", "store", "core", "alerts", "config"]  # top first
+FLOORS = ["cli", "evals", "bot", "agent", "tools", "store", "core", "alerts", "config"]  # top first
 MAX_LINES = 300
 
 Graph = dict[str, set[str]]

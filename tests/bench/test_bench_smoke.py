@@ -114,3 +114,15 @@ async def test_slack_bench_tiny(tmp_path: Path) -> None:
     assert out["statuses"] == {200: 2}
     assert out["slack_calls_during_load"]["auth.test"] >= 1  # socbot signed in first
     assert out["ack_ms_p99"] >= out["ack_ms_p50"] > 0
+
+
+async def test_eval_bench_tiny(tmp_path: Path) -> None:
+    from bench import bench_eval
+    from tools.base import ToolRegistry
+
+    dispatch = ToolRegistry.dispatch
+    out = await bench_eval.run(2, 0.0, tmp_path, only="aws-root*,okta-password-spray")
+    assert out["scenarios"] == 2 and out["model_calls"] >= 8
+    assert out["sum_critical_paths_s"] > 0 and out["scorer_ms_per_scenario"] > 0
+    assert out["tool_calls"] == 2  # each scenario's one query, timed
+    assert ToolRegistry.dispatch is dispatch  # the timing wrapper is gone

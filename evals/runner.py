@@ -1,0 +1,223 @@
+"""Runs a pack through the real engine: one fresh ``Engine`` per attempt on shared wiring.
+
+The wiring (database, HTTP client, model gateway, history, investigation store) is the
+one ``cli.runtime.open_runtime`` builds; each attempt gets the engine the CLI would
+build, over the scenario's own tools (``evals.sandbox``). Attempts run ``concurrency``
+at a time; each is written to the run folder as it ends, so a stopped run resumes.
+``max_cost`` is a hard stop: once the attempts' cost reaches it, the ones still
+running are cancelled (not written: a later run does them again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agent.engine import Engine, Outcome, Request
+from agent.errors import AgentError
+from agent.history import History
+from agent.model.gateway import LLMGateway
+from agent.model.pricing import call_cost, price_for
+from alerts.catalogue import load_catalogue
+from alerts.parse import parse_alert
+from config.settings import Settings
+from core.events import NullSink
+from evals.judge import Judge
+from evals.recording import ATTEMPT
+from evals.results import Attempt, RunFolder
+from evals.sandbox import close_registry, scenario_registry, scenario_settings
+from evals.scenario import Scenario
+from store.investigations import InvestigationStore
+from store.playbook import PlaybookStore
+
+if TYPE_CHECKING:
+    import httpx
+
+    from store.db import Database
+
+log = logging.getLogger(__name__)
+
+# What one investigation spends when nothing better is known (no earlier attempt):
+# the order of magnitude bench/README.md measured for a planned run with review.
+GUESS_PROMPT_TOKENS = 90_000
+GUESS_OUTPUT_TOKENS = 6_000
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """The long-lived parts of ``cli.runtime.Runtime`` an eval run shares."""
+
+    settings: Settings
+    db: Database
+    http: httpx.AsyncClient
+    gateway: LLMGateway
+    history: History
+    investigations: InvestigationStore
+
+
+@dataclass
+class Stop:
+    """Why a run ended early, if it did."""
+
+    reason: str | None = None
+    spent_usd: float = 0.0
+    cancelled: list[str] = field(default_factory=list)
+
+
+def attempt_key(scenario: str, repeat: int) -> str:
+    return f"{scenario}__r{repeat}"
+
+
+def estimate_cost(settings: Settings, pending: int, earlier: Sequence[Attempt]) -> float | None:
+    """USD for ``pending`` attempts: the mean of earlier attempts, else a list-price guess."""
+    costs = [a.cost_usd for a in earlier if a.calls]
+    if costs:
+        return pending * sum(costs) / len(costs)
+    price = price_for(settings.gemini.prices, settings.gemini.model)
+    if price is None:
+        return None
+    each = call_cost(
+        price,
+        prompt_tokens=GUESS_PROMPT_TOKENS,
+        cached_tokens=0,
+        output_tokens=GUESS_OUTPUT_TOKENS,
+        thinking_tokens=0,
+    )
+    return pending * each
+
+
+class EvalRunner:
+    def __init__(
+        self,
+        wiring: Wiring,
+        folder: RunFolder,
+        *,
+        concurrency: int = 1,
+        max_cost: float | None = None,
+        on_done: Callable[[Attempt], None] | None = None,
+        forget: Callable[[str], None] | None = None,
+        judge: Judge | None = None,
+    ) -> None:
+        self.wiring = wiring
+        self.folder = folder
+        self.concurrency = max(1, concurrency)
+        self.max_cost = max_cost
+        self.on_done = on_done or (lambda _a: None)
+        self.forget = forget or (lambda _k: None)  # a recorder drops an unfinished attempt
+        self.catalogue = load_catalogue(wiring.settings.alerts.formats_dir)
+        self.stop = Stop()
+        self.judge = judge
+
+    async def run(self, work: Sequence[tuple[Scenario, int]]) -> Stop:
+        """Run every (scenario, repeat) of ``work``; what ended early is in the result."""
+        gate = asyncio.Semaphore(self.concurrency)
+        tasks = {
+            asyncio.create_task(self._guarded(gate, s, r)): attempt_key(s.id, r) for s, r in work
+        }
+        pending = set(tasks)
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()  # a bug in the harness surfaces
+            if self.stop.reason and pending:
+                for task in pending:
+                    task.cancel()
+                await asyncio.gather(*pending, return_exceptions=True)
+                self.stop.cancelled = sorted(tasks[t] for t in pending)
+                break
+        return self.stop
+
+    async def _guarded(self, gate: asyncio.Semaphore, scenario: Scenario, repeat: int) -> None:
+        async with gate:
+            if self.stop.reason:
+                return
+            attempt = await self.attempt(scenario, repeat)
+            self.folder.save(attempt)
+            self.stop.spent_usd += attempt.cost_usd + attempt.judge_cost_usd
+            if self.max_cost is not None and self.stop.spent_usd >= self.max_cost:
+                self.stop.reason = f"--max-cost ${self.max_cost:g} reached"
+            self.on_done(attempt)
+
+    async def attempt(self, scenario: Scenario, repeat: int) -> Attempt:
+        """One scenario through a fresh engine over its own tools. An alert socbot cannot
+        read, or an engine that crashes (a bug: logged), is a failed attempt; the run
+        goes on."""
+        w = self.wiring
+        model = w.settings.gemini.model
+        try:
+            alert = parse_alert(scenario.alert, catalogue=self.catalogue)
+        except (AgentError, ValueError) as exc:
+            error = f"the alert is not one socbot reads: {exc}"
+            return Attempt(scenario=scenario.id, repeat=repeat, status="failed", error=error)
+        settings = scenario_settings(w.settings, scenario)
+        registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
+        key = attempt_key(scenario.id, repeat)
+        self.forget(key)
+        token = ATTEMPT.set(key)
+        started = time.monotonic()
+        try:
+            engine = Engine(
+                settings=settings,
+                gateway=w.gateway,
+                registry=registry,
+                history=w.history,
+                investigations=w.investigations,
+                playbook=PlaybookStore(w.db),
+            )
+            request = Request(
+                conversation_id=f"eval-{uuid.uuid4().hex[:12]}",
+                text=f"Investigate this {alert.source} alert: {alert.title}",
+                alert=alert,
+            )
+            outcome = await engine.run(request, NullSink())
+            elapsed = time.monotonic() - started
+            attempt = to_attempt(scenario.id, repeat, outcome, elapsed, model)
+            if self.judge is not None and attempt.conclusion is not None:
+                await self._judged(attempt, scenario)
+        except Exception as exc:  # fail open: one scenario's crash is its failure, not the run's
+            log.exception("eval scenario %s crashed", scenario.id)
+            error = f"socbot crashed ({type(exc).__name__})"
+            elapsed = round(time.monotonic() - started, 3)
+            return Attempt(
+                scenario=scenario.id, repeat=repeat, status="failed", error=error,
+                latency_s=elapsed, model=model,
+            )  # fmt: skip
+        finally:
+            ATTEMPT.reset(token)
+            await asyncio.to_thread(close_registry, registry)
+        return attempt
+
+    async def _judged(self, attempt: Attempt, scenario: Scenario) -> None:
+        """Add the judge's grade (its cost is counted apart from the engine's)."""
+        assert self.judge is not None and attempt.conclusion is not None
+        grade, note, cost = await self.judge.grade(scenario, attempt.conclusion)
+        attempt.judge_cost_usd = round(cost, 6)
+        attempt.judge_notes = note or (grade.notes if grade else "")
+        if grade is not None:
+            attempt.judge_score = grade.score
+            attempt.judge_criteria = grade.criteria.model_dump()
+
+
+def to_attempt(scenario: str, repeat: int, outcome: Outcome, elapsed: float, model: str) -> Attempt:
+    usage = outcome.usage
+    review = outcome.review
+    return Attempt(
+        scenario=scenario,
+        repeat=repeat,
+        status=outcome.status,
+        investigation_id=outcome.investigation_id,
+        conclusion=outcome.conclusion.model_dump(mode="json") if outcome.conclusion else None,
+        review_findings=review.findings if review else None,
+        review_verified=review.verified if review else None,
+        error=outcome.error,
+        cost_usd=float(usage.get("cost_usd") or 0.0),
+        latency_s=round(elapsed, 3),
+        calls=int(usage.get("llm_calls") or 0),
+        tokens=int(usage.get("total_tokens") or 0),
+        model=model,
+    )

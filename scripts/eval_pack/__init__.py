@@ -1,0 +1,1 @@
+"""Builders of the bundled eval pack (``evals/packs/core``); see ``make.py``."""
