@@ -14,7 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -43,6 +43,11 @@ from config.settings import ConfigError, Settings, config_notice
 from store.alerts import AlertStore
 from store.investigations import InvestigationStore
 
+if TYPE_CHECKING:
+    import httpx
+
+    from agent.model.llm import ModelBackend
+
 EXIT_FAILED = 1
 EXIT_CANCELLED = 130
 EXIT_CODES = {"answered": 0, "concluded": 0, "failed": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
@@ -68,7 +73,7 @@ def investigate(
     progress = TerminalProgress(Console(stderr=True, quiet=quiet, soft_wrap=True), verbose=verbose)
     try:
         with cli_logging(quiet=quiet, verbose=verbose), progress:
-            outcome, record = asyncio.run(_investigate(settings, alert, progress))
+            outcome, record = asyncio.run(investigate_alert(settings, alert, progress))
     except KeyboardInterrupt:  # the progress sink said "cancelled" (one line)
         if quiet:
             typer.secho("cancelled", err=True, fg=typer.colors.YELLOW)
@@ -95,14 +100,23 @@ def investigate(
         raise typer.Exit(code)
 
 
-async def _investigate(
-    settings: Settings, alert: Alert, progress: TerminalProgress
+async def investigate_alert(
+    settings: Settings,
+    alert: Alert,
+    progress: TerminalProgress,
+    *,
+    backend: ModelBackend | None = None,
+    http: httpx.AsyncClient | None = None,
 ) -> tuple[Outcome, dict[str, Any]]:
+    """Investigate ``alert`` in a runtime of its own (``open_runtime``; ``backend`` and
+    ``http`` as there), store it, and return the outcome with the ``--json`` record.
+    Without ``backend``, the settings files read are said first (``config_notice``)."""
     conversation_id = new_conversation_id()
-    async with open_runtime(settings) as rt:
-        progress.console.print(
-            escape(config_notice(settings.database_url)), style="dim", highlight=False
-        )
+    async with open_runtime(settings, backend=backend, http=http) as rt:
+        if backend is None:
+            progress.console.print(
+                escape(config_notice(settings.database_url)), style="dim", highlight=False
+            )
         started = time.monotonic()
         outcome = await rt.engine.run(
             Request(conversation_id=conversation_id, text=_alert_request(alert), alert=alert),

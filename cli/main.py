@@ -32,6 +32,10 @@ class Lazy:
 
 # In the order `socbot --help` lists them.
 COMMANDS: dict[str, Lazy] = {
+    "demo": Lazy(
+        "cli.demo.command",
+        "See an investigation without a key: the sample alert on a scripted model, offline.",
+    ),
     "investigate": Lazy(
         "cli.investigate", "Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."
     ),

@@ -65,6 +65,7 @@ __all__ = [
     "config_files",
     "config_notice",
     "config_path",
+    "fixed_settings",
     "load_settings",
     "local_config_path",
 ]
@@ -190,3 +191,23 @@ def load_settings(**overrides: Any) -> Settings:
     if path and not Path(path).is_file():
         raise ConfigError(f"SOCBOT_CONFIG points to {path!r}, which is not a file")
     return Settings(**overrides)
+
+
+class _FixedSettings(Settings):
+    """Settings read from nothing but their arguments (and the defaults)."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
+def fixed_settings(**values: Any) -> Settings:
+    """Settings from ``values`` and the defaults only: no variable, no file (``socbot demo``)."""
+    return _FixedSettings(**values)

@@ -55,7 +55,7 @@ def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 def use_model(monkeypatch: pytest.MonkeyPatch, model: ScriptedModel) -> None:
     """Route the commands' runtime to the scripted model instead of Gemini."""
 
-    def scripted(settings: Settings) -> AbstractAsyncContextManager[Runtime]:
+    def scripted(settings: Settings, **_: object) -> AbstractAsyncContextManager[Runtime]:
         return open_runtime(settings, backend=model)
 
     monkeypatch.setattr(cli.investigate, "open_runtime", scripted)
