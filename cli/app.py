@@ -121,6 +121,7 @@ def load_settings_or_exit(*, announce: bool = True) -> Settings:
     import tomllib
 
     from pydantic import ValidationError
+    from pydantic_settings import SettingsError
 
     from config.settings import ConfigError, load_settings
 
@@ -134,6 +135,8 @@ def load_settings_or_exit(*, announce: bool = True) -> Settings:
         raise fail(f"{_broken_toml_file()} is not valid TOML: {one_line(exc)}") from None
     except ConfigError as exc:
         raise fail(one_line(exc)) from None
+    except SettingsError as exc:  # a variable check_environment let through
+        raise fail(f"{one_line(exc)} ({_where_settings_come_from()})") from None
     if announce:
         config_notice_line(settings)
     return settings

@@ -35,6 +35,7 @@ from config.agent_settings import (
     ReviewSettings,
 )
 from config.database_url import async_database_url, sqlite_file
+from config.env_check import EnvError, check_environment
 from config.service_settings import (
     IntelSettings,
     LogSettings,
@@ -187,9 +188,15 @@ class ConfigError(Exception):
 
 
 def load_settings(**overrides: Any) -> Settings:
+    """The settings; ``ConfigError`` (one line) for a missing ``SOCBOT_CONFIG`` file or a
+    ``SOCBOT_*`` variable that names no setting or holds a value it refuses."""
     path = os.environ.get("SOCBOT_CONFIG")
     if path and not Path(path).is_file():
         raise ConfigError(f"SOCBOT_CONFIG points to {path!r}, which is not a file")
+    try:
+        check_environment(Settings, also_known=WELL_KNOWN_ENV)
+    except EnvError as exc:
+        raise ConfigError(str(exc)) from None
     return Settings(**overrides)
 
 
