@@ -45,6 +45,10 @@ COMMANDS: dict[str, Lazy] = {
         "Run the Slack bot: mentions, thread follow-ups, alert channels and POST /alerts.",
         lean=False,  # Slack needs aiohttp; it freezes its heap once started (bot.lifecycle)
     ),
+    "list": Lazy(
+        "cli.list_cmd",
+        "List recent investigations (or alerts): id, time, source, title, verdict, cost.",
+    ),
     "show": Lazy(
         "cli.show_cmd", "Print a past investigation's record: steps, tool calls, conclusion, usage."
     ),
