@@ -66,7 +66,7 @@ COMMANDS: dict[str, Lazy] = {
 
 ENVIRONMENT_HELP = """\b
 Environment:
-  GEMINI_API_KEY       Gemini API key (required; or Vertex AI, see README)
+  GEMINI_API_KEY       Gemini API key (or Vertex AI: docs/configuration.md)
   SOCBOT_CONFIG        settings file (default config/socbot.toml; a
                        socbot.local.toml beside it overrides it)
   SOCBOT_DATABASE_URL  database URL (default: SQLite in ./var/socbot.db)
