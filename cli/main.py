@@ -56,6 +56,10 @@ COMMANDS: dict[str, Lazy] = {
         "cli.show_cmd", "Print a past investigation's event timeline (one line per event)."
     ),
     "tools": Lazy("cli.tools_cmd", "Inspect the investigation tools."),
+    "doctor": Lazy(
+        "cli.doctor.command",
+        "Check the set-up (settings, Gemini, Slack, BigQuery, DuckDB, intel, database).",
+    ),
     "playbook": Lazy("cli.playbook_cmd", "Review and manage the team playbook."),
     "alerts": Lazy("cli.alerts_cmd", "Inspect how alert payloads are read."),
     "db": Lazy("cli.db_cmd", "Manage the database schema."),
