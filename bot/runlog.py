@@ -14,6 +14,7 @@ import time
 from typing import Any, Protocol
 
 from agent.engine import Outcome, Request
+from bot import metrics
 from core.events import Event, Sink, Started
 
 log = logging.getLogger("socbot.runs")
@@ -32,6 +33,7 @@ class _StartLogger:
         self.investigation_id = "?"
 
     async def emit(self, event: Event) -> None:
+        metrics.observe(event)
         if isinstance(event, Started):
             self.investigation_id = event.investigation_id or "?"
             log.info(
@@ -47,15 +49,20 @@ async def logged_run(engine: _Engine, request: Request, sink: Sink) -> Outcome:
     """``engine.run(request, sink)`` with a start and an end line in the log."""
     started = time.monotonic()
     starts = _StartLogger(sink, request.conversation_id)
+    source = request.alert.source if request.alert is not None else "chat"
     try:
         outcome = await engine.run(request, starts)
     except asyncio.CancelledError:
         _ended_early(starts, "cancelled", started)
+        metrics.observe_outcome(None, "cancelled", source, time.monotonic() - started)
         raise
     except Exception as error:
         _ended_early(starts, f"error ({type(error).__name__})", started)
+        metrics.observe_outcome(None, "error", source, time.monotonic() - started)
         raise
-    log.info("%s", end_line(outcome, request.conversation_id, time.monotonic() - started))
+    elapsed = time.monotonic() - started
+    log.info("%s", end_line(outcome, request.conversation_id, elapsed))
+    metrics.observe_outcome(outcome, outcome.status, source, elapsed)
     return outcome
 
 

@@ -36,6 +36,7 @@ from config.agent_settings import (
 )
 from config.database_url import async_database_url, sqlite_file
 from config.env_check import EnvError, check_environment
+from config.log_settings import LoggingSettings
 from config.service_settings import (
     IntelSettings,
     LogSettings,
@@ -56,6 +57,7 @@ __all__ = [
     "LearningSettings",
     "Limits",
     "LogSettings",
+    "LoggingSettings",
     "ModelPrice",
     "PlaybookSettings",
     "ReviewSettings",
@@ -117,6 +119,7 @@ class Settings(BaseSettings):
     learning: LearningSettings = LearningSettings()
     alerts: AlertSettings = AlertSettings()
     work: WorkSettings = WorkSettings()
+    log: LoggingSettings = LoggingSettings()
 
     @classmethod
     def settings_customise_sources(
