@@ -22,11 +22,12 @@ if TYPE_CHECKING:
 
 
 def command_app(**kwargs: Any) -> typer.Typer:
-    """A Typer for one command module, with the root's plain help (flags shown as flags)."""
+    """A Typer for one command module, with the root's plain help (flags shown as flags;
+    ``-h`` as well as ``--help``)."""
     kwargs.setdefault("no_args_is_help", True)
-    return typer.Typer(
-        rich_markup_mode=None, add_completion=False, pretty_exceptions_enable=False, **kwargs
-    )
+    kwargs.setdefault("add_completion", False)
+    kwargs.setdefault("context_settings", {"help_option_names": ["-h", "--help"]})
+    return typer.Typer(rich_markup_mode=None, pretty_exceptions_enable=False, **kwargs)
 
 
 def new_conversation_id() -> str:

@@ -14,11 +14,14 @@ import gc
 import importlib
 import sys
 from dataclasses import dataclass
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer import _click as click  # the click that typer bundles
 from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    from typer._click.shell_completion import CompletionItem
 
 from cli.app import command_app
 
@@ -99,6 +102,17 @@ class LazyGroup(TyperGroup):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return super().get_command(ctx, cmd_name) or load_command(cmd_name)
 
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Command names from ``COMMANDS`` (no module imported on a TAB), then options."""
+        from typer._click.shell_completion import CompletionItem
+
+        names = [
+            CompletionItem(name, help=entry.help)
+            for name, entry in COMMANDS.items()
+            if name.startswith(incomplete)
+        ]
+        return names + click.Command.shell_complete(self, ctx, incomplete)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
@@ -113,7 +127,11 @@ def _version(value: bool) -> None:
 
 
 app = command_app(
-    name="socbot", cls=LazyGroup, epilog=ENVIRONMENT_HELP, invoke_without_command=False
+    name="socbot",
+    cls=LazyGroup,
+    epilog=ENVIRONMENT_HELP,
+    invoke_without_command=False,
+    add_completion=True,  # socbot --install-completion (bash, zsh, fish, PowerShell)
 )
 
 

@@ -16,15 +16,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from cli.runtime import open_runtime
 from cli.serve import Mode, serve_until
 from tests.bot.test_slack_flows import free_port
-from tests.cli.test_cli import CONCLUSION, CRITIQUE
-from tests.cli.test_show_trace import PLAN
-from tests.fakes.model import (
-    ModelRequest,
-    ScriptedModel,
-    call_response,
-    json_response,
-    text_response,
-)
+from tests.cli.test_show_trace import PLAN, model_with_a_failing_tool
+from tests.fakes.model import ModelRequest, json_response
 from tests.fakes.signals import WAIT_S
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import WEBHOOK_TOKEN, make_settings
@@ -65,21 +58,8 @@ async def test_metrics_during_and_after_an_investigation(
         await go_on.wait()  # the investigation is running while the test scrapes
         return json_response(PLAN)
 
-    model = ScriptedModel(
-        {
-            "planner": [planner],
-            "step s1": [
-                call_response(
-                    ("search_past_alerts", {"text": "Tor"}),
-                    ("search_past_alerts", {"text": "Tor", "limit": 500}),  # over the maximum
-                ),
-                text_response("The IP is a Tor exit node."),
-            ],
-            "reflector": [json_response({"achieved": True, "insights": [], "plan_updates": []})],
-            "concluder": [json_response(CONCLUSION)],
-            "critic": [json_response(CRITIQUE)],
-        }
-    )
+    model = model_with_a_failing_tool()  # one good and one refused tool call
+    model.queues["planner"] = [planner]
     settings = make_settings(tmp_path, fake.base_url)
     port = free_port()
     stop, up = asyncio.Event(), asyncio.Event()
