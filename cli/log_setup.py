@@ -37,7 +37,15 @@ def log_handler(settings: LoggingSettings, stream: IO[str] | None = None) -> log
     return handler
 
 
+# Libraries whose INFO lines are retry chatter socbot says itself, in one line, when it
+# matters (slack_sdk logs each connection retry of its Web API client).
+QUIET_BELOW_DEBUG = ("slack_sdk.web",)
+
+
 def configure_logging(settings: LoggingSettings) -> None:
     """Log from ``log.level`` up to stderr in ``log.format`` — unless the process has set
     up logging already (``logging.basicConfig`` semantics: tests, an embedding program)."""
     logging.basicConfig(handlers=[log_handler(settings)], level=settings.level)
+    if settings.level != "DEBUG":
+        for name in QUIET_BELOW_DEBUG:
+            logging.getLogger(name).setLevel(logging.WARNING)

@@ -6,6 +6,11 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +59,31 @@ def test_settings_read_log_format_and_level_from_the_environment(
     monkeypatch.setenv("SOCBOT_LOG__FORMAT", "json")
     monkeypatch.setenv("SOCBOT_LOG__LEVEL", "DEBUG")
     assert Settings().log == LoggingSettings(format="json", level="DEBUG")
+
+
+def test_serve_against_an_unreachable_slack_is_one_line(tmp_path: Path) -> None:
+    """slack_sdk's connection-retry lines stay below the level; socbot's error says it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOCBOT_", "SLACK_"))}
+    with socket.socket() as closed:  # a loopback port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    env |= {
+        "SLACK_BOT_TOKEN": "xoxb-not-a-real-token",
+        "SLACK_APP_TOKEN": "xapp-not-a-real-token",
+        "SOCBOT_SLACK_API_URL": f"http://127.0.0.1:{port}/",
+        "GEMINI_API_KEY": "not-a-real-key",
+        "SOCBOT_DATABASE_URL": f"sqlite:///{tmp_path / 'socbot.db'}",
+    }
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("socbot")), "serve"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"error: cannot reach the Slack Web API at http://127.0.0.1:{port}/: Cannot connect to "
+        f"host 127.0.0.1:{port} ssl:default [Connect call failed ('127.0.0.1', {port})]"
+    ]
