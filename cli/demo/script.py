@@ -129,6 +129,7 @@ CONCLUSION: dict[str, Any] = {
     ],
     "uncertainties": ["Whether other instances were touched"],
     "recommendations": ["Revoke the IAM binding", "Stop web-server-prod-01", "Reset j.doe"],
+    "techniques": [{"id": "T1110.003"}, {"id": "T1098.003"}, {"id": "T1496"}],
 }
 
 CRITIQUE: dict[str, Any] = {
