@@ -44,6 +44,7 @@ from config.service_settings import (
     TableSpec,
     WorkSettings,
 )
+from config.tracing_settings import TracingSettings
 
 __all__ = [
     "DEFAULT_CONFIG_PATH",
@@ -64,6 +65,7 @@ __all__ = [
     "Settings",
     "SlackSettings",
     "TableSpec",
+    "TracingSettings",
     "WorkSettings",
     "config_files",
     "config_notice",
@@ -120,6 +122,7 @@ class Settings(BaseSettings):
     alerts: AlertSettings = AlertSettings()
     work: WorkSettings = WorkSettings()
     log: LoggingSettings = LoggingSettings()
+    tracing: TracingSettings = TracingSettings()
 
     @classmethod
     def settings_customise_sources(
