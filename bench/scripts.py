@@ -1,9 +1,10 @@
 """Scripted investigations for the fake Gemini: what each stage answers.
 
 All responders are stateless: a step answers according to how many model turns its
-contents already hold, so concurrent investigations share one script. The SQL is
-real and runs against the bundled DuckDB sample (``examples/data``); ``lookup_ip``
-goes to the fake threat-intel server.
+contents already hold, so concurrent investigations share one script. ``three_steps``
+is the investigation ``socbot demo`` plays (``cli.demo.script``): its SQL is real and
+runs against the bundled DuckDB sample (``examples/data``); ``lookup_ip`` goes to the
+fake threat-intel server.
 """
 
 from __future__ import annotations
@@ -12,120 +13,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bench.fake_gemini import GeminiRequest, Responder, Turn
+from cli.demo.script import CONCLUSION, CRITIQUE, FINDINGS, FLOWS, OBJECTIVE, WINDOW
+from cli.demo.script import STEPS as DEMO_STEPS
 
-AUTH = "`socbot-sample.logs.auth_logs`"
-AUDIT = "`socbot-sample.logs.gcp_audit_logs`"
-FLOWS = "`socbot-sample.logs.vpc_flow_logs`"
-DNS = "`socbot-sample.logs.dns_logs`"
-WINDOW = (
-    "event_time BETWEEN TIMESTAMP '2025-11-07 00:00:00+00' AND TIMESTAMP '2025-11-08 06:00:00+00'"
-)
 THINK = 120  # thinking tokens reported for main-model turns
-
-SPRAY_SQL = (
-    f"SELECT user_name, result, COUNT(*) AS n, MIN(event_time) AS first_seen, "
-    f"MAX(event_time) AS last_seen FROM {AUTH} WHERE src_ip = '185.220.101.42' AND {WINDOW} "
-    "GROUP BY user_name, result ORDER BY n DESC"
-)
-IAM_SQL = (
-    f"SELECT event_time, principal_email, caller_ip, method_name, request_summary FROM {AUDIT} "
-    f"WHERE method_name = 'SetIamPolicy' AND {WINDOW} ORDER BY event_time"
-)
-ATTACKER_SQL = (
-    f"SELECT method_name, COUNT(*) AS n, MIN(event_time) AS first_seen FROM {AUDIT} "
-    f"WHERE principal_email = 'attacker@external-domain.com' AND {WINDOW} "
-    "GROUP BY method_name ORDER BY first_seen"
-)
-EGRESS_SQL = (
-    f"SELECT dst_ip, dst_port, COUNT(*) AS flows, SUM(bytes_sent) AS bytes, "
-    f"MIN(event_time) AS first_seen FROM {FLOWS} WHERE src_instance = 'web-server-prod-01' "
-    f"AND remote_country IS NOT NULL AND {WINDOW} GROUP BY dst_ip, dst_port ORDER BY bytes DESC"
-)
-DNS_SQL = (
-    f"SELECT query_name, answer, MIN(event_time) AS first_seen FROM {DNS} "
-    f"WHERE source_instance = 'web-server-prod-01' AND {WINDOW} GROUP BY query_name, answer"
-)
 RAW_SQL = f"SELECT * FROM {FLOWS} WHERE {WINDOW} ORDER BY event_time LIMIT 200"
 
-FINDINGS = (
-    "Checked {what}. Found concrete values: 185.220.101.42 made 57 failed SSO sign-ins "
-    "between 21:38 and 22:05 UTC, then j.doe@example.com signed in without MFA at 22:06:13; "
-    "attacker@external-domain.com was granted roles/compute.admin at 22:19:40; "
-    "web-server-prod-01 sent traffic to 195.123.245.89:4444 from 05:15:40. "
-)
-
 STEPS: dict[str, tuple[str, str, list[str], list[Turn]]] = {
-    "s1": (
-        "Check sign-ins from 185.220.101.42 (auth_logs) and its reputation",
-        "counts of failed/successful sign-ins per user, and whether the IP is known bad",
-        ["query_logs", "lookup_ip"],
+    step_id: (
+        step.description,
+        step.expected,
+        list(step.tools),
         [
-            Turn.call(("query_logs", {"sql": SPRAY_SQL}), thoughts_tokens=THINK),
-            Turn.call(("lookup_ip", {"ip": "185.220.101.42"}), thoughts_tokens=THINK),
-            Turn(text=FINDINGS.format(what="auth_logs and lookup_ip"), thoughts_tokens=THINK),
+            *(Turn.call(*calls, thoughts_tokens=THINK) for calls in step.turns),
+            Turn(text=step.findings, thoughts_tokens=THINK),
         ],
-    ),
-    "s2": (
-        "Find IAM policy changes and what attacker@external-domain.com did (gcp_audit_logs)",
-        "who granted which role when, and the attacker's API calls",
-        ["query_logs"],
-        [
-            Turn.call(("query_logs", {"sql": IAM_SQL}), thoughts_tokens=THINK),
-            Turn.call(("query_logs", {"sql": ATTACKER_SQL}), thoughts_tokens=THINK),
-            Turn(text=FINDINGS.format(what="gcp_audit_logs"), thoughts_tokens=THINK),
-        ],
-    ),
-    "s3": (
-        "Check egress of web-server-prod-01 to external hosts and its DNS lookups",
-        "external destinations with bytes and first time seen; reputation of the top one",
-        ["query_logs", "lookup_ip"],
-        [
-            Turn.call(("query_logs", {"sql": EGRESS_SQL}), thoughts_tokens=THINK),
-            Turn.call(
-                ("lookup_ip", {"ip": "195.123.245.89"}),
-                ("query_logs", {"sql": DNS_SQL}),
-                thoughts_tokens=THINK,
-            ),
-            Turn(
-                text=FINDINGS.format(what="vpc_flow_logs, dns_logs, lookup_ip"),
-                thoughts_tokens=THINK,
-            ),
-        ],
-    ),
-}
-
-CONCLUSION: dict[str, Any] = {
-    "verdict": "true_positive",
-    "severity": "critical",
-    "confidence": "high",
-    "summary": "A password spray from 185.220.101.42 compromised j.doe@example.com; the "
-    "attacker granted itself compute.admin and started XMRig on web-server-prod-01.",
-    "key_findings": [
-        {
-            "finding": "Password spray then a sign-in without MFA",
-            "evidence": "auth_logs s1",
-            "evidence_refs": ["s1#1"],
-        },
-        {
-            "finding": "roles/compute.admin granted to an external account",
-            "evidence": "s2",
-            "evidence_refs": ["s2#1"],
-        },
-        {
-            "finding": "Mining pool traffic from web-server-prod-01",
-            "evidence": "s3",
-            "evidence_refs": ["s3#1"],
-        },
-    ],
-    "uncertainties": ["Whether other instances were touched"],
-    "recommendations": ["Revoke the IAM binding", "Stop web-server-prod-01", "Reset j.doe"],
-}
-
-
-CRITIQUE: dict[str, Any] = {
-    "score": 0.9,
-    "criteria": {"answers_objective": 0.9, "grounded": 0.9, "consistent": 0.9, "actionable": 0.9},
-    "issues": [],
+    )
+    for step_id, step in DEMO_STEPS.items()
 }
 
 
@@ -162,11 +66,7 @@ def plan_json(step_ids: Sequence[str], *, chain: bool = False) -> dict[str, Any]
                 "depends_on": [step_ids[i - 1]] if chain and i else [],
             }
         )
-    return {
-        "objective": "Establish whether the SCC XMRig alert on web-server-prod-01 is a real "
-        "compromise, how the attacker got in and what they changed.",
-        "steps": steps,
-    }
+    return {"objective": OBJECTIVE, "steps": steps}
 
 
 def three_steps(*, achieved: bool = True) -> dict[str, Responder]:

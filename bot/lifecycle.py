@@ -77,6 +77,7 @@ class SocBot:
             webhook=self.webhook,
             health=self.health,
             signing_secret=secret.get_secret_value() if secret else None,
+            metrics=self.metrics,
         )
         app.on_startup.append(self._resume)
         app.on_startup.append(self._start_worker)
@@ -103,6 +104,12 @@ class SocBot:
         if self.heap_frozen:
             gc.unfreeze()
             self.heap_frozen = False
+
+    async def metrics(self) -> bytes:
+        """``/metrics``: this process's counters and the whole queue's gauges."""
+        from bot.metrics import exposition
+
+        return await exposition(self.coordinator.queue)
 
     async def health(self) -> dict[str, Any]:
         """``/healthz``: work running / waiting in the whole queue (the database) and on

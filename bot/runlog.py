@@ -14,6 +14,7 @@ import time
 from typing import Any, Protocol
 
 from agent.engine import Outcome, Request
+from bot import metrics, tracing
 from core.events import Event, Sink, Started
 
 log = logging.getLogger("socbot.runs")
@@ -24,14 +25,18 @@ class _Engine(Protocol):
 
 
 class _StartLogger:
-    """Forwards every event to ``sink``; logs the start line on ``Started``."""
+    """Forwards every event to ``sink``; logs the start line on ``Started``; counts the
+    events in the metrics and the trace."""
 
-    def __init__(self, sink: Sink, thread: str) -> None:
+    def __init__(self, sink: Sink, thread: str, trace: tracing.Trace) -> None:
         self.sink = sink
         self.thread = thread
+        self.trace = trace
         self.investigation_id = "?"
 
     async def emit(self, event: Event) -> None:
+        metrics.observe(event)
+        self.trace.observe(event)
         if isinstance(event, Started):
             self.investigation_id = event.investigation_id or "?"
             log.info(
@@ -44,18 +49,29 @@ class _StartLogger:
 
 
 async def logged_run(engine: _Engine, request: Request, sink: Sink) -> Outcome:
-    """``engine.run(request, sink)`` with a start and an end line in the log."""
+    """``engine.run(request, sink)`` with a start and an end line in the log, counted in
+    the metrics (``bot.metrics``) and traced when tracing is on (``bot.tracing``)."""
+    source = request.alert.source if request.alert is not None else "chat"
+    with tracing.current().investigation(request, source) as trace:
+        starts = _StartLogger(sink, request.conversation_id, trace)
+        return await _run(engine, request, starts, source)
+
+
+async def _run(engine: _Engine, request: Request, starts: _StartLogger, source: str) -> Outcome:
     started = time.monotonic()
-    starts = _StartLogger(sink, request.conversation_id)
     try:
         outcome = await engine.run(request, starts)
     except asyncio.CancelledError:
         _ended_early(starts, "cancelled", started)
+        metrics.observe_outcome(None, "cancelled", source, time.monotonic() - started)
         raise
     except Exception as error:
         _ended_early(starts, f"error ({type(error).__name__})", started)
+        metrics.observe_outcome(None, "error", source, time.monotonic() - started)
         raise
-    log.info("%s", end_line(outcome, request.conversation_id, time.monotonic() - started))
+    elapsed = time.monotonic() - started
+    log.info("%s", end_line(outcome, request.conversation_id, elapsed))
+    metrics.observe_outcome(outcome, outcome.status, source, elapsed)
     return outcome
 
 

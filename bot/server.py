@@ -1,4 +1,5 @@
-"""One aiohttp server: ``POST /slack/events`` (HTTP mode), ``POST /alerts``, ``GET /healthz``.
+"""One aiohttp server: ``POST /slack/events`` (HTTP mode), ``POST /alerts``, ``GET /healthz``
+and ``GET /metrics`` (Prometheus text format, ``bot.metrics``).
 
 In HTTP mode the body is checked before bolt parses it (``bot.slack_body``: bad or
 stale signature → 401, wrong content type → 415, malformed or mis-shaped body → 400,
@@ -24,6 +25,7 @@ from bot.webhook import AlertWebhook
 log = logging.getLogger(__name__)
 
 Health = Callable[[], Awaitable[dict[str, Any]]]
+Metrics = Callable[[], Awaitable[bytes]]
 SLACK_BODY_LIMIT = 2 * 1024 * 1024
 
 
@@ -33,6 +35,7 @@ def build_web_app(
     webhook: AlertWebhook,
     health: Health,
     signing_secret: str | None = None,
+    metrics: Metrics | None = None,
 ) -> web.Application:
     """The aiohttp application; ``bolt=None`` leaves out ``/slack/events`` (Socket Mode)."""
     limit = max(SLACK_BODY_LIMIT, webhook.settings.max_alert_bytes + 1024)
@@ -42,6 +45,17 @@ def build_web_app(
         return web.json_response({"ok": True, **(await health())})
 
     app.router.add_get("/healthz", healthz)
+    if metrics is not None:
+        scrape = metrics
+
+        async def prometheus(_request: web.Request) -> web.Response:
+            from bot.metrics import CONTENT_TYPE_LATEST
+
+            response = web.Response(body=await scrape())
+            response.headers["Content-Type"] = CONTENT_TYPE_LATEST
+            return response
+
+        app.router.add_get("/metrics", prometheus)
     app.router.add_post("/alerts", webhook.handle)
     if bolt is not None:
         if not signing_secret:

@@ -23,6 +23,7 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import metrics
 from config.settings import SlackSettings
 from tools.retry_after import retry_after as parse_retry_after
 
@@ -62,6 +63,7 @@ class RateLimitRetry(AsyncRateLimitErrorRetryHandler):
     ) -> bool:
         if response is None or response.status_code != 429:
             return False
+        metrics.SLACK_RATE_LIMITED.inc()
         wait = retry_after(response)
         if wait > self.max_wait_s:
             log.warning("Slack asks to wait %.0fs; not retrying", wait)
@@ -78,6 +80,7 @@ class RateLimitRetry(AsyncRateLimitErrorRetryHandler):
     ) -> None:
         wait = retry_after(response) if response is not None else 1.0
         log.info("Slack rate limit: retrying in %.1fs", wait)
+        metrics.SLACK_RETRIES.labels("rate_limit").inc()
         state.next_attempt_requested = True
         await asyncio.sleep(wait + random.random() * 0.05)
         state.increment_current_attempt()
@@ -94,7 +97,10 @@ class ServerErrorRetry(AsyncRetryHandler):
         response: HttpResponse | None = None,
         error: Exception | None = None,
     ) -> bool:
-        return response is not None and 500 <= response.status_code <= 599
+        if response is not None and 500 <= response.status_code <= 599:
+            metrics.SLACK_RETRIES.labels("server_error").inc()
+            return True
+        return False
 
 
 def retry_after(response: HttpResponse) -> float:

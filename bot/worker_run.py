@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from bot import metrics
 from bot.worker_types import (
     GAVE_UP,
     RESTARTED,
@@ -94,6 +95,7 @@ class RowRuns:
                 raise  # taken over, or shutting down: the row is handed on, not settled
             state = "cancelled"
         except RowLost:
+            metrics.TAKEOVERS.inc()
             log.info(
                 "work %s in %s: taken over by another replica", work.id, thread.conversation_id
             )

@@ -22,11 +22,12 @@ if TYPE_CHECKING:
 
 
 def command_app(**kwargs: Any) -> typer.Typer:
-    """A Typer for one command module, with the root's plain help (flags shown as flags)."""
+    """A Typer for one command module, with the root's plain help (flags shown as flags;
+    ``-h`` as well as ``--help``)."""
     kwargs.setdefault("no_args_is_help", True)
-    return typer.Typer(
-        rich_markup_mode=None, add_completion=False, pretty_exceptions_enable=False, **kwargs
-    )
+    kwargs.setdefault("add_completion", False)
+    kwargs.setdefault("context_settings", {"help_option_names": ["-h", "--help"]})
+    return typer.Typer(rich_markup_mode=None, pretty_exceptions_enable=False, **kwargs)
 
 
 def new_conversation_id() -> str:
@@ -121,6 +122,7 @@ def load_settings_or_exit(*, announce: bool = True) -> Settings:
     import tomllib
 
     from pydantic import ValidationError
+    from pydantic_settings import SettingsError
 
     from config.settings import ConfigError, load_settings
 
@@ -134,6 +136,8 @@ def load_settings_or_exit(*, announce: bool = True) -> Settings:
         raise fail(f"{_broken_toml_file()} is not valid TOML: {one_line(exc)}") from None
     except ConfigError as exc:
         raise fail(one_line(exc)) from None
+    except SettingsError as exc:  # a variable check_environment let through
+        raise fail(f"{one_line(exc)} ({_where_settings_come_from()})") from None
     if announce:
         config_notice_line(settings)
     return settings

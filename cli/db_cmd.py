@@ -8,6 +8,7 @@ developers: after changing ``store/models.py`` it writes the migration.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Annotated
 
 import typer
@@ -17,17 +18,23 @@ from cli.app import command_app, fail, load_settings_or_exit, one_line
 app = command_app(help="Manage the database schema.")
 
 
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a sentence.")]
+
+
 @app.command("upgrade")
-def upgrade() -> None:
+def upgrade(as_json: JsonOpt = False) -> None:
     """Create or migrate the database schema to the newest revision."""
     from config.settings import ConfigError
 
-    settings = load_settings_or_exit()
+    settings = load_settings_or_exit(announce=not as_json)
     try:
         name, revision = asyncio.run(_upgrade(settings.database_url))
     except ConfigError as exc:
         raise fail(one_line(exc)) from None
-    typer.echo(f"database {name} is at revision {revision}")
+    if as_json:
+        typer.echo(json.dumps({"database": name, "revision": revision}))
+    else:
+        typer.echo(f"database {name} is at revision {revision}")
 
 
 async def _upgrade(url: str) -> tuple[str, str | None]:

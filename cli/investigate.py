@@ -14,7 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -43,6 +43,11 @@ from config.settings import ConfigError, Settings, config_notice
 from store.alerts import AlertStore
 from store.investigations import InvestigationStore
 
+if TYPE_CHECKING:
+    import httpx
+
+    from agent.model.llm import ModelBackend
+
 EXIT_FAILED = 1
 EXIT_CANCELLED = 130
 EXIT_CODES = {"answered": 0, "concluded": 0, "failed": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
@@ -64,11 +69,11 @@ def investigate(
 ) -> None:
     """Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."""
     settings = load_settings_or_exit(announce=False)  # said once the runtime is open
-    alert = _read_alert(path, settings.alerts.formats_dir)
+    alert = _read_alert(path, settings.alerts.formats_dir, settings.slack.max_alert_bytes)
     progress = TerminalProgress(Console(stderr=True, quiet=quiet, soft_wrap=True), verbose=verbose)
     try:
         with cli_logging(quiet=quiet, verbose=verbose), progress:
-            outcome, record = asyncio.run(_investigate(settings, alert, progress))
+            outcome, record = asyncio.run(investigate_alert(settings, alert, progress))
     except KeyboardInterrupt:  # the progress sink said "cancelled" (one line)
         if quiet:
             typer.secho("cancelled", err=True, fg=typer.colors.YELLOW)
@@ -95,14 +100,23 @@ def investigate(
         raise typer.Exit(code)
 
 
-async def _investigate(
-    settings: Settings, alert: Alert, progress: TerminalProgress
+async def investigate_alert(
+    settings: Settings,
+    alert: Alert,
+    progress: TerminalProgress,
+    *,
+    backend: ModelBackend | None = None,
+    http: httpx.AsyncClient | None = None,
 ) -> tuple[Outcome, dict[str, Any]]:
+    """Investigate ``alert`` in a runtime of its own (``open_runtime``; ``backend`` and
+    ``http`` as there), store it, and return the outcome with the ``--json`` record.
+    Without ``backend``, the settings files read are said first (``config_notice``)."""
     conversation_id = new_conversation_id()
-    async with open_runtime(settings) as rt:
-        progress.console.print(
-            escape(config_notice(settings.database_url)), style="dim", highlight=False
-        )
+    async with open_runtime(settings, backend=backend, http=http) as rt:
+        if backend is None:
+            progress.console.print(
+                escape(config_notice(settings.database_url)), style="dim", highlight=False
+            )
         started = time.monotonic()
         outcome = await rt.engine.run(
             Request(conversation_id=conversation_id, text=_alert_request(alert), alert=alert),
@@ -172,14 +186,12 @@ def _print_markdown(text: str) -> None:
         typer.echo(text)
 
 
-def _read_alert(path: str, formats_dir: str | None = None) -> Alert:
+def _read_alert(path: str, formats_dir: str | None = None, max_bytes: int | None = None) -> Alert:
+    """The alert in ``path`` (``-``: standard input), or one ``error:`` line and exit 2:
+    unreadable, over ``max_bytes`` (the webhook's ``slack.max_alert_bytes``), not one JSON
+    object, an object with nothing in it, or a payload no format reads."""
     source = "standard input" if path == "-" else path
-    try:
-        raw = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise fail(f"cannot read {source!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise fail(f"{source!r} is not UTF-8 text; expected an alert in JSON") from None
+    raw = _read_text(path, source, max_bytes)
     if not raw.strip():
         raise fail(f"{source!r} is empty; expected an alert in JSON")
     try:
@@ -190,12 +202,44 @@ def _read_alert(path: str, formats_dir: str | None = None) -> Alert:
         ) from None
     if not isinstance(data, dict):
         raise fail(f"{source!r} must hold one JSON object (an alert), not {type(data).__name__}")
+    if not _has_content(data):
+        raise fail(f"{source!r} holds a JSON object with nothing in it; expected an alert")
     try:
         return parse_alert(data, catalogue=load_catalogue(formats_dir))
     except FormatError as exc:
         raise fail(str(exc)) from None
     except (AgentError, ValueError) as exc:
         raise fail(f"{source!r} is not an alert socbot understands: {one_line(exc)}") from None
+
+
+def _read_text(path: str, source: str, max_bytes: int | None) -> str:
+    limit = -1 if max_bytes is None else max_bytes + 1
+    try:
+        if path == "-":
+            raw = sys.stdin.buffer.read(limit)
+        else:
+            with Path(path).open("rb") as file:
+                raw = file.read(limit)
+    except OSError as exc:
+        raise fail(f"cannot read {source!r}: {exc.strerror or exc}") from None
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise fail(
+            f"{source!r} is larger than {max_bytes} bytes, the alert size limit "
+            "(slack.max_alert_bytes, as for POST /alerts)"
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise fail(f"{source!r} is not UTF-8 text; expected an alert in JSON") from None
+
+
+def _has_content(value: object) -> bool:
+    """Whether a value holds anything but empty objects, lists, strings and nulls."""
+    if isinstance(value, dict):
+        return any(_has_content(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_content(v) for v in value)
+    return value not in (None, "")
 
 
 def _alert_request(alert: Alert) -> str:

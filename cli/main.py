@@ -14,11 +14,14 @@ import gc
 import importlib
 import sys
 from dataclasses import dataclass
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer import _click as click  # the click that typer bundles
 from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    from typer._click.shell_completion import CompletionItem
 
 from cli.app import command_app
 
@@ -32,6 +35,10 @@ class Lazy:
 
 # In the order `socbot --help` lists them.
 COMMANDS: dict[str, Lazy] = {
+    "demo": Lazy(
+        "cli.demo.command",
+        "See an investigation without a key: the sample alert on a scripted model, offline.",
+    ),
     "investigate": Lazy(
         "cli.investigate", "Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."
     ),
@@ -41,6 +48,10 @@ COMMANDS: dict[str, Lazy] = {
         "Run the Slack bot: mentions, thread follow-ups, alert channels and POST /alerts.",
         lean=False,  # Slack needs aiohttp; it freezes its heap once started (bot.lifecycle)
     ),
+    "list": Lazy(
+        "cli.list_cmd",
+        "List recent investigations (or alerts): id, time, source, title, verdict, cost.",
+    ),
     "show": Lazy(
         "cli.show_cmd", "Print a past investigation's record: steps, tool calls, conclusion, usage."
     ),
@@ -48,6 +59,10 @@ COMMANDS: dict[str, Lazy] = {
         "cli.show_cmd", "Print a past investigation's event timeline (one line per event)."
     ),
     "tools": Lazy("cli.tools_cmd", "Inspect the investigation tools."),
+    "doctor": Lazy(
+        "cli.doctor.command",
+        "Check the set-up (settings, Gemini, Slack, BigQuery, DuckDB, intel, database).",
+    ),
     "playbook": Lazy("cli.playbook_cmd", "Review and manage the team playbook."),
     "alerts": Lazy("cli.alerts_cmd", "Inspect how alert payloads are read."),
     "db": Lazy("cli.db_cmd", "Manage the database schema."),
@@ -59,7 +74,7 @@ COMMANDS: dict[str, Lazy] = {
 
 ENVIRONMENT_HELP = """\b
 Environment:
-  GEMINI_API_KEY       Gemini API key (required; or Vertex AI, see README)
+  GEMINI_API_KEY       Gemini API key (or Vertex AI: docs/configuration.md)
   SOCBOT_CONFIG        settings file (default config/socbot.toml; a
                        socbot.local.toml beside it overrides it)
   SOCBOT_DATABASE_URL  database URL (default: SQLite in ./var/socbot.db)
@@ -88,6 +103,17 @@ class LazyGroup(TyperGroup):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return super().get_command(ctx, cmd_name) or load_command(cmd_name)
 
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Command names from ``COMMANDS`` (no module imported on a TAB), then options."""
+        from typer._click.shell_completion import CompletionItem
+
+        names = [
+            CompletionItem(name, help=entry.help)
+            for name, entry in COMMANDS.items()
+            if name.startswith(incomplete)
+        ]
+        return names + click.Command.shell_complete(self, ctx, incomplete)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
@@ -102,7 +128,11 @@ def _version(value: bool) -> None:
 
 
 app = command_app(
-    name="socbot", cls=LazyGroup, epilog=ENVIRONMENT_HELP, invoke_without_command=False
+    name="socbot",
+    cls=LazyGroup,
+    epilog=ENVIRONMENT_HELP,
+    invoke_without_command=False,
+    add_completion=True,  # socbot --install-completion (bash, zsh, fish, PowerShell)
 )
 
 

@@ -66,14 +66,21 @@ def _line(b: PlaybookBullet) -> str:
 
 
 @app.command("list")
-def list_bullets(status: StatusOpt = None) -> None:
+def list_bullets(
+    status: StatusOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the bullets as JSON.")] = False,
+) -> None:
     """List bullets (all, or those with the given statuses)."""
     from store.playbook import STATUSES, PlaybookStore
 
     wanted = status or None
     if wanted and not set(wanted) <= set(STATUSES):
         raise fail(f"--status must be one of {', '.join(STATUSES)}")
-    bullets = _run(lambda db: PlaybookStore(db).bullets(wanted))
+    bullets = _run(lambda db: PlaybookStore(db).bullets(wanted), announce=not as_json)
+    if as_json:
+        dumped = [b.model_dump(mode="json") for b in bullets]
+        typer.echo(json.dumps(dumped, indent=2, ensure_ascii=False))
+        return
     for b in bullets:
         typer.echo(_line(b))
     if not bullets:

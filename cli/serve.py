@@ -39,7 +39,9 @@ from bot.server import start_site
 from bot.slack_client import build_client
 from bot.socket_mode import run_socket_mode
 from bot.startup import startup_lines
+from bot.tracing import configure_tracing
 from cli.app import command_app, fail, load_settings_or_exit, one_line
+from cli.log_setup import configure_logging
 from cli.runtime import Runtime, open_runtime
 from config.settings import ConfigError, Settings, SlackSettings
 from store.alerts import AlertStore
@@ -217,10 +219,12 @@ HostOpt = Annotated[
 @app.command()
 def serve(mode: ModeOpt = Mode.socket, port: PortOpt = None, host: HostOpt = None) -> None:
     """Run the Slack bot: mentions, thread follow-ups, alert channels and POST /alerts."""
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     settings = load_settings_or_exit(announce=False)  # a start line says it
+    configure_logging(settings.log)
+    try:
+        configure_tracing(settings.tracing)
+    except ConfigError as exc:
+        raise fail(one_line(exc)) from None
     if not settings.debug_payloads:  # request lines carry the indicators looked up
         logging.getLogger("httpx").setLevel(logging.WARNING)
     try:

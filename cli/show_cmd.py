@@ -20,7 +20,10 @@ from cli.app import command_app, fail, load_settings_or_exit, one_line
 
 app = command_app()
 
-IdArg = Annotated[str, typer.Argument(help="Investigation id (printed by investigate, --json).")]
+IdArg = Annotated[
+    str,
+    typer.Argument(help="Investigation id, a unique start of one (socbot list), or last."),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 # What a trace line shows of each event's payload, in this order (absent or null: left out).
@@ -159,11 +162,17 @@ def _load(investigation_id: str, *, announce: bool) -> tuple[dict[str, Any], lis
 
 async def _read(url: str, investigation_id: str) -> tuple[dict[str, Any] | None, list[Any]]:
     from cli.database import migrated_database, sqlite_file_missing
+    from config.settings import ConfigError
     from store.investigations import InvestigationStore
+    from store.listing import IdNotFound, resolve_investigation
 
     if sqlite_file_missing(url):  # nothing was ever stored there: do not create it
         return None, []
     async with migrated_database(url) as db:  # an older database is upgraded, as everywhere
+        try:
+            investigation_id = await resolve_investigation(db, investigation_id)
+        except IdNotFound as exc:
+            raise ConfigError(str(exc)) from None
         store = InvestigationStore(db)
         investigation = await store.get(investigation_id)
         if investigation is None:

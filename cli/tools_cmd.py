@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Annotated
 
+import typer
 from rich.console import Console
 from rich.table import Table
 
@@ -22,14 +25,30 @@ class ToolRow:
     detail: str  # description when enabled, reason when disabled
 
 
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
 @app.command("list")
-def list_tools() -> None:
+def list_tools(as_json: JsonOpt = False) -> None:
     """Show enabled tools with their description, and disabled ones with the reason."""
     settings = load_settings_or_exit(announce=False)  # said under the tables
     try:
         rows = tool_rows(settings)
     except ConfigError as exc:
         raise fail(one_line(exc)) from None
+    if as_json:
+        services = [
+            {
+                "service": s.name,
+                "configured": s.configured,
+                "env_var": s.env_var,
+                "looks_up": sorted(s.kinds),
+            }
+            for s in intel.service_status(settings)
+        ]
+        tools = [{"tool": r.name, "enabled": r.enabled, "detail": r.detail} for r in rows]
+        typer.echo(json.dumps({"tools": tools, "services": services}, indent=2))
+        return
     console = Console(soft_wrap=False)
     console.print(_tools_table(rows))
     console.print(_services_table(settings))

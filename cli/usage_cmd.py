@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cli.app import clean, command_app, fail, load_settings_or_exit, one_line
+from cli.tables import text_table
 
 if TYPE_CHECKING:
     from store.usage import Totals, UsageRow
@@ -91,12 +92,4 @@ def _table(name: str, table: dict[str, Totals]) -> str:
         ]
         for key, t in table.items()
     ] or [["(none)", *[""] * 7]]
-    widths = [max(len(row[i]) for row in [header, *lines]) for i in range(len(header))]
-
-    def fmt(row: list[str]) -> str:
-        cells = [row[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
-        ]
-        return "  ".join(cells).rstrip()
-
-    return "\n".join([fmt(header), *(fmt(r) for r in lines)])
+    return text_table(header, lines)

@@ -111,6 +111,7 @@ class GeminiSettings(Section):
         default_factory=lambda: dict(DEFAULT_PRICES),
         description="list prices per model (a model name, or a prefix of one), USD per 1M "
         "tokens; entries add to or replace the built-in table for the shipped models",
+        examples=[{"gemini-2.5-flash": {"input": 0.3, "output": 2.5, "cached_input": 0.03}}],
     )
 
     context_cache: ContextCacheSettings = Field(default_factory=ContextCacheSettings)

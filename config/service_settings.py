@@ -59,12 +59,19 @@ class SlackSettings(Section):
     signing_secret: SecretStr | None = None
     api_url: str | None = None
     webhook_token: SecretStr | None = None
-    alert_channels: list[str] = Field(default_factory=list, description="channel ids watched")
+    alert_channels: list[str] = Field(
+        default_factory=list, description="channel ids watched", examples=[["C0ALERTS01"]]
+    )
     webhook_channel: str | None = Field(None, description="where POST /alerts cards go")
-    allowed_channels: list[str] = Field(default_factory=list, description="empty = any")
-    allowed_users: list[str] = Field(default_factory=list, description="empty = any")
+    allowed_channels: list[str] = Field(
+        default_factory=list, description="empty = any", examples=[["C0SECOPS01"]]
+    )
+    allowed_users: list[str] = Field(
+        default_factory=list, description="empty = any", examples=[["U0ANALYST1"]]
+    )
     admin_users: list[str] = Field(
         default_factory=list,
+        examples=[["U0ADMIN01"]],
         description="user ids that may stop any investigation (others: only their own; "
         "alert investigations: admins, or anyone in the alert channel when this is empty)",
     )

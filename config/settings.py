@@ -35,7 +35,9 @@ from config.agent_settings import (
     ReviewSettings,
 )
 from config.database_url import async_database_url, sqlite_file
+from config.env_check import EnvError, check_environment
 from config.eval_settings import EvalSettings
+from config.log_settings import LoggingSettings
 from config.service_settings import (
     IntelSettings,
     LogSettings,
@@ -43,6 +45,7 @@ from config.service_settings import (
     TableSpec,
     WorkSettings,
 )
+from config.tracing_settings import TracingSettings
 
 __all__ = [
     "DEFAULT_CONFIG_PATH",
@@ -57,16 +60,19 @@ __all__ = [
     "LearningSettings",
     "Limits",
     "LogSettings",
+    "LoggingSettings",
     "ModelPrice",
     "PlaybookSettings",
     "ReviewSettings",
     "Settings",
     "SlackSettings",
     "TableSpec",
+    "TracingSettings",
     "WorkSettings",
     "config_files",
     "config_notice",
     "config_path",
+    "fixed_settings",
     "load_settings",
     "local_config_path",
 ]
@@ -118,6 +124,8 @@ class Settings(BaseSettings):
     alerts: AlertSettings = AlertSettings()
     work: WorkSettings = WorkSettings()
     evals: EvalSettings = EvalSettings()
+    log: LoggingSettings = LoggingSettings()
+    tracing: TracingSettings = TracingSettings()
 
     @classmethod
     def settings_customise_sources(
@@ -189,7 +197,33 @@ class ConfigError(Exception):
 
 
 def load_settings(**overrides: Any) -> Settings:
+    """The settings; ``ConfigError`` (one line) for a missing ``SOCBOT_CONFIG`` file or a
+    ``SOCBOT_*`` variable that names no setting or holds a value it refuses."""
     path = os.environ.get("SOCBOT_CONFIG")
     if path and not Path(path).is_file():
         raise ConfigError(f"SOCBOT_CONFIG points to {path!r}, which is not a file")
+    try:
+        check_environment(Settings, also_known=WELL_KNOWN_ENV)
+    except EnvError as exc:
+        raise ConfigError(str(exc)) from None
     return Settings(**overrides)
+
+
+class _FixedSettings(Settings):
+    """Settings read from nothing but their arguments (and the defaults)."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
+def fixed_settings(**values: Any) -> Settings:
+    """Settings from ``values`` and the defaults only: no variable, no file (``socbot demo``)."""
+    return _FixedSettings(**values)

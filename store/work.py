@@ -14,7 +14,7 @@ The row shapes and ``priority`` live in ``store.work_types``.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import CursorResult, func, select, update
@@ -222,6 +222,16 @@ class WorkQueue(ClaimingQueue):
             )
             found = {state: int(n) for state, n in rows}
         return {state: found.get(state, 0) for state in ACTIVE}
+
+    async def oldest_queued_at(self) -> datetime | None:
+        """When the longest-waiting queued row was stored (``/metrics``), or ``None``."""
+        async with self.db.session() as session:
+            oldest = await session.scalar(
+                select(func.min(WorkRow.created_at)).where(WorkRow.state == "queued")
+            )
+        if oldest is None:
+            return None
+        return oldest if oldest.tzinfo else oldest.replace(tzinfo=UTC)
 
     async def _settle(self, where: tuple[Any, ...], **values: Any) -> bool:
         async with self.db.session() as session:

@@ -55,7 +55,7 @@ def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 def use_model(monkeypatch: pytest.MonkeyPatch, model: ScriptedModel) -> None:
     """Route the commands' runtime to the scripted model instead of Gemini."""
 
-    def scripted(settings: Settings) -> AbstractAsyncContextManager[Runtime]:
+    def scripted(settings: Settings, **_: object) -> AbstractAsyncContextManager[Runtime]:
         return open_runtime(settings, backend=model)
 
     monkeypatch.setattr(cli.investigate, "open_runtime", scripted)
@@ -82,6 +82,9 @@ def assert_one_line_error(output: str, *needles: str) -> None:
         ("{not json", "not valid JSON (line 1"),
         ("[1, 2]", "must hold one JSON object"),
         (b"\xff\xfe\x00bad", "not UTF-8"),
+        ("{}", "holds a JSON object with nothing in it"),
+        ('{"finding": {}, "ids": [], "note": null, "title": ""}', "with nothing in it"),
+        ('{"blob": "' + "x" * 256 * 1024 + '"}', "larger than 262144 bytes, the alert size limit"),
     ],
 )
 def test_bad_alert_file_is_one_line_exit_2(
@@ -102,6 +105,18 @@ def test_bad_json_on_stdin(runner: CliRunner) -> None:
     result = runner.invoke(app, ["investigate", "-"], input="nope")
     assert result.exit_code == 2
     assert_one_line_error(result.output, "standard input", "not valid JSON")
+
+
+@pytest.mark.usefixtures("db_url")
+def test_alert_over_the_configured_limit_on_stdin(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOCBOT_SLACK__MAX_ALERT_BYTES", "2000")
+    alert = (ALERTS / "leveret-scc.json").read_text()
+    assert len(alert.encode()) > 2000
+    result = runner.invoke(app, ["investigate", "-"], input=alert)
+    assert result.exit_code == 2
+    assert_one_line_error(result.output, "standard input", "larger than 2000 bytes")
 
 
 def test_missing_api_key_names_the_variable(runner: CliRunner, db_url: str, tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ Tests wait for calls with ``await fake.wait_for(lambda: ...)``, woken by each ca
 Message ``metadata`` (``event_type`` + ``event_payload``) given to chat.postMessage
 is kept with the message (chat.update keeps it unless it passes new metadata) and
 returned by conversations.replies when called with ``include_all_metadata``.
+``fake.scopes = [...]`` makes every answer carry ``x-oauth-scopes`` as Slack's do.
 ``fake.hold("chat.postMessage", when=...)`` makes matching calls take effect but
 never answer (the caller's process "dies" mid-call) until ``release_held()`` or
 ``stop()``.
@@ -107,6 +108,7 @@ class FakeSlackAPI:
         self._runner: web.AppRunner | None = None
         self.base_url = ""
         self.changes = Changes()  # notified once each call is answered
+        self.scopes: list[str] | None = None  # sent as ``x-oauth-scopes`` when set
 
     # lifecycle ---------------------------------------------------------------
 
@@ -238,7 +240,8 @@ class FakeSlackAPI:
             self.held.append(call)
             self.changes.notify()  # the call took effect: waiters may look now
             await self._released.wait()
-        return web.json_response(answer)
+        headers = {"x-oauth-scopes": ",".join(self.scopes)} if self.scopes is not None else None
+        return web.json_response(answer, headers=headers)
 
     def _canned(self) -> dict[str, Handler]:
         return {
