@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from bot.run_link import earlier_run
 from bot.worker_types import (
     GAVE_UP,
     RESTARTED,
@@ -30,6 +31,7 @@ from bot.worker_types import (
     Unavailable,
     current_run,
 )
+from store.investigations import InvestigationStore
 from store.work import Work, WorkQueue
 
 log = logging.getLogger(__name__)
@@ -142,6 +144,10 @@ class RowRuns:
             await runner.dropped(work)
 
     async def give_up(self, work: Work) -> None:
-        """Expired ``max_attempts`` times: the row failed; its thread is told."""
+        """Expired ``max_attempts`` times: the row failed (its last investigation settled
+        as interrupted: ``bot.run_link``); its thread is told."""
+        earlier = earlier_run(work.posted)
+        if earlier is not None:
+            await InvestigationStore(self.queue.db).interrupt(earlier, replaced_by=None)
         await self.dropped(work)
         await self._reporter(work).say(ThreadRef(work.channel, work.thread_ts), GAVE_UP)
