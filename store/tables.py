@@ -20,3 +20,15 @@ class ReplicaRow(Base):
     __tablename__ = "replicas"
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class BulletTag(Base):
+    """What one investigation's learning did to a bullet's counters (``helpful`` /
+    ``harmful`` / ``neutral``): a later run for the same investigation replaces this
+    effect instead of adding to it (``store.playbook.PlaybookStore.count_tags``)."""
+
+    __tablename__ = "bullet_tags"
+    investigation_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    bullet_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    tag: Mapped[str] = mapped_column(String(16))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
