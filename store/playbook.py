@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.db import Database
 from store.models import Bullet, utcnow
+from store.playbook_rules import check
 from store.tables import BulletTag
 
 Kind = Literal["fact", "pattern", "anti_pattern", "skill"]
@@ -89,6 +90,7 @@ class PlaybookStore:
 
     async def add(self, bullet: PlaybookBullet) -> PlaybookBullet:
         """Insert ``bullet`` as given (its id, status, counters...)."""
+        check(bullet.content, bullet.scope)
         now = utcnow()
         values = bullet.model_dump(exclude={"created_at", "updated_at"})
         async with self.db.session() as session:
@@ -97,6 +99,7 @@ class PlaybookStore:
 
     async def put(self, bullet: PlaybookBullet) -> Literal["added", "updated"]:
         """Insert or overwrite the bullet with this id (import)."""
+        check(bullet.content, bullet.scope)
         now = utcnow()
         values = bullet.model_dump()
         values["created_at"] = bullet.created_at or now
@@ -165,6 +168,7 @@ class PlaybookStore:
         """Change a proposal's text before approving it (it stays proposed)."""
         async with self.db.session() as session:
             row = await self._proposal(session, bullet_id)
+            check(content, row.scope)
             row.content = content.strip()
             row.provenance = {**row.provenance, "edited_by": by}
             row.updated_at = utcnow()
