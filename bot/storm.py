@@ -3,10 +3,9 @@
 Every alert POSTed to ``/alerts``, and every alert another bot or integration posts
 in an alert channel ("forwarded"), ends in exactly one state (``AlertRow.status``):
 
-* **grouped** — an alert like one seen in the last ``alert_group_window_s`` (same
-  source, title with numbers blurred, and primary indicator: ``group_key``) joins that
-  alert's group: no new card, no investigation; the group's card is edited in place
-  ("+N similar alerts") and the alert gets the group's verdict (``group_id``).
+* **grouped** — an alert like one seen in the last ``alert_group_window_s``
+  (``alerts.grouping.group_key``) joins that alert's group: no card, no investigation;
+  the group's card is edited ("+N similar alerts"), the alert gets its verdict.
 * **queued → investigating → concluded / failed / cancelled** — the first alert of a
   group gets a card and an investigation in its thread, while fewer than
   ``max_concurrent_investigations + max_queued_investigations`` alerts of the channel

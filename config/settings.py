@@ -35,6 +35,7 @@ from config.agent_settings import (
     ReviewSettings,
 )
 from config.database_url import async_database_url, sqlite_file
+from config.retention import RetentionSettings
 from config.service_settings import (
     IntelSettings,
     LogSettings,
@@ -115,6 +116,7 @@ class Settings(BaseSettings):
     learning: LearningSettings = LearningSettings()
     alerts: AlertSettings = AlertSettings()
     work: WorkSettings = WorkSettings()
+    retention: RetentionSettings = RetentionSettings()
 
     @classmethod
     def settings_customise_sources(
