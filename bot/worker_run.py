@@ -7,6 +7,8 @@ and settles the row once:
 * done, or cancelled when a person asked to stop it before its result was in;
 * taken over or shutting down (cancelled without a stop, or ``RowLost`` at a
   post): not settled, the row is handed on and the new owner answers;
+* notices said through ``Reporter.say`` for the row (restarted, unavailable) are
+  recorded with it before they are said: a crash in between never repeats one;
 * ``Unavailable`` (Gemini or Slack): back to the queue with backoff, told once; at
   the last attempt failed and told;
 * any other failure: failed and told (``Reporter.failed``).
@@ -122,19 +124,21 @@ class RowRuns:
         if work.posted.get("outcome"):
             return  # the result was in: only its delivery is left, nothing to investigate
         if work.posted.get("restarted") and not work.posted.get("told_restarted"):
-            await self._reporter(work).say(thread, RESTARTED)
-            await self.queue.record_post(work.id, "told_restarted", True)
+            # the intent first: a crash between the two loses the notice, never repeats it
+            if await self.queue.record_post(work.id, "told_restarted", True, owner=self.replica):
+                await self._reporter(work).say(thread, RESTARTED)
 
     async def _retry_later(self, running: Running, reason: str) -> bool:
         work = running.work
         delay = self.retry_backoff_s * 2 ** max(work.attempts - 1, 0)
+        running.settling = True  # handed back below: a lease renewal must not cancel the notice
         if not await self.queue.retry_later(work.id, self.replica, delay, reason):
             return False
         if not work.posted.get("told_unavailable"):
+            await self.queue.record_post(work.id, "told_unavailable", True)  # intent first
             await self._reporter(work).say(
                 running.thread, f"{reason} I will try again in about {delay:.0f} s."
             )
-            await self.queue.record_post(work.id, "told_unavailable", True)
         return True
 
     async def dropped(self, work: Work) -> None:
