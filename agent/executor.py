@@ -12,7 +12,9 @@ result to the model and is recorded, with the result, in ``ToolRunner.evidence``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -55,6 +57,9 @@ class StepResult:
     tool_calls: int = 0
     forced_summary: bool = False
     limit: Literal["token_budget", "deadline"] | None = None
+
+
+CUT_OFF = "timed out: the call was still running when the investigation was stopped"
 
 
 class ToolRunner:
@@ -113,14 +118,19 @@ class ToolRunner:
     ) -> ToolResult:
         name = call.name or ""
         args: dict[str, Any] = dict(call.args or {})
-        result = await self.registry.dispatch(
-            name,
-            args,
-            allowed=allowed,
-            investigation_id=self.investigation_id,
-            budget=self.budget,
-            deadline=deadline,
-        )
+        started = time.monotonic()
+        try:
+            result = await self.registry.dispatch(
+                name,
+                args,
+                allowed=allowed,
+                investigation_id=self.investigation_id,
+                budget=self.budget,
+                deadline=deadline,
+            )
+        except asyncio.CancelledError:  # the run's own deadline (or a stop) came first
+            await self._cut_off(name, args, ref, step_id, started)
+            raise
         await self.sink.emit(
             ToolCalled(
                 investigation_id=self.investigation_id,
@@ -137,6 +147,26 @@ class ToolRunner:
             )
         )
         return result
+
+    async def _cut_off(
+        self, name: str, args: dict[str, Any], ref: str, step_id: str | None, started: float
+    ) -> None:
+        """A call cancelled mid-flight stays in the trace, as timed out."""
+        with contextlib.suppress(Exception):  # fail open: the cancellation goes on regardless
+            await self.sink.emit(
+                ToolCalled(
+                    investigation_id=self.investigation_id,
+                    step_id=step_id,
+                    ref=ref,
+                    tool=name,
+                    args=args,
+                    ok=False,
+                    duration_ms=round((time.monotonic() - started) * 1000, 1),
+                    result_chars=0,
+                    truncated=False,
+                    error=CUT_OFF,
+                )
+            )
 
     def _part(self, call: types.FunctionCall, ref: str, result: ToolResult) -> types.Part:
         key = "output" if result.ok else "error"

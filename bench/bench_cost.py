@@ -128,10 +128,12 @@ async def pair(
     hit_rate: float = HIT_RATE,
     explicit: bool = False,
     light: bool = False,
+    models: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Investigate ``first`` then ``second`` on one fake Gemini (its cache shared);
-    ``explicit``: with explicit context caching on (``light``: for the light model too)."""
-    gemini = {"context_cache": {"enabled": explicit, "light_model": light}}
+    ``explicit``: with explicit context caching on (``light``: for the light model too);
+    ``models``: ``model`` / ``light_model`` instead of the defaults."""
+    gemini = {"context_cache": {"enabled": explicit, "light_model": light}, **(models or {})}
     async with (
         remote(scripts.three_steps(), latency_s=latency_s) as rem,
         runtime(rem, tmp, gemini=gemini) as (rt, timer),
@@ -223,17 +225,32 @@ async def main(
     hit_rate: float,
     explicit: bool = False,
     light: bool = False,
+    model: str | None = None,
 ) -> dict[str, Any]:
     orders = (("scc", "guardduty"), ("guardduty", "scc"))
+    models = {"model": model, "light_model": model} if model else None
     with tempfile.TemporaryDirectory(prefix="socbot-bench-") as d:
         tmp = Path(d)
-        pairs = [await pair(tmp, a, b, latency_s, min_tokens, hit_rate) for a, b in orders]
+        pairs = [
+            await pair(tmp, a, b, latency_s, min_tokens, hit_rate, models=models) for a, b in orders
+        ]
         with_cache = [
-            await pair(tmp, a, b, latency_s, min_tokens, hit_rate, explicit=True, light=light)
+            await pair(
+                tmp,
+                a,
+                b,
+                latency_s,
+                min_tokens,
+                hit_rate,
+                explicit=True,
+                light=light,
+                models=models,
+            )
             for a, b in (orders if explicit else ())
         ]
-    result = {**report(pairs, hit_rate), "min_tokens_override": min_tokens}
+    result = {**report(pairs, hit_rate), "min_tokens_override": min_tokens, "model": model}
     name = "engine_cost" if min_tokens is None else f"engine_cost_min{min_tokens}"
+    name += f"_{model}" if model else ""
     if explicit:
         result["explicit"] = explicit_report(pairs, with_cache, hit_rate)
         name += "_explicit_light" if light else "_explicit"
@@ -263,6 +280,9 @@ def cli() -> None:
         action="store_true",
         help="with --explicit-cache: cache for the light model (the critic) too",
     )
+    parser.add_argument(
+        "--model", default=None, help="model and light model (e.g. gemini-3-flash-preview)"
+    )
     args = parser.parse_args()
     run_async(
         lambda: main(
@@ -271,6 +291,7 @@ def cli() -> None:
             args.hit_rate,
             args.explicit_cache,
             args.cache_light_model,
+            args.model,
         )
     )
 

@@ -50,9 +50,13 @@ NORMAL = (
 )
 
 
-def registry(timeout_s: float, memory_mb: int) -> tuple[ToolRegistry, DuckDBBackend]:
+def registry(
+    timeout_s: float, memory_mb: int, headroom_mb: int = 256
+) -> tuple[ToolRegistry, DuckDBBackend]:
     raw = tomllib.loads((REPO / "config" / "socbot.toml").read_text())["logs"]
-    raw.update(query_timeout_s=timeout_s, query_memory_mb=memory_mb)
+    raw.update(
+        query_timeout_s=timeout_s, query_memory_mb=memory_mb, query_memory_headroom_mb=headroom_mb
+    )
     reg = ToolRegistry(result_chars=8000)
     register(reg, Settings(logs=LogSettings(**raw)))
     deps = reg.tools["query_logs"].deps
@@ -86,9 +90,11 @@ async def sample_peak(backend: DuckDBBackend, stop: asyncio.Event) -> float:
     return peak
 
 
-async def hostile(reg: ToolRegistry, backend: DuckDBBackend, limit: float) -> list[dict[str, Any]]:
+async def hostile(
+    reg: ToolRegistry, backend: DuckDBBackend, limit: float, queries: dict[str, str] = HOSTILE
+) -> list[dict[str, Any]]:
     rows = []
-    for name, sql in HOSTILE.items():
+    for name, sql in queries.items():
         await query(reg, "SELECT 1")  # a ready worker: start-up is not the query's time
         stop = asyncio.Event()
         sampler = asyncio.create_task(sample_peak(backend, stop))
@@ -156,8 +162,11 @@ async def main() -> None:
     parser.add_argument("--timeout", type=float, default=2.0, help="logs.query_timeout_s")
     parser.add_argument("--memory-mb", type=int, default=512, help="logs.query_memory_mb")
     parser.add_argument("--runs", type=int, default=30, help="normal-query repetitions")
+    parser.add_argument(
+        "--headroom-mb", type=int, default=256, help="logs.query_memory_headroom_mb"
+    )
     args = parser.parse_args()
-    reg, backend = registry(args.timeout, args.memory_mb)
+    reg, backend = registry(args.timeout, args.memory_mb, args.headroom_mb)
     try:
         rows = await hostile(reg, backend, args.timeout)
         lat = await latency(reg, backend, args.runs)
@@ -171,7 +180,13 @@ async def main() -> None:
     print_table("normal query latency (ms)", [[k, v] for k, v in lat.items()], ["", "value"])
     path = write_json(
         "hostile_sql",
-        {"timeout_s": args.timeout, "memory_mb": args.memory_mb, "hostile": rows, "latency": lat},
+        {
+            "timeout_s": args.timeout,
+            "memory_mb": args.memory_mb,
+            "headroom_mb": args.headroom_mb,
+            "hostile": rows,
+            "latency": lat,
+        },
     )
     print(f"wrote {path}")
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -81,9 +82,9 @@ def requests(cluster: Cluster, run: str, mentions: int, alerts: int) -> list[Req
     return out
 
 
-async def send(batch: list[Request], rate: float) -> list[tuple[float, int]]:
-    """POST each request at its time (events signed when sent); (seconds, status)."""
-    results: list[tuple[float, int]] = []
+async def send(batch: list[Request], rate: float) -> list[tuple[float, int, str]]:
+    """POST each request at its time (events signed when sent); (seconds, status, path)."""
+    results: list[tuple[float, int, str]] = []
     async with httpx.AsyncClient(timeout=60) as client:
 
         async def one(url: str, body: str, headers: dict[str, str]) -> None:
@@ -91,7 +92,8 @@ async def send(batch: list[Request], rate: float) -> list[tuple[float, int]]:
                 headers = {**signed(body), **headers}
             sent = time.monotonic()
             response = await client.post(url, content=body, headers=headers)
-            results.append((time.monotonic() - sent, response.status_code))
+            path = url.rsplit("/", 1)[-1]
+            results.append((time.monotonic() - sent, response.status_code, path))
 
         start = time.monotonic()
         tasks = []
@@ -120,7 +122,12 @@ def throughput(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
     last = max(r.finished_at.timestamp() for r in rows if r.finished_at is not None)
     outcomes = [len(cluster.outcomes(r.thread_ts)) for r in rows]
     latencies = [a[0] * 1000 for a in acks]
+    slack = [a[0] * 1000 for a in acks if a[2] == "events"]
+    alerts = [a[0] * 1000 for a in acks if a[2] == "alerts"]
     done = sum(r.state == "done" for r in rows)
+    quiet = asyncio.run(send(requests(cluster, uuid.uuid4().hex[:6], 30, 0)[:30], 2.0))
+    wait_for(lambda: all(r.state in SETTLED for r in cluster.rows()), args.timeout, "quiet runs")
+    quiet_ms = [a[0] * 1000 for a in quiet]
     return {
         "replicas": len([r for r in cluster.replicas if r.alive]),
         "requests": len(batch),
@@ -132,6 +139,16 @@ def throughput(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
         "ack_ms_p50": round(percentile(latencies, 0.5), 1),
         "ack_ms_p99": round(percentile(latencies, 0.99), 1),
         "ack_ms_max": round(max(latencies), 1),
+        # Slack's acks alone (what Slack retries after 3 s) and the webhook's 202s
+        "slack_ack_ms_p50": round(percentile(slack, 0.5), 1),
+        "slack_ack_ms_p99": round(percentile(slack, 0.99), 1),
+        "slack_ack_ms_max": round(max(slack), 1),
+        "alert_202_ms_p50": round(percentile(alerts, 0.5), 1) if alerts else None,
+        "alert_202_ms_p99": round(percentile(alerts, 0.99), 1) if alerts else None,
+        # 30 mentions one at a time (2/s) after the load: the quiet figure
+        "quiet_slack_ack_ms_p50": round(percentile(quiet_ms, 0.5), 1),
+        "quiet_slack_ack_ms_p99": round(percentile(quiet_ms, 0.99), 1),
+        "load_average": os.getloadavg()[0],
         "duplicate_outcome_posts": sum(max(n - 1, 0) for n in outcomes),
         "threads_without_outcome": sum(n == 0 for n in outcomes),
         "rows_started_again": sum(r.attempts > 1 for r in rows),
@@ -213,9 +230,13 @@ def report(out: dict[str, Any]) -> None:
     keys = [
         "replicas",
         "investigations_per_min",
-        "ack_ms_p50",
-        "ack_ms_p99",
-        "ack_ms_max",
+        "slack_ack_ms_p50",
+        "slack_ack_ms_p99",
+        "slack_ack_ms_max",
+        "alert_202_ms_p99",
+        "quiet_slack_ack_ms_p50",
+        "quiet_slack_ack_ms_p99",
+        "load_average",
         "duplicate_outcome_posts",
         "threads_without_outcome",
         "rows_started_again",

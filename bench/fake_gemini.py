@@ -41,6 +41,7 @@ from agent.prompts import stage_named
 from bench.cached_contents import CachedContents, RestError
 from bench.loopback import serve
 from bench.prompt_cache import ImplicitCache
+from bench.thought_signatures import is_gemini3, signature_problem, unsigned_model_turns
 
 CHARS_PER_TOKEN = 4
 FAKE_SIGNATURE = base64.b64encode(b"bench-fake-thought-signature").decode()
@@ -62,7 +63,9 @@ class Turn:
     def call(*calls: tuple[str, dict[str, Any]], thoughts_tokens: int = 0) -> Turn:
         return Turn(calls=tuple(calls), thoughts_tokens=thoughts_tokens)
 
-    def parts(self) -> list[dict[str, Any]]:
+    def parts(self, *, sign_text: bool = False) -> list[dict[str, Any]]:
+        """The reply's parts: the first function call signed (as Gemini does), and with
+        ``sign_text`` (Gemini 3) a text reply too."""
         if self.calls:
             return [
                 {
@@ -71,7 +74,8 @@ class Turn:
                 }
                 for i, (name, args) in enumerate(self.calls)
             ]
-        return [{"text": self.text or ""}]
+        signed = {"thoughtSignature": FAKE_SIGNATURE} if sign_text else {}
+        return [{"text": self.text or "", **signed}]
 
     def output_chars(self) -> int:
         if self.calls:
@@ -157,6 +161,9 @@ class FakeGemini:
     cache: ImplicitCache = field(default_factory=ImplicitCache)
     cached_contents: CachedContents = field(default_factory=CachedContents)
     base_url: str = ""
+    refused_signatures: list[str] = field(default_factory=list)  # Gemini 3's 400s, as sent
+    unsigned_turns: int = 0  # Gemini 3 model turns sent back without their signature
+    returned_turns: int = 0  # Gemini 3 model turns sent back (signed or not)
     _runner: web.AppRunner | None = None
 
     async def start(self) -> str:
@@ -200,6 +207,13 @@ class FakeGemini:
                 body, explicit = self.cached_contents.resolve(model, body)
             except RestError as exc:
                 return web.json_response(exc.body, status=exc.code)
+        problem = signature_problem(model, body, FAKE_SIGNATURE)
+        if problem is not None:  # Gemini 3 refuses a call turn whose signature was dropped
+            self.refused_signatures.append(problem)
+            return _error(400, "INVALID_ARGUMENT", problem)
+        if is_gemini3(model):
+            self.unsigned_turns += unsigned_model_turns(body, FAKE_SIGNATURE)
+            self.returned_turns += sum(c.get("role") == "model" for c in body.get("contents") or [])
         parsed = parse_request(model, body)
         try:
             turn = self.responder(parsed.stage)(parsed)
@@ -217,7 +231,7 @@ class FakeGemini:
         response = {
             "candidates": [
                 {
-                    "content": {"role": "model", "parts": turn.parts()},
+                    "content": {"role": "model", "parts": turn.parts(sign_text=is_gemini3(model))},
                     "finishReason": "STOP",
                     "index": 0,
                 }

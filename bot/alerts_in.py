@@ -208,10 +208,18 @@ class AlertIntake:
         slack_channel: str | None = None,
         slack_ts: str | None = None,
         not_indicators: Sequence[str] = (),
+        triaged: bool = True,
     ) -> Alert:
+        """Parse and store the alert; ``triaged``: a triage places it (``received``)."""
         alert = parse_alert(
             data, source_hint, catalogue=self.catalogue, not_indicators=not_indicators
         )
-        await self.store.save(alert, slack_channel=slack_channel, slack_ts=slack_ts)
+        # "received" in the same transaction: triage places it even if this process dies
+        await self.store.save(
+            alert,
+            slack_channel=slack_channel,
+            slack_ts=slack_ts,
+            status="received" if triaged else None,
+        )
         log.info("alert %s stored (source %s)", alert.id, alert.source)
         return alert

@@ -31,6 +31,7 @@ from bot.lifecycle import SocBot
 from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
 from bot.pacer import Pacer
+from bot.prune_work import PruneWork
 from bot.reporter import SlackReporter
 from bot.review import SlackReview
 from bot.runners import runners
@@ -41,6 +42,7 @@ from store.alerts import AlertStore
 from store.db import Database
 from store.feedback import FeedbackStore
 from store.learn_queue import LearnQueue
+from store.retention import Pruner
 from store.slack import SlackStore
 from store.work import QueueLimits, WorkQueue
 
@@ -151,6 +153,7 @@ def create_socbot(
         else None
     )
     learn = learning.request if learning is not None else None
+    pruning = PruneWork(Pruner(db, settings.retention), coordinator)
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
     listeners = Listeners(
@@ -193,6 +196,7 @@ def create_socbot(
         forwarded=forwarded,
         grace_s=settings.work.shutdown_grace_s,
         learn=learn,
+        pruning=pruning,
     )
 
     def triage(

@@ -18,8 +18,7 @@ for rows other replicas queued or left behind — and runs each through the
 * ``stop(thread)`` cancels the thread's work here or, through the row, on the
   replica running it; once a run has its result (``RunContext.finishing``) a stop
   no longer changes it: one outcome per run, in Slack and in the database;
-* a run that failed because Gemini was unavailable goes back to the queue with
-  backoff (told once), other failures are told (``Reporter.failed``);
+* Gemini unavailable: back to the queue with backoff (told once); else told;
 * ``shutdown(grace_s)`` stops claiming, lets running work finish for ``grace_s``,
   then cancels it quietly and hands the rows back to the queue for the next replica.
 """
@@ -45,6 +44,7 @@ from bot.worker_types import (
     Unavailable,
     current_run,
 )
+from store.replicas import Replicas
 from store.work import CHAT_KINDS, Job, Work, WorkQueue
 from store.work_types import BACKGROUND_KINDS
 
@@ -86,6 +86,7 @@ class Coordinator:
         self.replica = replica
         self.poll_s = poll_s
         self.retry_backoff_s = retry_backoff_s
+        self._replicas = Replicas(queue.db)
         self.runners: dict[str, Runner] = {}
         self.reporters: dict[str, Reporter] = {}
         self._running: dict[int, Running] = {}
@@ -188,17 +189,18 @@ class Coordinator:
                 await asyncio.sleep(self.poll_s)
 
     async def _renew_loop(self) -> None:
-        """Renew the leases on a timer of their own: claims waiting for their turn (the
-        claim lock is shared by every replica) never let a live replica's leases lapse."""
+        """Beat (``store.replicas``) and renew leases on a timer of their own: claims
+        waiting for the shared claim lock never let a live replica's leases lapse."""
         period = self.queue.lease.total_seconds() / 3
         while not self._leases_done.is_set():
+            try:
+                await self._replicas.beat(self.replica)
+                if self._running:
+                    await self._renew()
+            except Exception:  # fail open: the next turn may reach the database
+                log.exception("worker %s could not renew its leases", self.replica)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._leases_done.wait(), period)
-            if self._running and not self._leases_done.is_set():
-                try:
-                    await self._renew()
-                except Exception:  # fail open: the next turn may reach the database
-                    log.exception("worker %s could not renew its leases", self.replica)
 
     async def _claim(self) -> None:
         async with self._claiming:

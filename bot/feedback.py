@@ -100,17 +100,17 @@ class FeedbackActions:
             await tell(client, channel, user, REFUSED, thread_ts)
             return
         correct = action.get("action_id") == "feedback_correct"
-        changed = await self.feedback.vote(
+        voted = await self.feedback.vote(
             investigation_id, user, "correct" if correct else "incorrect"
         )
-        log.info("vote on %s from %s (changed: %s)", investigation_id, user, changed)
+        log.info("vote on %s from %s (%s)", investigation_id, user, voted)
         if not correct:
             view = verdict_modal(investigation_id, channel, thread_ts)
             if await _open(client, str(body.get("trigger_id") or ""), view):
                 return  # learning starts when the dialog is answered
-        if self.learn is not None:
+        if self.learn is not None and voted != "same":  # the same opinion is learnt once
             await self.learn(investigation_id)
-        word = "changed" if changed else "recorded"
+        word = {"new": "recorded", "changed": "changed", "same": "unchanged"}[voted]
         verdict = "correct" if correct else "incorrect"
         await tell(client, channel, user, f"Thanks, your vote ({verdict}) is {word}.", thread_ts)
 
@@ -136,10 +136,10 @@ class FeedbackActions:
             log.warning("dialog vote by %s on %r refused", user, investigation_id)
             return
         comment = str(reason)[:REASON_CHARS] if reason else None
-        await self.feedback.vote(
+        voted = await self.feedback.vote(
             investigation_id, user, "incorrect", verdict=verdict, comment=comment, source="modal"
         )
-        if self.learn is not None:
+        if self.learn is not None and voted != "same":
             await self.learn(investigation_id)
         label = VERDICT_LABELS[verdict]
         await tell(client, channel, user, f"Thanks: recorded, the verdict is {label}.", thread_ts)

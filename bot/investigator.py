@@ -27,10 +27,12 @@ from bot.pacer import Pacer
 from bot.post_once import RunPosts, ThreadSearch
 from bot.posting import POST_ATTEMPTS, POST_BACKOFF_S, outcome_messages
 from bot.progress import SlackProgress
+from bot.run_link import INTERRUPTED, RunLink, earlier_run
 from bot.runlog import logged_run
 from bot.worker_types import SlackRefused, ThreadRef, Unavailable, current_run
 from core.events import Sink
 from store.alerts import AlertStore
+from store.investigations import InvestigationStore
 
 MODEL_UNAVAILABLE = "Gemini is unavailable right now."
 SLACK_REFUSED = "Slack did not accept my messages."
@@ -64,6 +66,7 @@ class EngineInvestigator:
         self.post_attempts = post_attempts
         self.post_backoff_s = post_backoff_s
         self.search = ThreadSearch(client)
+        self.investigations = InvestigationStore(alerts.db)
 
     async def __call__(
         self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
@@ -96,9 +99,18 @@ class EngineInvestigator:
             on_status_posted=posts.status_posted,
             status_metadata=status_metadata,
         )
+        earlier = earlier_run(posts.posted)
+        if earlier is not None:  # taken over: the status message says what became of it
+            progress.view.note = INTERRUPTED.format(old=earlier[:12])
+        link = RunLink(
+            progress,
+            self.investigations,
+            earlier=earlier,
+            record=context.record if context is not None else None,
+        )
         request = Request(conversation_id=thread.conversation_id, text=text, alert=alert, user=user)
         try:
-            outcome = await logged_run(self.engine, request, progress)
+            outcome = await logged_run(self.engine, request, link)
         except asyncio.CancelledError:
             if context is None or context.stopping():
                 await progress.cancelled()  # strike the plan through; the reporter says so

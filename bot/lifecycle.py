@@ -20,6 +20,7 @@ from alerts.parse import Alert
 from bot.coordinator import Coordinator
 from bot.feedback import Learn
 from bot.listeners import Listeners
+from bot.prune_work import PruneWork
 from bot.reporter import SlackReporter
 from bot.server import build_web_app
 from bot.storm import AlertTriage
@@ -62,6 +63,7 @@ class SocBot:
     forwarded: dict[str, AlertTriage] = field(default_factory=dict)  # by alert channel
     grace_s: float = 0.0  # at shutdown, running work may finish this long
     learn: Learn | None = None  # queue learning from an investigation (``bot.learning_work``)
+    pruning: PruneWork | None = None  # data lifetime (``bot.prune_work``)
     heap_frozen: bool = field(default=False, init=False, repr=False)
 
     def web_app(self) -> web.Application:
@@ -96,6 +98,8 @@ class SocBot:
 
     async def _start_worker(self, _app: web.Application) -> None:
         self.coordinator.start()  # rows queued before this start, or by other replicas
+        if self.pruning is not None:
+            self.pruning.start()
 
     async def _freeze_heap(self, _app: web.Application) -> None:
         self.heap_frozen = freeze_heap()
@@ -145,6 +149,8 @@ class SocBot:
         Alerts still waiting are stored as deferred and resumed on the next start.
         """
         await self.webhook.drain()
+        if self.pruning is not None:
+            await self.pruning.close()
         triages = self.triages()
         for triage in triages:
             triage.stop()

@@ -81,6 +81,7 @@ class AlertIntake(Protocol):
         slack_channel: str | None = None,
         slack_ts: str | None = None,
         not_indicators: Sequence[str] = (),
+        triaged: bool = True,
     ) -> Alert: ...
 
 
@@ -236,11 +237,16 @@ class Listeners:
             return
         ts = str(event["ts"])
         data, hint = parsed
+        triage = self.triages.get(channel)
         alert = await self.intake.accept(
-            data, hint, slack_channel=channel, slack_ts=ts, not_indicators=posted_by(event)
+            data,
+            hint,
+            slack_channel=channel,
+            slack_ts=ts,
+            not_indicators=posted_by(event),
+            triaged=triage is not None,
         )
         await self.store.remember_thread(channel, ts)
-        triage = self.triages.get(channel)
         if triage is not None:  # grouped, queued or deferred; investigated in its thread
             await triage.dispatch(alert, message_ts=ts)
             return

@@ -26,6 +26,7 @@ from bot.escape import mrkdwn, plain
 from bot.feedback import tell
 from config.settings import LearningSettings
 from store.playbook import PlaybookBullet, PlaybookError, PlaybookStore
+from store.playbook_rules import BulletInvalid, content_problem
 
 log = logging.getLogger(__name__)
 
@@ -242,8 +243,9 @@ class SlackReview:
         except (ValueError, KeyError, TypeError):
             await ack()
             return
-        if not content:
-            await ack(response_action="errors", errors={"content": "The text is empty."})
+        problem = content_problem(content[:MAX_CONTENT])
+        if problem is not None:  # shown under the field; the dialog stays open
+            await ack(response_action="errors", errors={"content": problem})
             return
         await ack()
         channel, ts = str(meta.get("channel") or ""), str(meta.get("ts") or "")
@@ -252,7 +254,7 @@ class SlackReview:
         try:
             await self.playbook.edit(str(meta.get("id") or ""), content[:MAX_CONTENT], user)
             bullet = await self.playbook.approve(str(meta.get("id") or ""), user)
-        except PlaybookError as error:
+        except (PlaybookError, BulletInvalid) as error:
             await tell(client, channel, user, str(error))
             return
         await _update(client, channel, ts, bullet, user, "edited and approved")

@@ -38,8 +38,7 @@ def build_web_app(
     metrics: Metrics | None = None,
 ) -> web.Application:
     """The aiohttp application; ``bolt=None`` leaves out ``/slack/events`` (Socket Mode)."""
-    limit = max(SLACK_BODY_LIMIT, webhook.settings.max_alert_bytes + 1024)
-    app = web.Application(client_max_size=limit)
+    app = web.Application(client_max_size=body_limit(webhook.settings.max_alert_bytes))
 
     async def healthz(_request: web.Request) -> web.Response:
         return web.json_response({"ok": True, **(await health())})
@@ -83,6 +82,16 @@ def build_web_app(
 
         app.router.add_post("/slack/events", slack_events)
     return app
+
+
+def body_limit(max_alert_bytes: int) -> int:
+    """The largest request body served (a Slack payload, or an alert and its envelope)."""
+    return max(SLACK_BODY_LIMIT, max_alert_bytes + 1024)
+
+
+def bound_port(runner: web.AppRunner) -> int:
+    """The port a started runner listens on (``port=0``: the one the OS chose)."""
+    return int(runner.addresses[0][1])
 
 
 async def start_site(app: web.Application, host: str, port: int) -> web.AppRunner:

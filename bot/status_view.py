@@ -47,6 +47,7 @@ class StatusView:
         self.plan: Plan | None = None
         self.phase = "🤔 Thinking…"
         self.activity = ""
+        self.note = ""  # a line above the status (an earlier run interrupted: ``bot.run_link``)
 
     def apply(self, event: Event) -> bool:
         """Update the state from ``event``; True when the status message changes."""
@@ -98,6 +99,8 @@ class StatusView:
     def render(self) -> Message:
         """The status message for the current state."""
         status = self.phase + (f" · {self.activity}" if self.activity else "")
+        if self.note:
+            status = f"{self.note}\n{status}"
         return plan_message(
             self.plan,
             status_line=status,

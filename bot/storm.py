@@ -3,16 +3,15 @@
 Every alert POSTed to ``/alerts``, and every alert another bot or integration posts
 in an alert channel ("forwarded"), ends in exactly one state (``AlertRow.status``):
 
-* **grouped** — an alert like one seen in the last ``alert_group_window_s`` (same
-  source, title with numbers blurred, and primary indicator: ``group_key``) joins that
-  alert's group: no new card, no investigation; the group's card is edited in place
-  ("+N similar alerts") and the alert gets the group's verdict (``group_id``).
+* **grouped** — an alert like one seen in the last ``alert_group_window_s``
+  (``alerts.grouping.group_key``) joins that alert's group: no card, no investigation;
+  the group's card is edited ("+N similar alerts"), the alert gets its verdict.
 * **queued → investigating → concluded / failed / cancelled** — the first alert of a
   group gets a card and an investigation in its thread, while fewer than
   ``max_concurrent_investigations + max_queued_investigations`` alerts of the channel
   are admitted (waiting or running).
 * **deferred** — beyond that the alert is only stored; a pump admits deferred alerts,
-  most severe first, as investigations end (and at start-up, after a restart).
+  most severe first, as investigations end (and after a crash: ``bot.storm_sweep``).
 
 These decisions, the storm's counts and the storm message are the database's
 (``store.storms``), so replicas sharing one database triage as one: two similar alerts
@@ -23,46 +22,37 @@ any replica may run (``run``). At shutdown nothing is posted: alerts whose row i
 queued or running stay ``queued`` (the row is handed on), alerts still waiting for
 their card are stored as ``deferred``; both are resumed on the next start.
 
-A forwarded alert's own message plays the card: no card is posted, it is investigated
-in its own thread (also when resumed after a restart). A grouped forwarded alert gets
-a 🔗 reaction (not a message), and the group is shown by one note in the thread of
-its first alert, posted when the first similar alert joins, then edited in place.
+A forwarded alert's own message plays the card (no card posted; investigated in its
+thread). A grouped forwarded alert gets a 🔗 reaction, and the group is shown by one
+note in its first alert's thread, posted when the first similar alert joins.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from alerts.grouping import group_key
 from alerts.parse import Alert
 from bot.coordinator import Coordinator, ThreadRef, Unavailable
 from bot.listeners import Investigate, alert_request_text
 from bot.posting import SLACK_ERRORS
 from bot.reporter import SlackReporter
 from bot.storm_board import StormBoard
+from bot.storm_sweep import Sweeper
 from config.settings import SlackSettings
 from store.alert_status import AlertStatuses
 from store.alerts import AlertStore
-from store.storms import LAUNCH, StormStore
+from store.storms import StormStore
 from store.work import Job, priority
 
 log = logging.getLogger(__name__)
 
-_DIGITS = re.compile(r"\d+")
 Remember = Callable[[str, str], Awaitable[object]]
 GROUPED_REACTION = "link"  # on a forwarded alert's message when it joins a group
 FREES_ROOM = ("concluded", "failed", "cancelled")
-
-
-def group_key(alert: Alert) -> str:
-    """Alerts with equal keys are "the same alert again" (see the module docstring)."""
-    title = " ".join(_DIGITS.sub("#", alert.title.lower()).split())
-    ranked = sorted(alert.indicators, key=lambda i: i.private)  # public ones first
-    indicator = f"{ranked[0].kind}:{ranked[0].value.lower()}" if ranked else ""
-    return f"{alert.source}|{title}|{indicator}"
 
 
 class AlertTriage:
@@ -86,6 +76,7 @@ class AlertTriage:
         update_interval: float = 2.0,
         own_rows_only: bool = False,
         exclude_channels: tuple[str, ...] = (),
+        sweep_s: float = 2.0,
     ) -> None:
         self.channel = channel
         self.alerts = alerts
@@ -97,8 +88,14 @@ class AlertTriage:
         self._exclude = exclude_channels
         capacity = settings.max_concurrent_investigations + settings.max_queued_investigations
         self.storms = StormStore(
-            alerts.db, channel, capacity=capacity, window_s=settings.alert_group_window_s
+            alerts.db,
+            channel,
+            capacity=capacity,
+            window_s=settings.alert_group_window_s,
+            replica=coordinator.replica,
+            lease_s=coordinator.queue.lease.total_seconds(),
         )
+        self.sweeper = Sweeper(self.sweep, sweep_s, f"sweep {channel}")
         self.statuses = AlertStatuses(alerts.db)
         self.board = StormBoard(reporter, self.storms, alerts, interval=update_interval)
         self._launching: set[str] = set()  # admitted here, card being posted
@@ -106,7 +103,6 @@ class AlertTriage:
         self._pump_again = False
         self._tasks: set[asyncio.Task[None]] = set()  # card posts, run hand-overs
         self._posting: set[asyncio.Task[Any]] = set()  # of those, waiting to post a card
-        self._later: asyncio.TimerHandle | None = None
         self._closing = False
 
     @property
@@ -128,15 +124,24 @@ class AlertTriage:
         return await self.statuses.counts(channel=self._only, exclude_channels=self._exclude)
 
     async def resume(self) -> None:
-        """At start-up: pick up alerts deferred (or interrupted) by an earlier run."""
+        """At start-up: resume what an earlier run left, then keep sweeping."""
+        await self.sweep()
+        self.sweeper.start()
+
+    async def sweep(self) -> None:
+        """Place alerts not placed yet; admit again what a dead replica left."""
+        received = await self.statuses.by_status(
+            "received", channel=self._only, exclude_channels=self._exclude
+        )
+        for row in received:
+            if self._closing:
+                return
+            card = row.slack_ts if row.slack_channel == self.channel else None
+            await self.dispatch(row.to_alert(), message_ts=card)
         storm = await self.storms.adopt(own_rows_only=self._only is not None, exclude=self._exclude)
-        if storm is None:
-            return
-        self.board.storm_changed(storm)
-        self._kick_pump()
-        # alerts another replica may still be launching are looked at again once stale
-        loop = asyncio.get_running_loop()
-        self._later = loop.call_later(LAUNCH.total_seconds() + 1, self._kick_pump)
+        if storm is not None and not self._closing:
+            self.board.storm_changed(storm)
+            self._kick_pump()
 
     async def dispatch(self, alert: Alert, *, message_ts: str | None = None) -> None:
         """A stored alert: group it, admit it or defer it.
@@ -144,6 +149,8 @@ class AlertTriage:
         ``message_ts``: a forwarded alert's own message in this channel (its "card").
         """
         placed = await self.storms.place(alert.id, group_key(alert), thread_ts=message_ts)
+        if placed is None:
+            return  # placed by another replica's sweep, which launches it
         self.board.storm_changed(placed.storm_id)
         if placed.status == "grouped":
             if message_ts is not None:
@@ -275,8 +282,7 @@ class AlertTriage:
         and the hand-overs stop at their next step.
         """
         self._closing = True
-        if self._later is not None:
-            self._later.cancel()
+        self.sweeper.stop()
         self.board.stop()
         for task in self._posting:
             task.cancel()
@@ -284,6 +290,7 @@ class AlertTriage:
     async def close(self) -> None:
         """After the coordinator stopped: store waiting alerts as deferred, post nothing."""
         self.stop()
+        await self.sweeper.close()
         await asyncio.gather(
             *([self._pump] if self._pump else []), *self._tasks, return_exceptions=True
         )

@@ -7,6 +7,8 @@ and settles the row once:
 * done, or cancelled when a person asked to stop it before its result was in;
 * taken over or shutting down (cancelled without a stop, or ``RowLost`` at a
   post): not settled, the row is handed on and the new owner answers;
+* notices said through ``Reporter.say`` for the row (restarted, unavailable) are
+  recorded with it before they are said: a crash in between never repeats one;
 * ``Unavailable`` (Gemini or Slack): back to the queue with backoff, told once; at
   the last attempt failed and told;
 * any other failure: failed and told (``Reporter.failed``).
@@ -20,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot import metrics
+from bot.run_link import earlier_run
 from bot.worker_types import (
     GAVE_UP,
     RESTARTED,
@@ -31,6 +34,7 @@ from bot.worker_types import (
     Unavailable,
     current_run,
 )
+from store.investigations import InvestigationStore
 from store.work import Work, WorkQueue
 
 log = logging.getLogger(__name__)
@@ -122,19 +126,21 @@ class RowRuns:
         if work.posted.get("outcome"):
             return  # the result was in: only its delivery is left, nothing to investigate
         if work.posted.get("restarted") and not work.posted.get("told_restarted"):
-            await self._reporter(work).say(thread, RESTARTED)
-            await self.queue.record_post(work.id, "told_restarted", True)
+            # the intent first: a crash between the two loses the notice, never repeats it
+            if await self.queue.record_post(work.id, "told_restarted", True, owner=self.replica):
+                await self._reporter(work).say(thread, RESTARTED)
 
     async def _retry_later(self, running: Running, reason: str) -> bool:
         work = running.work
         delay = self.retry_backoff_s * 2 ** max(work.attempts - 1, 0)
+        running.settling = True  # handed back below: a lease renewal must not cancel the notice
         if not await self.queue.retry_later(work.id, self.replica, delay, reason):
             return False
         if not work.posted.get("told_unavailable"):
+            await self.queue.record_post(work.id, "told_unavailable", True)  # intent first
             await self._reporter(work).say(
                 running.thread, f"{reason} I will try again in about {delay:.0f} s."
             )
-            await self.queue.record_post(work.id, "told_unavailable", True)
         return True
 
     async def dropped(self, work: Work) -> None:
@@ -144,6 +150,10 @@ class RowRuns:
             await runner.dropped(work)
 
     async def give_up(self, work: Work) -> None:
-        """Expired ``max_attempts`` times: the row failed; its thread is told."""
+        """Expired ``max_attempts`` times: the row failed (its last investigation settled
+        as interrupted: ``bot.run_link``); its thread is told."""
+        earlier = earlier_run(work.posted)
+        if earlier is not None:
+            await InvestigationStore(self.queue.db).interrupt(earlier, replaced_by=None)
         await self.dropped(work)
         await self._reporter(work).say(ThreadRef(work.channel, work.thread_ts), GAVE_UP)

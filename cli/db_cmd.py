@@ -1,4 +1,5 @@
-"""``socbot db upgrade`` / ``socbot db revision``: the database schema (Alembic).
+"""``socbot db upgrade`` / ``socbot db revision``: the database schema (Alembic);
+``socbot db prune [--dry-run]``: delete what is past its lifetime (``[retention]``).
 
 ``socbot serve`` and the other commands migrate on start; ``db upgrade`` does it
 alone, e.g. as a deploy step before several replicas start. ``db revision`` is for
@@ -9,13 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cli.app import command_app, fail, load_settings_or_exit, one_line
 
-app = command_app(help="Manage the database schema.")
+if TYPE_CHECKING:
+    from config.retention import RetentionSettings
+
+app = command_app(help="Manage the database: schema migrations and pruning by lifetime.")
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a sentence.")]
@@ -70,3 +74,30 @@ def revision(message: MessageOpt) -> None:
         typer.echo(f"wrote {path}")
     if not paths:
         typer.echo("the migrations already match store/models.py: nothing to write")
+
+
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Only count what would be deleted.")]
+
+
+@app.command("prune")
+def prune(dry_run: DryRunOpt = False) -> None:
+    """Delete rows past their [retention] lifetime (serve does it hourly on its own)."""
+    from config.settings import ConfigError
+
+    settings = load_settings_or_exit()
+    try:
+        counts = asyncio.run(_prune(settings.database_url, settings.retention, dry_run))
+    except ConfigError as exc:
+        raise fail(one_line(exc)) from None
+    verb = "would delete" if dry_run else "deleted"
+    for kind, count in counts.items():
+        typer.echo(f"{kind:<16} {verb} {count}")
+
+
+async def _prune(url: str, retention: RetentionSettings, dry_run: bool) -> dict[str, int]:
+    from cli.database import migrated_database
+    from store.retention import Pruner
+
+    async with migrated_database(url) as db:
+        pruner = Pruner(db, retention)
+        return await (pruner.plan() if dry_run else pruner.prune())

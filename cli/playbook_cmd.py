@@ -41,6 +41,7 @@ def _run(work: Callable[[Database], Awaitable[T]], *, announce: bool = True) -> 
     from config.settings import ConfigError
     from store.playbook import PlaybookError
     from store.playbook_files import PlaybookFileError
+    from store.playbook_rules import BulletInvalid
 
     settings = load_settings_or_exit(announce=announce)
 
@@ -50,7 +51,7 @@ def _run(work: Callable[[Database], Awaitable[T]], *, announce: bool = True) -> 
 
     try:
         return asyncio.run(main())
-    except (ConfigError, PlaybookError, PlaybookFileError, OSError) as exc:
+    except (ConfigError, PlaybookError, PlaybookFileError, BulletInvalid, OSError) as exc:
         raise fail(one_line(exc)) from None
 
 
@@ -112,10 +113,14 @@ def add(
     by: ByOpt = None,
 ) -> None:
     """Add an active bullet (a person writing it is its approval)."""
-    from store.playbook import PlaybookBullet, PlaybookStore, Triggers, new_id
+    from store.playbook import KINDS, PlaybookBullet, PlaybookStore, Triggers, new_id
+    from store.playbook_rules import check
 
     who = _who(by)
+    if kind not in KINDS:
+        raise fail(f"kind {kind!r} is not allowed; allowed: {', '.join(KINDS)}")
     try:
+        check(content, scope)
         bullet = PlaybookBullet(
             id=new_id(),
             content=content.strip(),
@@ -132,8 +137,6 @@ def add(
         )
     except ValueError as exc:
         raise fail(f"invalid bullet: {one_line(exc)}") from None
-    if not bullet.content:
-        raise fail("the content is empty")
     added = _run(lambda db: PlaybookStore(db).add(bullet))
     typer.echo(f"added {added.id} (active)")
 

@@ -31,11 +31,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.errors import AgentError
 from agent.playbook.learning.corrections import Corrections
 from agent.playbook.learning.service import Learner
+from bot.ack_front import AckFront
 from bot.app import create_socbot
 from bot.investigator import EngineInvestigator
 from bot.pacer import Pacer
 from bot.review import SlackReview
-from bot.server import start_site
+from bot.server import body_limit, bound_port, start_site
 from bot.slack_client import build_client
 from bot.socket_mode import run_socket_mode
 from bot.startup import startup_lines
@@ -180,15 +181,24 @@ async def serve_until(
             log.info("%s", line)
         try:
             if mode is Mode.http:
+                # the app on a private loopback port; the public port acks from a thread
+                # of its own, so acks never queue behind investigations (bot.ack_front)
+                runner = await start_site(bot.web_app(), "127.0.0.1", 0)
+                front = AckFront(
+                    signing_secret=_secret(settings.slack.signing_secret),
+                    backend=f"http://127.0.0.1:{bound_port(runner)}",
+                    body_limit=body_limit(settings.slack.max_alert_bytes),
+                )
                 try:
-                    runner = await start_site(bot.web_app(), host, port)
-                except OSError as error:  # most often: the port is taken
-                    raise _listen_error(host, port, error) from None
-                try:
+                    try:
+                        await asyncio.to_thread(front.start, host, port)
+                    except OSError as error:  # most often: the port is taken
+                        raise _listen_error(host, port, error) from None
                     if ready is not None:
                         ready(me)  # only once the port is really ours
                     await stop.wait()
                 finally:
+                    await asyncio.to_thread(front.stop)
                     await runner.cleanup()
             else:
                 if ready is not None:

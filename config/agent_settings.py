@@ -46,6 +46,21 @@ class ModelPrice(Section):
 # caching has no storage price): 2.5 Pro $4.50, 2.5 Flash and Flash-Lite $1.00 on the same
 # page, checked 2026-11-22 against quotes of its "Context caching price" rows ("$1.00 /
 # 1,000,000 tokens per hour (storage price)" for 2.5 Flash, "$4.50 / ..." for 2.5 Pro).
+ThinkingLevel = Literal["minimal", "low", "medium", "high"]
+# tool loops think little per call (many calls, each a small decision); planning and the
+# conclusion keep the model's default (high)
+DEFAULT_THINKING_LEVELS: dict[str, ThinkingLevel] = {"step": "low", "direct": "low"}
+
+_GEMINI_3_PRO = ModelPrice(
+    input=2.00,
+    output=12.00,
+    cached_input=0.20,
+    long_context_tokens=200_000,
+    input_long=4.00,
+    output_long=18.00,
+    cached_input_long=0.40,
+    cache_storage=4.50,
+)
 DEFAULT_PRICES: dict[str, ModelPrice] = {
     "gemini-2.5-pro": ModelPrice(
         input=1.25,
@@ -61,6 +76,18 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
     "gemini-2.5-flash-lite": ModelPrice(
         input=0.10, output=0.40, cached_input=0.01, cache_storage=1.0
     ),
+    # Gemini 3.x (names by prefix: gemini-3-flash-preview, gemini-3-pro-preview,
+    # gemini-3.1-pro-preview). Source: the same pricing page; checked 2026-11-25 against a
+    # quote of it taken 2026-07-04 ("Gemini 3 Flash Preview ... Input price $0.50 (text /
+    # image / video) ... Output price (including thinking tokens) $3.00 ... Context caching
+    # price $0.05") and third-party copies for 3 Pro / 3.1 Pro Preview ($2.00 input, $12.00
+    # output up to 200k-token prompts; $4.00 / $18.00 above). NOT confirmed from a
+    # first-party copy: the 3 Pro cached prices ($0.20 / $0.40, 10 % of input as for every
+    # other model here) and the 3.x cache storage (assumed as 2.5's: $1.00 Flash, $4.50
+    # Pro); override them in [gemini.prices] when the page says otherwise.
+    "gemini-3-flash": ModelPrice(input=0.50, output=3.00, cached_input=0.05, cache_storage=1.0),
+    "gemini-3-pro": _GEMINI_3_PRO,
+    "gemini-3.1-pro": _GEMINI_3_PRO,
 }
 
 
@@ -107,6 +134,12 @@ class GeminiSettings(Section):
         None, description="REST API version; default v1beta (Gemini API) / SDK's (Vertex AI)"
     )
     temperature: float = 0.2
+    thinking_levels: dict[str, ThinkingLevel] = Field(
+        default_factory=lambda: dict(DEFAULT_THINKING_LEVELS),
+        description="Gemini 3 models: thinking level per stage (classifier, planner, step, "
+        "reflector, concluder, direct, critic, rewrite, ...); a stage not listed thinks at the "
+        "model's default (high); 3 Pro takes low and high only. Gemini 2.5 keeps budgets",
+    )
     prices: dict[str, ModelPrice] = Field(
         default_factory=lambda: dict(DEFAULT_PRICES),
         description="list prices per model (a model name, or a prefix of one), USD per 1M "

@@ -29,6 +29,12 @@ class LogSettings(Section):
     query_memory_mb: int = Field(
         512, ge=64, description="DuckDB memory_limit per query, also capped by the OS (RLIMIT_AS)"
     )
+    query_memory_headroom_mb: int = Field(
+        256,
+        ge=64,
+        description="address space a worker may map beyond query_memory_mb (thread stacks, "
+        "allocator arenas, Python): the OS cap is their sum",
+    )
     max_result_bytes: int = Field(
         1_000_000, ge=10_000, description="a query's rows are cut at this many JSON bytes"
     )

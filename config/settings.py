@@ -38,6 +38,7 @@ from config.database_url import async_database_url, sqlite_file
 from config.env_check import EnvError, check_environment
 from config.eval_settings import EvalSettings
 from config.log_settings import LoggingSettings
+from config.retention import RetentionSettings
 from config.service_settings import (
     IntelSettings,
     LogSettings,
@@ -126,6 +127,7 @@ class Settings(BaseSettings):
     evals: EvalSettings = EvalSettings()
     log: LoggingSettings = LoggingSettings()
     tracing: TracingSettings = TracingSettings()
+    retention: RetentionSettings = RetentionSettings()
 
     @classmethod
     def settings_customise_sources(

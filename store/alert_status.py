@@ -1,7 +1,9 @@
 """Where stored alerts are in triage (``alerts.status``), for any channel.
 
 ``status`` follows a webhook alert, or one forwarded into an alert channel, through
-triage (``bot.storm``): ``queued`` → ``investigating`` → ``concluded`` / ``failed`` /
+triage (``bot.storm``): ``received`` (stored with the alert, in the same transaction as
+the 202 or the Slack ack promises it, not placed yet: any replica's sweep places it) →
+``queued`` → ``investigating`` → ``concluded`` / ``failed`` /
 ``cancelled``; or ``grouped`` under the alert that is investigated for it
 (``group_id``; it gets that verdict), or ``deferred`` (stored, investigated when there
 is room). The decisions that must hold across replicas (grouping, admission, the end
@@ -73,11 +75,19 @@ class AlertStatuses:
             rows = (await session.execute(query)).all()
         return {str(status): int(count) for status, count in rows}
 
-    async def by_status(self, status: str, *, limit: int = 100) -> list[StoredAlert]:
-        """Alerts in ``status``, most severe first, then oldest first."""
+    async def by_status(
+        self,
+        status: str,
+        *,
+        limit: int = 100,
+        channel: str | None = None,
+        exclude_channels: Sequence[str] | None = None,
+    ) -> list[StoredAlert]:
+        """Alerts in ``status`` (filtered as ``in_channel`` says), most severe first, then
+        oldest first."""
         query = (
             select(AlertRow)
-            .where(AlertRow.status == status)
+            .where(AlertRow.status == status, *in_channel(channel, exclude_channels))
             .order_by(severity_rank(), AlertRow.created_at, AlertRow.id)
             .limit(limit)
         )

@@ -19,7 +19,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from alerts.parse import Alert, Indicator, parse_alert
 from store.db import Database
-from store.models import AlertRow, Investigation
+from store.models import AlertRow, Investigation, utcnow
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,10 @@ class AlertStore:
         investigation_id: str | None = None,
         slack_channel: str | None = None,
         slack_ts: str | None = None,
+        status: str | None = None,
     ) -> None:
-        """Insert (or replace) the alert with its indicators."""
+        """Insert (or replace) the alert with its indicators (``status``: where it is in
+        triage, ``received`` for one that triage must place: ``store.alert_status``)."""
         row = AlertRow(
             id=alert.id,
             source=alert.source,
@@ -88,6 +90,8 @@ class AlertStore:
             investigation_id=investigation_id,
             slack_channel=slack_channel,
             slack_ts=slack_ts,
+            status=status,
+            status_at=utcnow() if status is not None else None,
         )
         async with self.db.session() as session:
             await session.merge(row)

@@ -1,7 +1,9 @@
 """Analysts' votes on verdicts (``feedback``): one row per analyst and investigation.
 
 ``vote`` is an upsert: a second click (or the 👎 dialog, or a correction written in
-the thread) changes that analyst's vote instead of adding one. ``votable`` is the
+the thread) changes that analyst's vote instead of adding one, and says whether it
+changed anything (``same``: nothing to learn again). A bare 👎 click on an
+``incorrect`` vote keeps the verdict and reason the dialog gave. ``votable`` is the
 gate for Slack votes: only a concluded investigation that socbot ran in that very
 channel and thread can be voted on; anything else (an unknown id, another thread's
 investigation, one still running) is refused.
@@ -9,7 +11,8 @@ investigation, one still running) is refused.
 
 from __future__ import annotations
 
-from typing import Literal
+from datetime import datetime
+from typing import Any, Literal
 
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -21,6 +24,7 @@ from store.slack import conversation_id
 
 Value = Literal["correct", "incorrect"]
 Source = Literal["button", "modal", "thread"]
+Voted = Literal["new", "changed", "same"]
 
 
 class FeedbackStore:
@@ -65,33 +69,23 @@ class FeedbackStore:
         verdict: str | None = None,
         comment: str | None = None,
         source: Source = "button",
-    ) -> bool:
-        """Record or change ``user``'s vote; True when it replaced an earlier one."""
+    ) -> Voted:
+        """Record or change ``user``'s vote: ``new``, ``changed``, or ``same`` (nothing
+        written: the vote says what it said)."""
         now = utcnow()
         insert = sqlite_insert if self.db.is_sqlite else pg_insert
-        values = {"value": value, "verdict": verdict, "comment": comment, "source": source}
-        statement = (
-            insert(Feedback)
-            .values(
-                investigation_id=investigation_id,
-                user=user,
-                created_at=now,
-                updated_at=now,
-                **values,
-            )
-            .on_conflict_do_update(
-                index_elements=[Feedback.investigation_id, Feedback.user],
-                set_={**values, "updated_at": now},
-            )
-        )
+        mine = (Feedback.investigation_id == investigation_id, Feedback.user == user)
         async with self.db.session() as session:
-            before = await session.scalar(
-                select(Feedback.id).where(
-                    Feedback.investigation_id == investigation_id, Feedback.user == user
-                )
-            )
-            await session.execute(statement)
-        return before is not None
+            before = await session.scalar(select(Feedback).where(*mine))
+            if before is not None and before.value == value and verdict is None and comment is None:
+                verdict, comment = before.verdict, before.comment  # a bare click again
+            values = {"value": value, "verdict": verdict, "comment": comment, "source": source}
+            if before is not None and all(
+                getattr(before, k) == values[k] for k in ("value", "verdict", "comment")
+            ):
+                return "same"
+            await session.execute(_upsert(insert, investigation_id, user, values, now))
+        return "new" if before is None else "changed"
 
     async def votes(self, investigation_id: str) -> list[Feedback]:
         """Every analyst's current vote on the investigation."""
@@ -103,3 +97,19 @@ class FeedbackStore:
                     .order_by(Feedback.id)
                 )
             )
+
+
+def _upsert(
+    insert: Any, investigation_id: str, user: str, values: dict[str, Any], now: datetime
+) -> Any:
+    """One analyst's vote on one investigation, inserted or replaced."""
+    return (
+        insert(Feedback)
+        .values(
+            investigation_id=investigation_id, user=user, created_at=now, updated_at=now, **values
+        )
+        .on_conflict_do_update(
+            index_elements=[Feedback.investigation_id, Feedback.user],
+            set_={**values, "updated_at": now},
+        )
+    )

@@ -80,6 +80,22 @@ class InvestigationStore:
             if isinstance(result, CursorResult) and result.rowcount == 0:
                 log.warning("finish() for unknown investigation %r", investigation_id)
 
+    async def interrupt(self, investigation_id: str, *, replaced_by: str | None) -> bool:
+        """Settle a run that a crash cut short (status ``interrupted``), linked to the run
+        that replaced it; False when it was settled already."""
+        async with self.db.session() as session:
+            result = await session.execute(
+                update(Investigation)
+                .where(Investigation.id == investigation_id, Investigation.status == "running")
+                .values(
+                    status="interrupted",
+                    replaced_by=replaced_by,
+                    error="socbot stopped during this run",
+                    finished_at=utcnow(),
+                )
+            )
+            return isinstance(result, CursorResult) and result.rowcount == 1
+
     async def get(self, investigation_id: str) -> Investigation | None:
         """The investigation row (detached; attributes loaded) or ``None``."""
         async with self.db.session() as session:

@@ -29,6 +29,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.models import Base
+from store.tables import ReplicaRow  # noqa: F401  (its table is in Base.metadata)
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 _PG_LOCK = 0x50C_B07  # advisory lock id held while migrating

@@ -66,6 +66,7 @@ class Investigation(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    replaced_by: Mapped[str | None] = mapped_column(String(64), nullable=True)  # interrupted
 
 
 class TraceEvent(Base):
@@ -167,6 +168,7 @@ class AlertRow(Base):
     # the alert storm it arrived in (``alert_storms``), and when ``status`` last changed
     storm_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     status_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    launch_by: Mapped[str | None] = mapped_column(String(64), nullable=True)  # its card poster
 
     __table_args__ = (
         Index("ix_alerts_created", "created_at"),

@@ -24,6 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.db import Database
 from store.models import Bullet, utcnow
+from store.playbook_rules import check
+from store.tables import BulletTag
 
 Kind = Literal["fact", "pattern", "anti_pattern", "skill"]
 Status = Literal["proposed", "active", "retired", "rejected"]
@@ -88,6 +90,7 @@ class PlaybookStore:
 
     async def add(self, bullet: PlaybookBullet) -> PlaybookBullet:
         """Insert ``bullet`` as given (its id, status, counters...)."""
+        check(bullet.content, bullet.scope)
         now = utcnow()
         values = bullet.model_dump(exclude={"created_at", "updated_at"})
         async with self.db.session() as session:
@@ -96,6 +99,7 @@ class PlaybookStore:
 
     async def put(self, bullet: PlaybookBullet) -> Literal["added", "updated"]:
         """Insert or overwrite the bullet with this id (import)."""
+        check(bullet.content, bullet.scope)
         now = utcnow()
         values = bullet.model_dump()
         values["created_at"] = bullet.created_at or now
@@ -164,6 +168,7 @@ class PlaybookStore:
         """Change a proposal's text before approving it (it stays proposed)."""
         async with self.db.session() as session:
             row = await self._proposal(session, bullet_id)
+            check(content, row.scope)
             row.content = content.strip()
             row.provenance = {**row.provenance, "edited_by": by}
             row.updated_at = utcnow()
@@ -187,17 +192,29 @@ class PlaybookStore:
             if row is not None:
                 row.provenance = {**row.provenance, **values}
 
-    async def count_tags(self, tags: Mapping[str, str]) -> None:
-        """Add one ``helpful`` / ``harmful`` per bullet id (``neutral`` changes nothing)."""
+    async def count_tags(
+        self, tags: Mapping[str, str], *, investigation_id: str | None = None
+    ) -> None:
+        """Add one ``helpful`` / ``harmful`` per bullet id (``neutral`` changes nothing).
+
+        With ``investigation_id``, what that investigation did to each bullet before is
+        replaced, not added to: its effect on a bullet is at most one count.
+        """
         async with self.db.session() as session:
             for bullet_id, tag in tags.items():
-                column = {"helpful": Bullet.helpful, "harmful": Bullet.harmful}.get(tag)
-                if column is not None:
-                    await session.execute(
-                        update(Bullet)
-                        .where(Bullet.id == bullet_id)
-                        .values({column: column + 1, Bullet.updated_at: utcnow()})
-                    )
+                before = None
+                if investigation_id is not None:
+                    before = await _retag(session, investigation_id, bullet_id, tag)
+                    if before == tag:
+                        continue
+                for name, step in ((before, -1), (tag, 1)):
+                    column = {"helpful": Bullet.helpful, "harmful": Bullet.harmful}.get(name or "")
+                    if column is not None:
+                        await session.execute(
+                            update(Bullet)
+                            .where(Bullet.id == bullet_id)
+                            .values({column: column + step, Bullet.updated_at: utcnow()})
+                        )
 
     async def count_use(self, loaded: Iterable[str], used: Iterable[str]) -> None:
         """Count that these bullets were put in a prompt / cited by the model."""
@@ -221,3 +238,15 @@ class PlaybookStore:
         if found is None:
             raise PlaybookError(f"no bullet {bullet_id!r}")
         return found
+
+
+async def _retag(
+    session: AsyncSession, investigation_id: str, bullet_id: str, tag: str
+) -> str | None:
+    """Record ``tag`` as the investigation's effect on the bullet; the one it replaces."""
+    row = await session.get(BulletTag, (investigation_id, bullet_id))
+    if row is None:
+        session.add(BulletTag(investigation_id=investigation_id, bullet_id=bullet_id, tag=tag))
+        return None
+    before, row.tag, row.updated_at = row.tag, tag, utcnow()
+    return before

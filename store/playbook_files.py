@@ -14,13 +14,16 @@ back, so a team can keep its playbook in git and review changes as diffs.
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from store.playbook import PlaybookBullet
+from store.playbook_rules import BulletInvalid, check
 
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -95,22 +98,56 @@ def from_document(doc: Any, where: str) -> PlaybookBullet:
     except ValueError as exc:
         first = str(exc).splitlines()[:3]
         raise PlaybookFileError(f"{where}: {' '.join(first)}") from None
-    relative_path(bullet)  # the id and scope must be usable as paths
+    try:
+        check(bullet.content, bullet.scope)
+    except BulletInvalid as exc:
+        raise PlaybookFileError(f"{where}: {exc}") from None
+    relative_path(bullet)  # the id must be usable as a path
     return bullet
 
 
 def write_dir(bullets: list[PlaybookBullet], folder: Path) -> list[Path]:
-    """Write one YAML file per bullet under ``folder``; returns the paths written."""
-    written = []
-    for bullet in bullets:
-        path = folder / relative_path(bullet)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = yaml.safe_dump(
-            to_document(bullet), sort_keys=False, allow_unicode=True, default_flow_style=False
-        )
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written
+    """Write one YAML file per bullet under ``folder``; returns the paths written.
+
+    All or nothing: every file is rendered (and its path checked) before any is
+    written, written into a staging folder beside ``folder``, then moved into place;
+    a failure leaves ``folder`` as it was.
+    """
+    files = {folder / relative_path(b): _text(b) for b in bullets}  # raises before writing
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".playbook-export-") as staging:
+        new, old = Path(staging) / "new", Path(staging) / "old"
+        for path, text in files.items():
+            _move_in(new / path.relative_to(folder), text=text)
+        done: list[Path] = []
+        try:
+            for path in files:
+                rel = path.relative_to(folder)
+                if path.exists():  # kept until every file is in place
+                    _move_in(old / rel, source=path)
+                _move_in(path, source=new / rel)
+                done.append(path)
+        except BaseException:
+            for path in done:
+                path.unlink(missing_ok=True)
+            for kept in old.rglob("*.yaml"):
+                os.replace(kept, folder / kept.relative_to(old))
+            raise
+    return list(files)
+
+
+def _move_in(target: Path, *, text: str | None = None, source: Path | None = None) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if text is not None:
+        target.write_text(text, encoding="utf-8")
+    elif source is not None:
+        os.replace(source, target)
+
+
+def _text(bullet: PlaybookBullet) -> str:
+    return yaml.safe_dump(
+        to_document(bullet), sort_keys=False, allow_unicode=True, default_flow_style=False
+    )
 
 
 def read_dir(folder: Path) -> list[PlaybookBullet]:

@@ -5,14 +5,16 @@ holding the channel's lock — on PostgreSQL a transaction-level advisory lock k
 the channel, on SQLite the one writer's ``BEGIN IMMEDIATE`` transaction — so that
 replicas receiving alerts at the same moment take turns:
 
-* ``place`` — a new alert joins the group of its key started within the grouping
-  window (``alert_groups``), or leads a new group: ``queued`` while fewer than
-  ``capacity`` alerts of the storm are queued or investigating and none is deferred,
-  else ``deferred``. It joins the channel's open storm (``alert_storms``; one per
+* ``place`` — a new alert (``received``: stored, not yet placed) joins the group of
+  its key started within the grouping window (``alert_groups``), or leads a new group:
+  ``queued`` while fewer than ``capacity`` alerts of the storm are queued or
+  investigating and none is deferred, else ``deferred``. Once only: the replica that
+  places it launches it. It joins the channel's open storm (``alert_storms``; one per
   channel, a partial unique index), opening one when the channel was idle.
 * ``admit`` — deferred alerts of the storm become ``queued``, most severe first,
   while there is room (first, alerts that a dead replica left half-launched are
-  deferred again: ``requeue_stale``).
+  deferred again: ``requeue_stale``). A queued alert names its launching replica
+  (``launch_by``, which beats: ``store.replicas``) until its work row exists.
 * ``move`` — an alert's new status; the storm ends when none of its alerts is queued,
   investigating or deferred any more.
 
@@ -29,16 +31,16 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, func, or_, select, text, update
+from sqlalchemy import func, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.sql.elements import ColumnElement
 
 from store.alert_status import ACTIVE, in_channel, severity_rank
 from store.alerts import StoredAlert, stored_alert
 from store.db import Database
-from store.models import AlertGroup, AlertRow, AlertStorm, WorkRow, utcnow
+from store.models import AlertGroup, AlertRow, AlertStorm, utcnow
+from store.replicas import beat
+from store.stale import requeue_stale
 
-LAUNCH = timedelta(seconds=300)  # queued this long with no work row: its replica died
 _LOCK_SPACE = 0x50CB  # PostgreSQL advisory lock space of storm decisions (key: channel)
 
 
@@ -69,11 +71,22 @@ class StormView:
 class StormStore:
     """The storm state of ``channel`` (see the module docstring)."""
 
-    def __init__(self, db: Database, channel: str, *, capacity: int, window_s: float) -> None:
+    def __init__(
+        self,
+        db: Database,
+        channel: str,
+        *,
+        capacity: int,
+        window_s: float,
+        replica: str | None = None,
+        lease_s: float = 30.0,
+    ) -> None:
         self.db = db
         self.channel = channel
         self.capacity = capacity
         self.window = timedelta(seconds=window_s)
+        self.replica = replica  # launches what this store queues (``launch_by``)
+        self.lease = timedelta(seconds=lease_s)  # a replica silent this long is dead
 
     def _now(self) -> datetime:
         now = utcnow()
@@ -91,15 +104,20 @@ class StormStore:
                 )
             yield session
 
-    async def place(self, alert_id: str, key: str, *, thread_ts: str | None = None) -> Placed:
-        """Group, queue or defer the stored alert ``alert_id`` (group key ``key``)."""
+    async def place(
+        self, alert_id: str, key: str, *, thread_ts: str | None = None
+    ) -> Placed | None:
+        """Group, queue or defer the stored alert ``alert_id`` (group key ``key``); None
+        when it was placed already (by another replica's sweep: that one launches it)."""
         digest = hashlib.sha256(key.encode()).hexdigest()
         now = self._now()
         async with self._locked() as session:
-            storm = await self._open(session, now)
             row = await session.get(AlertRow, alert_id)
             if row is None:
                 raise LookupError(f"alert {alert_id!r} is not stored")
+            if row.status not in (None, "received"):
+                return None
+            storm = await self._open(session, now)
             row.storm_id, row.status_at = storm.id, now
             group = await self._open_group(session, digest, now)
             if group is not None:
@@ -124,6 +142,8 @@ class StormStore:
             busy = counts.get("queued", 0) + counts.get("investigating", 0)
             room = not counts.get("deferred") and busy < self.capacity
             row.status = "queued" if room else "deferred"
+            if room:
+                await self._launching(session, [row], now)
             return Placed(row.status, storm.id, alert_id)
 
     async def admit(self) -> list[StoredAlert]:
@@ -133,7 +153,7 @@ class StormStore:
             storm = await self._current(session)
             if storm is None:
                 return []
-            await requeue_stale(session, now, AlertRow.storm_id == storm.id)
+            await requeue_stale(session, now, self.lease, AlertRow.storm_id == storm.id)
             counts = await _counts(session, storm.id)
             room = self.capacity - counts.get("queued", 0) - counts.get("investigating", 0)
             if room <= 0 or not counts.get("deferred"):
@@ -147,6 +167,7 @@ class StormStore:
             admitted = list(rows)
             for row in admitted:
                 row.status, row.status_at = "queued", now
+            await self._launching(session, admitted, now)
             return [stored_alert(row) for row in admitted]
 
     async def move(self, alert_id: str, status: str) -> int | None:
@@ -190,8 +211,15 @@ class StormStore:
                 )
             if storm is None:
                 return None
-            await requeue_stale(session, now, AlertRow.storm_id == storm.id)
+            await requeue_stale(session, now, self.lease, AlertRow.storm_id == storm.id)
             return storm.id
+
+    async def _launching(self, session: AsyncSession, rows: list[AlertRow], now: datetime) -> None:
+        """``rows`` are queued by this replica, which posts their cards (it is alive)."""
+        for row in rows:
+            row.launch_by = self.replica
+        if self.replica is not None and rows:
+            await beat(session, self.replica, now)
 
     async def view(self, storm_id: int | None = None) -> StormView | None:
         """The storm ``storm_id``, or the channel's open storm (None: idle)."""
@@ -234,27 +262,6 @@ class StormStore:
             .limit(1)
         )
         return (await session.scalars(query)).first()
-
-
-async def requeue_stale(session: AsyncSession, now: datetime, *where: ColumnElement[bool]) -> None:
-    """Alerts a dead replica left behind go back to ``deferred``: ``investigating`` with no
-    queued or running work row, or ``queued`` without one for longer than ``LAUNCH``
-    (a live replica posts the card and queues the row well within that)."""
-    has_work = select(WorkRow.alert_id).where(
-        WorkRow.state.in_(("queued", "running")), WorkRow.alert_id.is_not(None)
-    )
-    stale = or_(AlertRow.status_at.is_(None), AlertRow.status_at < now - LAUNCH)
-    await session.execute(
-        update(AlertRow)
-        .where(*where, AlertRow.id.not_in(has_work))
-        .where(
-            or_(
-                AlertRow.status == "investigating",
-                and_(AlertRow.status == "queued", stale),
-            )
-        )
-        .values(status="deferred", status_at=now)
-    )
 
 
 async def _counts(session: AsyncSession, storm_id: int) -> dict[str, int]:

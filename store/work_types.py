@@ -15,7 +15,8 @@ from store.slack import conversation_id
 
 CHAT_KINDS = ("mention", "followup")
 LEARN_KIND = "learn"
-BACKGROUND_KINDS = (LEARN_KIND,)  # not an investigation's slot (``running_background``)
+PRUNE_KIND = "prune"  # data lifetime (``store.retention``)
+BACKGROUND_KINDS = (LEARN_KIND, PRUNE_KIND)  # not an investigation's slot (``running_background``)
 ACTIVE = ("queued", "running")
 SEVERITY_PRIORITY = {"critical": 50, "high": 40, "medium": 30, "low": 25, "info": 22}
 ALERT_PRIORITY = 20  # an alert of unknown severity still goes before chat

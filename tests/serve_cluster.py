@@ -38,6 +38,7 @@ from bench.common import LoopThread
 from bench.fake_gemini import FakeGemini, Responder, parse_request
 from store.db import Database
 from store.models import WorkRow
+from store.work_types import PRUNE_KIND
 from tests.fakes.slack_api import Call, FakeSlackAPI
 
 T = TypeVar("T")
@@ -249,9 +250,12 @@ class Cluster:
     # what the replicas did ------------------------------------------------------
 
     def rows(self) -> list[WorkRow]:
+        """Work rows of threads (not the replicas' own background work: pruning)."""
+
         async def query() -> list[WorkRow]:
             async with self.db.session() as session:
-                return list((await session.execute(select(WorkRow).order_by(WorkRow.id))).scalars())
+                rows = select(WorkRow).where(WorkRow.kind != PRUNE_KIND).order_by(WorkRow.id)
+                return list((await session.execute(rows)).scalars())
 
         return self.run(query())
 

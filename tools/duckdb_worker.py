@@ -31,7 +31,8 @@ import duckdb
 from tools.cells import json_value
 
 _MB = 1024 * 1024
-# Address space beyond the DuckDB memory limit: thread stacks, allocator arenas, Python.
+# Address space beyond the DuckDB memory limit (``logs.query_memory_headroom_mb``): thread
+# stacks, allocator arenas, Python; the default when the parent sends none.
 ADDRESS_SPACE_HEADROOM_MB = 256
 
 
@@ -112,7 +113,8 @@ def main() -> None:
     except duckdb.Error as exc:
         _send({"error": f"the log store could not open its files: {_first_line(exc)}"})
         return
-    _limit_address_space(int(config["memory_mb"]) + ADDRESS_SPACE_HEADROOM_MB)
+    headroom = int(config.get("headroom_mb", ADDRESS_SPACE_HEADROOM_MB))
+    _limit_address_space(int(config["memory_mb"]) + headroom)
     _send(ready)
     for line in sys.stdin:
         try:

@@ -48,8 +48,14 @@ CHARS_PER_TOKEN = 4
 # The minimum a cached prefix must reach, per model (longest matching name), from
 # https://ai.google.dev/gemini-api/docs/caching (last updated 2026-10-13: 2,048 tokens for
 # Gemini 2.5 Flash and 2.5 Pro; earlier versions said 1,024 for Flash and 4,096 for Pro).
-# Flash-Lite is not listed; it gets the default. The bench's fake Gemini uses this table.
-MIN_TOKENS: dict[str, int] = {"gemini-2.5-flash": 2048, "gemini-2.5-pro": 2048}
+# Flash-Lite is not listed; it gets the default. The same version lists 4,096 for every
+# Gemini 3.x model (3.1 Pro Preview, the 3.x Flash models); earlier ones said 1,024 for
+# 3 Flash Preview. The bench's fake Gemini uses this table.
+MIN_TOKENS: dict[str, int] = {
+    "gemini-2.5-flash": 2048,
+    "gemini-2.5-pro": 2048,
+    "gemini-3": 4096,
+}
 DEFAULT_MIN_TOKENS = 2048
 YOUNG_S = 60.0  # a cache reported gone this soon after creation or extension: hold off
 CLOSE_TIMEOUT_S = 5.0

@@ -36,6 +36,7 @@ from agent.model.replies import (
     repair_request,
     turn_from_response,
 )
+from agent.model.thinking import thinking_config
 from config.settings import GeminiSettings
 from core.events import LLMCalled, Sink
 from core.usage import Usage
@@ -112,7 +113,7 @@ class LLMGateway:
         thinking: bool = True,
     ) -> ModelTurn:
         """One model turn (text and/or function calls); a garbled turn is retried once."""
-        config = self._config(system, light=light, thinking=thinking)
+        config = self._config(system, light=light, thinking=thinking, stage=stage)
         if tools:
             config.tools = [types.Tool(function_declarations=tools)]
             config.tool_config = types.ToolConfig(
@@ -156,7 +157,7 @@ class LLMGateway:
         thinking: bool = True,
     ) -> T:
         """The model's JSON answer parsed into ``schema``; one repair call on bad output."""
-        config = self._config(system, light=light, thinking=thinking)
+        config = self._config(system, light=light, thinking=thinking, stage=stage)
         config.response_mime_type = "application/json"
         config.response_json_schema = json_schema(schema)
         model = self._model(light)
@@ -183,14 +184,17 @@ class LLMGateway:
     def _model(self, light: bool) -> str:
         return self.settings.light_model if light else self.settings.model
 
-    def _config(self, system: str, *, light: bool, thinking: bool) -> types.GenerateContentConfig:
+    def _config(
+        self, system: str, *, light: bool, thinking: bool, stage: str
+    ) -> types.GenerateContentConfig:
         config = types.GenerateContentConfig(
             system_instruction=system,
             temperature=self.settings.temperature,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )
-        if not thinking:
-            config.thinking_config = least_thinking(self._model(light))
+        config.thinking_config = thinking_config(
+            self._model(light), stage, thinking=thinking, levels=self.settings.thinking_levels
+        )
         return config
 
     def _check_limits(self, ctx: CallContext, stage: str) -> float:
@@ -278,17 +282,3 @@ class LLMGateway:
                 cost_usd=None if cost is None else round(cost, 8),
             )
         )
-
-
-def least_thinking(model: str) -> types.ThinkingConfig:
-    """The smallest thinking the model accepts: off where it can be turned off.
-
-    Gemini 2.5 Flash / Flash-Lite take a budget of 0; 2.5 Pro cannot go below 128;
-    Gemini 3 models take a thinking level instead of a budget.
-    """
-    name = model.rsplit("/", 1)[-1]
-    if name.startswith("gemini-3"):
-        return types.ThinkingConfig(thinking_level=types.ThinkingLevel.LOW)
-    if name.startswith("gemini-2.5-pro"):
-        return types.ThinkingConfig(thinking_budget=128)
-    return types.ThinkingConfig(thinking_budget=0)

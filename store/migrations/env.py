@@ -6,6 +6,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from store.models import Base
+from store.tables import ReplicaRow  # noqa: F401  (its table is in Base.metadata)
 
 connection: Connection = context.config.attributes["connection"]
 context.configure(

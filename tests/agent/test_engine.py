@@ -711,6 +711,11 @@ async def test_deadline_interrupts_steps_and_still_concludes(db: Database) -> No
     ]
     assert outcome.limits_hit[0].startswith("deadline:")
     assert outcome.conclusion is not None and outcome.conclusion.verdict == "true_positive"
+    # the call the deadline cut off is in the trace, as timed out (whichever timer won)
+    trace = await InvestigationStore(db).trace(outcome.investigation_id)
+    [cut] = [e["payload"] for e in trace if e["type"] == "tool_called"]
+    assert (cut["tool"], cut["step_id"], cut["ok"]) == ("slow_scan", "s1", False)
+    assert "timed out" in cut["error"] or "deadline" in cut["error"]
 
 
 async def test_token_budget_stops_the_waves_but_keeps_a_reserve_to_conclude(

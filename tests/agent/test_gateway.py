@@ -16,7 +16,8 @@ from agent.errors import (
     LLMRefused,
     LLMUnavailable,
 )
-from agent.model.gateway import CallContext, LLMGateway, least_thinking
+from agent.model.gateway import CallContext, LLMGateway
+from agent.model.thinking import least_thinking
 from config.settings import GeminiSettings
 from core.events import Event, LLMCalled
 from core.usage import Usage

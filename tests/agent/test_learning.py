@@ -142,6 +142,52 @@ async def test_tags_move_counters_and_harmful_bullets_are_proposed_for_retiremen
     assert all(bad.id not in prompt_text(r) for r in model_after.requests)
 
 
+async def test_one_investigation_moves_a_bullets_counters_at_most_once(lab: Lab) -> None:
+    alert = load_alert("leveret-guardduty-finding.json")
+    cited = await lab.store.add(bullet("DropPoint DNS findings need the resolver logs checked."))
+    outcome, _ = await lab.investigate(alert, planned_script(plan_cites=[cited.id]))
+    feedback = FeedbackStore(lab.db)
+    assert await feedback.vote(outcome.investigation_id, "U1", "correct") == "new"
+
+    async def learn(tag: str) -> tuple[int, int]:
+        evaluation = {"bullet_id": cited.id, "tag": tag, "reason": "the logs settled it"}
+        await lab.learner(learner_model([], [], evaluations=[evaluation])).learn(
+            outcome.investigation_id
+        )
+        after = await lab.store.get(cited.id)
+        assert after is not None
+        return after.helpful, after.harmful
+
+    # learning runs again for the same opinion (before the gate below existed): counted once
+    assert [await learn("helpful") for _ in range(3)] == [(1, 0)] * 3
+    # the analyst changes their mind: the new tag replaces the old effect
+    assert await feedback.vote(outcome.investigation_id, "U1", "incorrect") == "changed"
+    assert await learn("harmful") == (0, 1)
+    assert await learn("neutral") == (0, 0)
+    # another investigation's opinion counts on its own
+    other, _ = await lab.investigate(alert, planned_script(plan_cites=[cited.id]))
+    await feedback.vote(other.investigation_id, "U2", "correct")
+    evaluation = {"bullet_id": cited.id, "tag": "helpful", "reason": "again"}
+    await lab.learner(learner_model([], [], evaluations=[evaluation])).learn(other.investigation_id)
+    after = await lab.store.get(cited.id)
+    assert after is not None and (after.helpful, after.harmful) == (1, 0)
+
+
+async def test_the_same_vote_again_changes_nothing_and_a_bare_click_keeps_the_reason(
+    lab: Lab,
+) -> None:
+    feedback = FeedbackStore(lab.db)
+    assert await feedback.vote("inv-1", "U1", "correct") == "new"
+    assert await feedback.vote("inv-1", "U1", "correct") == "same"
+    assert await feedback.vote("inv-1", "U1", "incorrect") == "changed"
+    given = {"verdict": "benign", "comment": "our scanner"}
+    assert await feedback.vote("inv-1", "U1", "incorrect", **given) == "changed"
+    assert await feedback.vote("inv-1", "U1", "incorrect") == "same"  # a 👎 click again
+    [kept] = await feedback.votes("inv-1")
+    assert (kept.value, kept.verdict, kept.comment) == ("incorrect", "benign", "our scanner")
+    assert await feedback.vote("inv-1", "U2", "correct") == "new"  # another person's own
+
+
 async def test_a_duplicate_candidate_updates_the_existing_bullet(lab: Lab) -> None:
     alert = load_alert("leveret-guardduty-finding.json")
     existing = await lab.store.add(

@@ -264,6 +264,6 @@ async def test_migration_0002_keeps_each_analysts_latest_vote(tmp_path: Path) ->
     await migrate.upgrade(old.engine)
     votes = await FeedbackStore(old).votes("inv-1")
     assert [(v.user, v.value, v.source) for v in votes] == [("U1", "correct", "button")]
-    assert await FeedbackStore(old).vote("inv-1", "U1", "incorrect") is True
+    assert await FeedbackStore(old).vote("inv-1", "U1", "incorrect") == "changed"
     assert [v.value for v in await FeedbackStore(old).votes("inv-1")] == ["incorrect"]
     await old.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench import bench_cost, bench_engine, bench_review, bench_slack, scripts
+from bench import bench_cost, bench_engine, bench_hostile, bench_review, bench_slack, scripts
 from bench.common import remote, union_length
 from bench.fake_gemini import parse_request
 from bench.prompt_cache import ImplicitCache
@@ -126,3 +126,20 @@ async def test_eval_bench_tiny(tmp_path: Path) -> None:
     assert out["sum_critical_paths_s"] > 0 and out["scorer_ms_per_scenario"] > 0
     assert out["tool_calls"] == 2  # each scenario's one query, timed
     assert ToolRegistry.dispatch is dispatch  # the timing wrapper is gone
+
+
+async def test_hostile_bench_tiny() -> None:
+    """Two hostile queries (one against the time limit, one against the memory cap) and a
+    few normal ones through the real DuckDB worker pool."""
+    reg, backend = bench_hostile.registry(timeout_s=1.0, memory_mb=256, headroom_mb=256)
+    chosen = {k: bench_hostile.HOSTILE[k] for k in ("recursive cte", "string_agg 400MB")}
+    try:
+        rows = await bench_hostile.hostile(reg, backend, 1.0, chosen)
+        lat = await bench_hostile.latency(reg, backend, runs=3)
+    finally:
+        backend.close()
+    assert [r["query"] for r in rows] == list(chosen)
+    for row in rows:  # stopped with an error the model can read, not rows
+        assert "rows, truncated" not in row["outcome"] and row["outcome"], row
+        assert row["peak_rss_mb"] > 0
+    assert lat["runs"] == 3 and lat["pool_median_ms"] > 0 and lat["cold_start_ms"] > 0

@@ -165,6 +165,22 @@ async def test_a_second_click_changes_the_vote_and_thumbs_down_asks_why(
     ]
 
 
+async def test_the_same_vote_clicked_again_starts_no_learning(
+    fake: FakeSlackAPI, settings: Settings, db: Database, lab: Lab
+) -> None:
+    inv = await concluded(lab)
+    learner = lab.learner(ScriptedModel({}))
+    async with SlackHarness(fake, settings, RecordingInvestigate(), db=db, learner=learner) as h:
+        for _ in range(3):  # each after the previous learning run ended
+            await h.action(vote(inv, "feedback_correct"))
+            await h.settle()
+    rows = await learning_rows(db)
+    assert [(thread, request["requests"]) for thread, _, request in rows] == [(f"learn:{inv}", 1)]
+    assert await votes(db) == [(inv, ANALYST, "correct", None, None)]
+    said = [str(c.args.get("text")) for c in fake.calls_to("chat.postEphemeral")]
+    assert said[1:] == ["Thanks, your vote (correct) is unchanged."] * 2
+
+
 @pytest.mark.parametrize("case", ["unknown id", "another thread", "still running"])
 async def test_votes_on_anything_but_socbots_conclusion_here_are_refused(
     case: str, fake: FakeSlackAPI, settings: Settings, db: Database, lab: Lab

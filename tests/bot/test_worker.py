@@ -21,10 +21,15 @@ class NoticeRecorder:
     def __init__(self) -> None:
         self.said: list[tuple[str, ThreadRef]] = []
         self.texts: list[str] = []
+        self._said = asyncio.Event()
 
     async def say(self, thread: ThreadRef, text: str) -> None:
         self.said.append(("say", thread))
         self.texts.append(text)
+        self._said.set()
+
+    async def said_once(self) -> None:
+        await asyncio.wait_for(self._said.wait(), WAIT_S)
 
     async def busy(self, thread: ThreadRef) -> None:
         self.said.append(("busy", thread))
@@ -202,6 +207,48 @@ async def test_a_dead_replicas_work_is_taken_over_and_told_once(any_db: Database
     assert not await queue.finish(1, "a", "done")
     await b.shutdown()
     await a.shutdown()
+
+
+class DiesWhileSaying(NoticeRecorder):
+    """A reporter whose replica dies in the middle of a notice (the post never returns)."""
+
+    async def say(self, thread: ThreadRef, text: str) -> None:
+        await super().say(thread, text)
+        await asyncio.Event().wait()
+
+
+async def test_a_restart_notice_is_not_repeated_when_its_replica_dies_mid_notice(
+    any_db: Database,
+) -> None:
+    queue = AheadQueue(any_db, QueueLimits(running=3), lease_s=LEASE_S)
+    runners = [GatedRunner(), GatedRunner(), GatedRunner()]
+    told = [NoticeRecorder(), DiesWhileSaying(), NoticeRecorder()]
+    a, b, c = (worker(queue, r, t, n) for r, t, n in zip(runners, told, "abc", strict=True))
+    (thread,) = threads(1)
+    await a.submit(thread, mention(thread))
+    await runners[0].ran_once(thread)
+
+    async def dies(replica: Coordinator) -> None:
+        assert replica._loop is not None and replica._renewer is not None
+        replica._loop.cancel()
+        replica._renewer.cancel()
+        await asyncio.gather(replica._loop, replica._renewer, return_exceptions=True)
+        queue.move(LEASE_S + 1)
+
+    await dies(a)
+    b.start()
+    await told[1].said_once()
+    await dies(b)  # ... while its restart notice is on its way
+    c.start()
+    await runners[2].ran_once(thread)
+    assert told[1].texts == [RESTARTED] and told[2].texts == []  # said once, not again
+    runners[2].gate.set()
+    await c.wait_idle()
+    for replica in (c, b, a):
+        for run in [replica.task_for(thread)]:
+            if run is not None:
+                run.cancel()
+        await replica.shutdown()
 
 
 async def test_gemini_unavailable_requeues_with_backoff_and_tells_once(queue: WorkQueue) -> None:

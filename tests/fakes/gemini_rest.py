@@ -22,7 +22,8 @@ import httpx
 import respx
 
 from bench.cached_contents import CachedContents, RestError
-from bench.fake_gemini import parse_request, tokens
+from bench.fake_gemini import FAKE_SIGNATURE, parse_request, tokens
+from bench.thought_signatures import signature_problem
 
 API = "https://generativelanguage.googleapis.com/v1beta"
 
@@ -44,6 +45,10 @@ class GeminiREST:
     def _generate(self, request: httpx.Request, model: str) -> httpx.Response:
         body = json.loads(request.content)
         self.generated.append(body)
+        problem = signature_problem(model, body, FAKE_SIGNATURE)
+        if problem is not None:  # Gemini 3 refuses a call turn whose signature was dropped
+            error = {"code": 400, "message": problem, "status": "INVALID_ARGUMENT"}
+            return httpx.Response(400, json={"error": error})
         cached = 0
         if body.get("cachedContent"):
             try:

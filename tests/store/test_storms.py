@@ -15,8 +15,9 @@ from store.alert_status import AlertStatuses
 from store.alerts import AlertStore
 from store.db import Database
 from store.models import AlertRow, utcnow
+from store.stale import LAUNCH
 from store.storm_posts import StormPosts
-from store.storms import LAUNCH, StormStore
+from store.storms import StormStore
 from store.work import Job, WorkQueue
 
 CHANNEL = "C0WEBHOOK"

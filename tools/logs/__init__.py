@@ -72,6 +72,7 @@ def build_backend(
             row_limit=cfg.row_limit,
             timeout_s=cfg.query_timeout_s,
             memory_mb=cfg.query_memory_mb,
+            headroom_mb=cfg.query_memory_headroom_mb,
             max_result_bytes=cfg.max_result_bytes,
             workers=cfg.query_workers,
             threads=cfg.query_threads,

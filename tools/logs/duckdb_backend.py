@@ -45,6 +45,7 @@ class DuckDBBackend:
         row_limit: int,
         timeout_s: float,
         memory_mb: int = 512,
+        headroom_mb: int = 256,
         max_result_bytes: int = 1_000_000,
         workers: int = 2,
         threads: int = 2,
@@ -67,7 +68,12 @@ class DuckDBBackend:
             reader = _READERS.get(files[0].suffix.lower(), "read_json_auto")
             self.views.append((view, reader, [str(f) for f in files]))
             self.local[spec.name] = view
-        config = {"views": self.views, "memory_mb": memory_mb, "threads": threads}
+        config = {
+            "views": self.views,
+            "memory_mb": memory_mb,
+            "headroom_mb": headroom_mb,
+            "threads": threads,
+        }
         reply_limit = 2 * max_result_bytes + 65_536
         self.pool = DuckDBPool(config, size=workers, reply_limit=reply_limit, warm=start)
 

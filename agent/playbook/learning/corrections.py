@@ -40,7 +40,7 @@ class Corrections:
             return None
         named = verdict if verdict in VERDICT_LABELS else None
         agrees = named is not None and named == target.verdict
-        await self.feedback.vote(
+        voted = await self.feedback.vote(
             target.id,
             request.user,
             "correct" if agrees else "incorrect",
@@ -49,7 +49,7 @@ class Corrections:
             source="thread",
         )
         log.info("thread feedback on %s from %s", target.id, request.user)
-        if self.learn is not None:
+        if self.learn is not None and voted != "same":  # the same opinion is learnt once
             await self.learn(target.id)
         if agrees:
             return "Noted: you confirm the verdict. Thanks, it counts as your vote."

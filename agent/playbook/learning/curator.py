@@ -17,7 +17,6 @@ what must not depend on the model:
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Sequence
 
 from agent.model.fence import Fence, user_turn
@@ -27,6 +26,7 @@ from agent.playbook.selection import Situation, select, tokens
 from agent.prompts import Prompts
 from config.settings import PlaybookSettings
 from store.playbook import PlaybookBullet
+from store.playbook_rules import SCOPE
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,6 @@ TEMPLATE = "learning/curator"
 DUPLICATE = 0.5
 MAX_CONTENT = 600
 RELATED = 10
-_SCOPE = re.compile(r"^(global|source:[a-z0-9][a-z0-9_-]{0,40}|channel:[A-Z0-9]{2,20})$")
 
 
 async def curate(
@@ -95,8 +94,10 @@ def _checked(op: DeltaOp, by_id: dict[str, PlaybookBullet], active: set[str]) ->
     targets = [t for t in dict.fromkeys(op.targets) if t in active]
     content = " ".join(op.content.split())
     if op.op == "retire":
-        return op.model_copy(update={"targets": targets, "content": ""}) if targets else None
-    if not content or len(content) > MAX_CONTENT or not _SCOPE.match(op.scope):
+        scope = op.scope if SCOPE.match(op.scope) else "global"  # the retirement's record
+        update = {"targets": targets, "content": "", "scope": scope}
+        return op.model_copy(update=update) if targets else None
+    if not content or len(content) > MAX_CONTENT or not SCOPE.match(op.scope):
         log.info("curator operation dropped: empty, too long or bad scope %r", op.scope)
         return None
     if not targets:

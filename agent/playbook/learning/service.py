@@ -157,7 +157,8 @@ class Learner:
         result["reflection"] = as_json(reflection)
         if earlier is None:
             await self.playbook.count_tags(
-                {e.bullet_id: e.tag for e in reflection.bullet_evaluations}
+                {e.bullet_id: e.tag for e in reflection.bullet_evaluations},
+                investigation_id=investigation_id,  # a later run replaces, never adds
             )
             await self.runs.checkpoint(run_id, result)  # an attempt after a crash goes on here
         if reflection.error and not reflection.insights:
