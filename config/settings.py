@@ -35,6 +35,7 @@ from config.agent_settings import (
     ReviewSettings,
 )
 from config.database_url import async_database_url, sqlite_file
+from config.policy_settings import PolicySettings
 from config.service_settings import (
     IntelSettings,
     LogSettings,
@@ -57,6 +58,7 @@ __all__ = [
     "LogSettings",
     "ModelPrice",
     "PlaybookSettings",
+    "PolicySettings",
     "ReviewSettings",
     "Settings",
     "SlackSettings",
@@ -115,6 +117,7 @@ class Settings(BaseSettings):
     learning: LearningSettings = LearningSettings()
     alerts: AlertSettings = AlertSettings()
     work: WorkSettings = WorkSettings()
+    policy: PolicySettings = PolicySettings()
 
     @classmethod
     def settings_customise_sources(
