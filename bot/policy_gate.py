@@ -104,7 +104,7 @@ class PolicyGate:
             limit = Limit(budget.investigations, budget.usd, budget.per)
             if not await self.store.take_budget(rule.id, alert.source, limit, now):
                 outcome = "deferred"
-        await self.store.record(alert.id, rule.id, decision.origin, alert.source, outcome)
+        await self.store.record(alert.id, rule.id, decision.origin, alert.source, outcome, now)
         if outcome in ("ignored", "suppressed", "deferred"):
             status = "over_budget" if outcome == "deferred" else outcome
             await self.statuses.set(alert.id, status)

@@ -57,7 +57,13 @@ class PolicyStore:
         self.db = db
 
     async def record(
-        self, alert_id: str, rule_id: str, origin: str, source: str, outcome: str
+        self,
+        alert_id: str,
+        rule_id: str,
+        origin: str,
+        source: str,
+        outcome: str,
+        at: datetime | None = None,
     ) -> None:
         """One alert decided by ``rule_id`` with ``outcome`` (one of ``OUTCOMES``)."""
         if outcome not in OUTCOMES:
@@ -70,7 +76,7 @@ class PolicyStore:
                     origin=origin[:300],
                     source=source[:32],
                     outcome=outcome,
-                    at=utcnow(),
+                    at=at or utcnow(),
                 )
             )
 
