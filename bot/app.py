@@ -31,16 +31,20 @@ from bot.lifecycle import SocBot
 from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
 from bot.pacer import Pacer
+from bot.policy_dispatch import PolicedTriage
+from bot.policy_gate import PolicyGate
 from bot.reporter import SlackReporter
 from bot.review import SlackReview
 from bot.runners import runners
 from bot.storm import AlertTriage
 from bot.webhook import AlertWebhook
 from config.settings import Settings, SlackSettings
+from store.alert_status import AlertStatuses
 from store.alerts import AlertStore
 from store.db import Database
 from store.feedback import FeedbackStore
 from store.learn_queue import LearnQueue
+from store.policy import PolicyStore
 from store.slack import SlackStore
 from store.work import QueueLimits, WorkQueue
 
@@ -153,6 +157,7 @@ def create_socbot(
     learn = learning.request if learning is not None else None
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
+    policed: dict[str, PolicedTriage] = {}  # the alert channels' triages, policy first
     listeners = Listeners(
         settings=slack,
         store=store,
@@ -160,7 +165,7 @@ def create_socbot(
         coordinator=coordinator,
         intake=intake,
         reporter=reporter,
-        triages=forwarded,
+        triages=policed,
     )
     bolt = build_bolt_app(
         slack,
@@ -172,9 +177,13 @@ def create_socbot(
         handlers=[FeedbackActions(FeedbackStore(db), learn), *([review] if review else [])],
     )
     holder: list[SocBot] = []
+    gate = policy_gate(settings, db)
 
     async def dispatch(alert: Alert) -> None:
-        await holder[0].dispatch_alert(alert)
+        if holder[0].policed is None:
+            await holder[0].dispatch_alert(alert)
+        else:
+            await holder[0].policed.dispatch(alert)
 
     async def accept(data: dict[str, Any], hint: str | None) -> Alert:
         return await intake.accept(data, hint)
@@ -193,6 +202,7 @@ def create_socbot(
         forwarded=forwarded,
         grace_s=settings.work.shutdown_grace_s,
         learn=learn,
+        gate=gate,
     )
 
     def triage(
@@ -220,9 +230,27 @@ def create_socbot(
     by_channel = dict(forwarded)
     if bot.triage is not None and slack.webhook_channel:
         by_channel[slack.webhook_channel] = bot.triage
+
+    def routed(channel: str) -> AlertTriage:
+        """The triage of a channel a ``route`` rule names (made when first needed)."""
+        if channel not in by_channel:
+            bot.routed[channel] = by_channel[channel] = triage(channel, own_rows_only=True)
+        return by_channel[channel]
+
+    for channel in gate.route_channels():  # their rows run on every replica from the start
+        routed(channel)
+    for channel, home in forwarded.items():
+        policed[channel] = PolicedTriage(channel, home, gate, routed, reporter)
+    if bot.triage is not None and slack.webhook_channel:
+        bot.policed = PolicedTriage(slack.webhook_channel, bot.triage, gate, routed, reporter)
     coordinator.register(runners(alerts, investigate, by_channel))
     holder.append(bot)
     return bot
+
+
+def policy_gate(settings: Settings, db: Database) -> PolicyGate:
+    """The alert policy of ``settings`` over ``db`` (``bot.policy_gate``)."""
+    return PolicyGate(settings.policy, PolicyStore(db), AlertStatuses(db))
 
 
 def work_queue(settings: Settings, db: Database) -> WorkQueue:

@@ -76,6 +76,19 @@ class PolicyGate:
         extra = await self.extra() if self.extra is not None else []
         return [*extra, *self.files.current().rules]
 
+    def route_channels(self) -> list[str]:
+        """The channels the rule files route alerts to."""
+        return sorted({r.rule.channel for r in self.files.current().rules if r.rule.channel})
+
+    async def health(self) -> dict[str, object]:
+        """``/healthz``: alerts the policy decided, by outcome; rules and rule errors."""
+        return {
+            "enabled": self.settings.enabled,
+            "rules": len(await self.rules()),
+            "rule_errors": len(self.errors()),
+            "alerts": await self.store.counts(),
+        }
+
     def errors(self) -> list[str]:
         """The rule-file errors of the last load (one line each)."""
         return list(self.files.current().errors)

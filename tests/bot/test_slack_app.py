@@ -124,6 +124,14 @@ async def test_url_verification_and_healthz(harness: SlackHarness) -> None:
         "running_here": 0,
         "alerts": {},
         "alerts_total": {},
+        "policy": {
+            "enabled": True,
+            "rules": 0,
+            "rule_errors": 0,
+            "alerts": dict.fromkeys(
+                ("ignored", "suppressed", "routed", "investigated", "deferred"), 0
+            ),
+        },
     }
 
 
