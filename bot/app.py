@@ -32,7 +32,7 @@ from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
 from bot.pacer import Pacer
 from bot.policy_dispatch import PolicedTriage
-from bot.policy_gate import PolicyGate
+from bot.policy_gate import PolicyGate, SlackSuppressions
 from bot.reporter import SlackReporter
 from bot.review import SlackReview
 from bot.runners import runners
@@ -46,6 +46,7 @@ from store.feedback import FeedbackStore
 from store.learn_queue import LearnQueue
 from store.policy import PolicyStore
 from store.slack import SlackStore
+from store.suppressions import SuppressionStore
 from store.work import QueueLimits, WorkQueue
 
 # What bolt reads from the environment for arguments it was not given. socbot gives it
@@ -250,7 +251,8 @@ def create_socbot(
 
 def policy_gate(settings: Settings, db: Database) -> PolicyGate:
     """The alert policy of ``settings`` over ``db`` (``bot.policy_gate``)."""
-    return PolicyGate(settings.policy, PolicyStore(db), AlertStatuses(db))
+    slack = SlackSuppressions(SuppressionStore(db), settings.policy.reload_s)
+    return PolicyGate(settings.policy, PolicyStore(db), AlertStatuses(db), extra=slack)
 
 
 def work_queue(settings: Settings, db: Database) -> WorkQueue:

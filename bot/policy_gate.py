@@ -20,16 +20,18 @@ the alert is investigated, and the error logged.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from alerts.model import Alert
 from alerts.policy.decide import CompiledRule, Decision, rule_set
-from alerts.policy.load import RuleFiles
+from alerts.policy.load import Loaded, RuleFiles, parse_items
 from config.policy_settings import PolicySettings
 from store.alert_status import AlertStatuses
 from store.policy import Limit, PolicyStore
+from store.suppressions import Suppression, SuppressionStore
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,48 @@ class Verdict:
 
 
 PASS = Verdict(Decision(None))
+SLACK_ORIGIN = "slack"
+
+
+def suppression_rules(rows: list[Suppression]) -> Loaded:
+    """Approved Slack suppressions as policy rules (``slack-<id>``, never for criticals)."""
+    items = [
+        {
+            "id": row.rule_id,
+            "action": "suppress",
+            "match": row.rule.get("match", {}),
+            "expires": row.expires_at,
+            "reason": row.reason,
+            "owner": row.proposed_by,
+            "description": f"suppressed from Slack by {row.proposed_by}, approved by "
+            f"{row.decided_by}",
+        }
+        for row in rows
+    ]
+    return parse_items(items, SLACK_ORIGIN)
+
+
+class SlackSuppressions:
+    """The approved suppressions as rules, read again at most every ``reload_s``."""
+
+    def __init__(self, store: SuppressionStore, reload_s: float) -> None:
+        self.store = store
+        self.reload_s = reload_s
+        self._rules: list[CompiledRule] = []
+        self._read_at: float | None = None
+
+    def changed(self) -> None:
+        """A suppression was approved or lifted here: read them again on the next alert."""
+        self._read_at = None
+
+    async def __call__(self) -> list[CompiledRule]:
+        now = time.monotonic()
+        if self._read_at is None or now - self._read_at >= self.reload_s:
+            loaded = suppression_rules(await self.store.active())
+            for error in loaded.errors:
+                log.error("suppression not applied: %s", error)
+            self._rules, self._read_at = loaded.rules, now
+        return self._rules
 
 
 class PolicyGate:

@@ -50,6 +50,7 @@ COMMANDS: dict[str, Lazy] = {
     "tools": Lazy("cli.tools_cmd", "Inspect the investigation tools."),
     "playbook": Lazy("cli.playbook_cmd", "Review and manage the team playbook."),
     "alerts": Lazy("cli.alerts_cmd", "Inspect how alert payloads are read."),
+    "policy": Lazy("cli.policy_cmd", "Test and list the alert policy's rules."),
     "db": Lazy("cli.db_cmd", "Manage the database schema."),
     "usage": Lazy(
         "cli.usage_cmd", "Summarise model tokens and cost (USD at list prices) from the database."

@@ -59,18 +59,35 @@ def parse_rules(text: str, origin: str, out: Loaded, seen: set[str]) -> None:
         out.errors.append(f"{origin}: rule must be an array of tables ([[rule]])")
         return
     for position, item in enumerate(items, 1):
-        name = _name(item, position)
-        try:
-            rule = Rule.model_validate(item)
-            compiled = CompiledRule.of(rule, origin)
-        except (ValidationError, ValueError) as error:
-            out.errors.append(" ".join(f"{origin}: rule {name}: {_problem(error)}".split()))
+        compiled = _compile(item, position, origin, out)
+        if compiled is None:
             continue
-        if rule.id in seen:
+        if compiled.id in seen:
+            name = _name(item, position)
             out.errors.append(f"{origin}: rule {name}: id already used by an earlier rule")
             continue
-        seen.add(rule.id)
+        seen.add(compiled.id)
         out.rules.append(compiled)
+
+
+def parse_items(items: list[dict[str, Any]], origin: str) -> Loaded:
+    """Rules given as data (e.g. suppressions approved in Slack), checked like a file's."""
+    out = Loaded()
+    for position, item in enumerate(items, 1):
+        compiled = _compile(item, position, origin, out)
+        if compiled is not None:
+            out.rules.append(compiled)
+    return out
+
+
+def _compile(item: Any, position: int, origin: str, out: Loaded) -> CompiledRule | None:
+    """One rule checked and compiled, or its one-line error added to ``out``."""
+    try:
+        return CompiledRule.of(Rule.model_validate(item), origin)
+    except (ValidationError, ValueError) as error:
+        name = _name(item, position)
+        out.errors.append(" ".join(f"{origin}: rule {name}: {_problem(error)}".split()))
+        return None
 
 
 def _name(item: Any, position: int) -> str:
