@@ -124,3 +124,17 @@ def test_a_broken_rule_is_reported_on_one_line(env: str, tmp_path: Path) -> None
     assert result.exit_code == 0
     assert f"rule not loaded: {folder / 'a.toml'}: rule 'bad': " in result.output
     assert "decision: no rule matches" in result.output
+
+
+def test_socbot_usage_counts_what_the_policy_did(env: str) -> None:
+    asyncio.run(seed(env))
+    out = json.loads(CliRunner().invoke(app, ["usage", "--json"]).output)
+    assert out["policy"] == {
+        "ignored": 0,
+        "suppressed": 0,
+        "routed": 2,
+        "investigated": 0,
+        "deferred": 0,
+    }
+    text = CliRunner().invoke(app, ["usage"]).output
+    assert "alerts the policy decided: 0 ignored, 0 suppressed, 2 routed" in text
