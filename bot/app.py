@@ -37,6 +37,7 @@ from bot.reporter import SlackReporter
 from bot.review import SlackReview
 from bot.runners import runners
 from bot.storm import AlertTriage
+from bot.suppress import SuppressActions
 from bot.webhook import AlertWebhook
 from config.settings import Settings, SlackSettings
 from store.alert_status import AlertStatuses
@@ -156,6 +157,7 @@ def create_socbot(
         else None
     )
     learn = learning.request if learning is not None else None
+    gate, suppress = policy_parts(settings, db, alerts)
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
     policed: dict[str, PolicedTriage] = {}  # the alert channels' triages, policy first
@@ -175,10 +177,13 @@ def create_socbot(
         deduper=deduper,
         gatekeeper=Gatekeeper(slack, client),
         listeners=listeners,
-        handlers=[FeedbackActions(FeedbackStore(db), learn), *([review] if review else [])],
+        handlers=[
+            FeedbackActions(FeedbackStore(db), learn),
+            suppress,
+            *([review] if review else []),
+        ],
     )
     holder: list[SocBot] = []
-    gate = policy_gate(settings, db)
 
     async def dispatch(alert: Alert) -> None:
         if holder[0].policed is None:
@@ -249,10 +254,23 @@ def create_socbot(
     return bot
 
 
-def policy_gate(settings: Settings, db: Database) -> PolicyGate:
-    """The alert policy of ``settings`` over ``db`` (``bot.policy_gate``)."""
-    slack = SlackSuppressions(SuppressionStore(db), settings.policy.reload_s)
-    return PolicyGate(settings.policy, PolicyStore(db), AlertStatuses(db), extra=slack)
+def policy_parts(
+    settings: Settings, db: Database, alerts: AlertStore
+) -> tuple[PolicyGate, SuppressActions]:
+    """The alert policy (``bot.policy_gate``) and its "Suppress similar…" flow
+    (``bot.suppress``), sharing the approved suppressions."""
+    suppressions = SuppressionStore(db)
+    slack = SlackSuppressions(suppressions, settings.policy.reload_s)
+    gate = PolicyGate(settings.policy, PolicyStore(db), AlertStatuses(db), extra=slack)
+    suppress = SuppressActions(
+        feedback=FeedbackStore(db),
+        alerts=alerts,
+        suppressions=suppressions,
+        policy=settings.policy,
+        learning=settings.learning,
+        changed=slack.changed,
+    )
+    return gate, suppress
 
 
 def work_queue(settings: Settings, db: Database) -> WorkQueue:

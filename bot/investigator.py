@@ -112,7 +112,7 @@ class EngineInvestigator:
         if alert is not None:
             await self._record(alert, outcome)
         await progress.settle(outcome)
-        messages = outcome_messages(outcome, progress.view.indicators)
+        messages = outcome_messages(outcome, progress.view.indicators, alert=alert is not None)
         await self._deliver(posts, messages, outcome.investigation_id)
 
     async def _deliver(self, posts: RunPosts, messages: list[Message] | None, what: str) -> None:
