@@ -109,7 +109,7 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
     (
         "okta-event-hook.json",
         "okta",
-        "User login to Okta by admin@example.com",
+        "User login to Okta",
         "info",
         {("user", "admin@example.com", "actor"), ("ip", "12.97.85.90", "source")},
     ),
@@ -181,12 +181,92 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         "high",
         {("ip", "203.0.113.41", "source"), ("user", "deploy-bot", "actor")},
     ),
+    # Okta System Log as SIEMs deliver it (keys lower-cased): the title is what happened
     (
-        "invented-wiz-issue.json",
-        "wiz",
-        "Publicly exposed VM with a critical vulnerability and high privileges on payments-api-1",
+        "panther-okta-threatinsight.json",
+        "okta",
+        "Request from suspicious actor",
+        "medium",
+        {("ip", "1.2.3.4", "source")},
+    ),
+    (
+        "panther-okta-admin-role.json",
+        "okta",
+        "Grant user privilege",  # not the actor's display name (Jack Naglieri)
+        "info",
+        {("user", "jack@acme.io", "actor"), ("user", "alice@acme.io", "target")},
+    ),
+    # SentinelOne alert, threat activity and alert activity
+    (
+        "elastic-sentinelone-alert.json",
+        "sentinelone_alert",
+        "test5 on srv-win1",
         "critical",
-        {("resource", "payments-api-1", "target")},
+        {
+            ("host", "srv-win1", "target"),
+            ("hash", "a2d8d23854e33984c08dcf8b03edc619c9c5ec69", "source"),
+            ("user", "NT AUTHORITY\\SYSTEM", "actor"),
+        },
+    ),
+    (
+        "panther-sentinelone-threat-activity.json",
+        "sentinelone_activity",
+        "Threat with confidence level malicious detected: eicar.txt",
+        "high",
+        {
+            ("host", "BobsPC", "target"),
+            ("hash", "cf8bd9dfddff007f75adf4c2be48005cea317c62", None),
+            ("file", "/home/ubuntu/eicar.txt", None),
+        },
+    ),
+    (
+        "panther-sentinelone-alert-activity.json",
+        "sentinelone_activity",
+        "Alert created for sshd from Custom Rule: test-rule in Group Default Group in Site "
+        "Default site of Account Account1, detected on BobsPC.",
+        "critical",  # E_CRITICAL
+        {("hash", "e020cd039b099b6bfdfd33d13554da5383cc4cc0", None)},
+    ),
+    # Wiz issues: the webhook and the issues API (title: the source rule's name)
+    (
+        "panther-wiz-issue-webhook.json",
+        "wiz",
+        "Recon:EC2/PortProbeUnprotectedPort on jenkins-aws",
+        "high",
+        {("resource", "jenkins-aws", "target")},
+    ),
+    (
+        "panther-wiz-issue-api.json",
+        "wiz_issue",
+        "Alert Name on someName",  # not "High-profile vulnerability exploited in the wild"
+        "high",
+        {("resource", "someName", "target")},
+    ),
+    # CloudTrail records: raw, and through EventBridge
+    (
+        "panther-cloudtrail-root-login.json",
+        "cloudtrail",
+        "ConsoleLogin on signin.amazonaws.com",
+        None,
+        {("ip", "111.111.111.111", "source"), ("user", "arn:aws:iam::123456789012:root", "actor")},
+    ),
+    (
+        "panther-cloudtrail-create-access-key.json",
+        "cloudtrail",
+        "CreateAccessKey on iam.amazonaws.com",
+        None,
+        {("user", "arn:aws:iam::123456789:user/user1", "actor"), ("resource", "user2", "target")},
+    ),
+    (
+        "awsdocs-cloudtrail-eventbridge.json",
+        "cloudtrail",
+        "PutObject on s3.amazonaws.com",
+        None,
+        {
+            ("ip", "203.0.113.34", "source"),
+            ("user", "arn:aws:iam::123456789012:user/username", "actor"),
+            ("resource", "arn:aws:s3:::username-sfn-tutorial", "target"),
+        },
     ),
     (
         "invented-securityhub-eventbridge.json",
