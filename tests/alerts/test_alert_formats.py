@@ -268,6 +268,28 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
             ("resource", "arn:aws:s3:::username-sfn-tutorial", "target"),
         },
     ),
+    # Microsoft: a Sentinel incident and security alerts in the ARM shape
+    (
+        "arm-sentinel-incident.json",
+        "sentinel_incident",
+        "My incident",
+        "high",
+        set(),
+    ),
+    (
+        "arm-sentinel-incident-alert.json",
+        "azure_security_alert",
+        "myAlert",
+        "low",
+        set(),
+    ),
+    (
+        "arm-defender-for-cloud-alert.json",
+        "azure_security_alert",
+        "Azure Security Center test alert (not a threat) on vm1",
+        "high",
+        {("ip", "192.0.2.1", None), ("host", "vm1", "target")},
+    ),
     (
         "invented-securityhub-eventbridge.json",
         "securityhub",
@@ -318,7 +340,8 @@ def test_every_fixture_is_in_the_table_and_named_in_notice() -> None:
 
 
 def test_every_shipped_format_has_a_sample() -> None:
-    tested = {c[1] for c in CASES} | {"generic", "guardduty_eventbridge"}
+    # guardduty_slack: a Slack message, read through bot.alerts_in (test_alert_families.py)
+    tested = {c[1] for c in CASES} | {"generic", "guardduty_eventbridge", "guardduty_slack"}
     shipped = {f.name for f in default_catalogue().formats}
     assert shipped - tested == set()
 
