@@ -290,6 +290,18 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         "high",
         {("ip", "192.0.2.1", None), ("host", "vm1", "target")},
     ),
+    # SCC as Google SecOps shows it: an observation (Sensitive Actions Service)
+    (
+        "secops-scc-observation.json",
+        "scc",
+        "Persistence: Project SSH Key Added on spring-banner-350111",
+        "low",
+        {
+            ("user", "dummy.user@dummy.com", "actor"),
+            ("ip", "198.51.100.1", "source"),
+            ("resource", "//compute.googleapis.com/projects/spring-banner-350111", "target"),
+        },
+    ),
     (
         "invented-securityhub-eventbridge.json",
         "securityhub",
