@@ -303,11 +303,14 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         },
     ),
     (
-        "invented-securityhub-eventbridge.json",
+        "panther-securityhub-asff.json",
         "securityhub",
-        "CVE-2023-44487 - nghttp2",
+        "Suspicious activity detected accessing private decoy S3 bucket panther-databucket",
         "high",
-        {("ip", "10.0.1.15", "target")},
+        {
+            ("ip", "111.111.111.111", "source"),
+            ("resource", "arn:aws:s3:::panther-databucket", "target"),
+        },
     ),
     (
         "invented-crowdstrike-alert.json",
@@ -493,9 +496,10 @@ def _sns(message: dict[str, Any]) -> dict[str, Any]:
             LEVERET_GD,
         ),
         (
-            {"Findings": load("invented-securityhub-eventbridge.json")["detail"]["findings"] * 3},
+            {"Findings": [load("panther-securityhub-asff.json")] * 3},
             "securityhub",
-            "CVE-2023-44487 - nghttp2 (+2 more findings)",
+            "Suspicious activity detected accessing private decoy S3 bucket panther-databucket"
+            " (+2 more findings)",
         ),
         (
             {
