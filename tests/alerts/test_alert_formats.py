@@ -313,14 +313,15 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         },
     ),
     (
-        "invented-crowdstrike-alert.json",
+        "demisto-crowdstrike-alert-v2.json",
         "crowdstrike_alert",
-        "CredentialDumping on FIN-LAPTOP-07",
-        "critical",  # 90 / Critical
+        "EC2 security group modified with new ingress rule allowing traffic from the public "
+        "internet",
+        "high",  # 70 / High
         {
-            ("host", "FIN-LAPTOP-07", "target"),
-            ("user", "m.garcia", "actor"),
-            ("process", "C:\\Windows\\System32\\cmd.exe", "parent"),
+            ("ip", "192.0.2.1", "source"),
+            ("user", "dummy-user", "actor"),
+            ("resource", "sg-0000000000000dummy", "target"),
         },
     ),
 ]
@@ -574,7 +575,7 @@ def test_a_source_read_from_the_payload_must_be_a_plain_name(tmp_path: Path) -> 
         (
             {
                 "meta": {"query_time": 0.1},
-                "resources": [load("invented-crowdstrike-alert.json")],
+                "resources": [load("demisto-crowdstrike-alert-v2.json")],
                 "errors": [],
             },
             "crowdstrike_alert",
