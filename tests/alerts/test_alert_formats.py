@@ -121,15 +121,11 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         set(),
     ),
     (
-        "invented-splunk-notable.json",
+        "demisto-splunk-notable.json",
         "splunk",
-        "Brute Force Access Behavior Detected",
-        "high",  # urgency
-        {
-            ("ip", "203.0.113.50", "source"),
-            ("host", "vpn-gw-02", "target"),
-            ("user", "a.khan", "actor"),
-        },
+        "Root sucess",  # rule_name, as the notable has it
+        "info",  # urgency informational
+        {("user", "root", "actor")},
     ),
     (
         "wazuh-rootcheck.json",
