@@ -161,7 +161,10 @@ class PolicyGate:
             limit = Limit(budget.investigations, budget.usd, budget.per)
             if not await self.store.take_budget(rule.id, alert.source, limit, now):
                 outcome = "deferred"
-        await self.store.record(alert.id, rule.id, decision.origin, alert.source, outcome, now)
+        mode = rule.mode if outcome in ("investigated", "routed") else None
+        await self.store.record(
+            alert.id, rule.id, decision.origin, alert.source, outcome, now, mode=mode
+        )
         if outcome in ("ignored", "suppressed", "deferred"):
             status = "over_budget" if outcome == "deferred" else outcome
             await self.statuses.set(alert.id, status)

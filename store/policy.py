@@ -64,6 +64,8 @@ class PolicyStore:
         source: str,
         outcome: str,
         at: datetime | None = None,
+        *,
+        mode: str | None = None,
     ) -> None:
         """One alert decided by ``rule_id`` with ``outcome`` (one of ``OUTCOMES``)."""
         if outcome not in OUTCOMES:
@@ -76,6 +78,7 @@ class PolicyStore:
                     origin=origin[:300],
                     source=source[:32],
                     outcome=outcome,
+                    mode=mode,
                     at=at or utcnow(),
                 )
             )
@@ -137,6 +140,16 @@ class PolicyStore:
         async with self.db.session() as session:
             await session.execute(
                 update(AlertRow).where(AlertRow.id == alert_id).values(severity=severity)
+            )
+
+    async def mode_for(self, alert_id: str) -> str | None:
+        """The engine mode the rule that let ``alert_id`` through asked for, if any."""
+        async with self.db.session() as session:
+            return await session.scalar(
+                select(PolicyHit.mode)
+                .where(PolicyHit.alert_id == alert_id, PolicyHit.mode.is_not(None))
+                .order_by(PolicyHit.id.desc())
+                .limit(1)
             )
 
     async def decided(self, alert_id: str) -> PolicyHit | None:

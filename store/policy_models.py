@@ -27,6 +27,7 @@ class PolicyHit(Base):
     source: Mapped[str] = mapped_column(String(32))
     # ignored | suppressed | routed | investigated | deferred (by a budget)
     outcome: Mapped[str] = mapped_column(String(16))
+    mode: Mapped[str | None] = mapped_column(String(16), nullable=True)  # engine mode asked for
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     __table_args__ = (

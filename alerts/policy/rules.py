@@ -107,6 +107,9 @@ class Rule(_Strict):
     owner: str | None = None
     channel: str | None = Field(None, pattern=r"^[A-Z0-9]{2,20}$")
     severity: Severity | None = None
+    mode: Literal["direct", "planned"] | None = Field(
+        None, description="investigate in this engine mode (direct: one tool loop, cheaper)"
+    )
     budget: Budget | None = None
 
     @field_validator("expires")
@@ -124,9 +127,9 @@ class Rule(_Strict):
             raise ValueError("a route rule needs channel (a Slack channel id)")
         if self.action != "route" and self.channel:
             raise ValueError("channel applies to route rules only")
-        if self.action in QUIET_ACTIONS and (self.severity or self.budget):
+        if self.action in QUIET_ACTIONS and (self.severity or self.budget or self.mode):
             raise ValueError(
-                f"{self.action} investigates nothing: severity and budget apply to "
+                f"{self.action} investigates nothing: severity, mode and budget apply to "
                 "route and investigate rules"
             )
         return self

@@ -181,6 +181,11 @@ BAD_RULES: list[tuple[str, str]] = [
     ('id = "x"\naction = "suppress"', "rule 'x': Value error, a suppress rule needs expires"),
     ('id = "x"\naction = "route"', "rule 'x': Value error, a route rule needs channel"),
     ('id = "x"\naction = "ignore"\nseverity = "low"', "ignore investigates nothing"),
+    (
+        'id = "x"\naction = "suppress"\nexpires = 2027-01-01T00:00:00\nreason = "r"\nowner = "o"',
+        "time zone",
+    ),
+    ('id = "x"\naction = "investigate"\nmode = "quick"', "rule 'x': mode"),
     ('id = "x"\naction = "ignore"\nmatch = { title = "re:(" }', "rule 'x': bad regex"),
     ('id = "x"\naction = "ignore"\nmatch = { ip = "10.0.0.300/8" }', "rule 'x': "),
     ('id = "x"\naction = "ignore"\nmatch = { fields = { "a[" = 1 } }', "bad expression"),

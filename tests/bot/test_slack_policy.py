@@ -12,10 +12,17 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.coordinator import ThreadRef
+from bot.investigator import EngineInvestigator
+from bot.pacer import Pacer
+from bot.slack_client import build_client
+from cli.runtime import open_runtime
 from config.policy_settings import PolicySettings
 from config.settings import Settings
-from store.models import AlertRow
+from store.alerts import AlertStore
+from store.models import AlertRow, Investigation
+from store.policy import PolicyStore
 from tests.bot.test_slack_storm import forwarded_event, posts_in
+from tests.fakes.model import ScriptedModel, text_response
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import (
     ALERTS,
@@ -146,3 +153,43 @@ async def test_a_broken_rule_file_leaves_the_others_working(
         assert (await status_of(h, alert_id))[0] == "ignored"
         health = await (await h.client.get("/healthz")).json()
         assert health["policy"]["rule_errors"] == 1 and health["policy"]["rules"] == 3
+
+
+DIRECT_RULE = """
+[[rule]]
+id = "wazuh-direct"
+description = "Wazuh hardening findings: a quick direct look, no plan"
+action = "investigate"
+mode = "direct"
+match = { source = "wazuh" }
+"""
+
+
+async def test_a_rule_asks_the_engine_for_direct_mode(fake: FakeSlackAPI, tmp_path: Path) -> None:
+    folder = tmp_path / "policy"
+    folder.mkdir()
+    (folder / "direct.toml").write_text(DIRECT_RULE)
+    settings = make_settings(tmp_path, fake.base_url).model_copy(
+        update={"policy": PolicySettings(dir=str(folder), reload_s=0)}
+    )
+    model = ScriptedModel({"direct": [text_response("Known hardening gap; no attack.")]})
+    async with open_runtime(settings, backend=model) as rt:
+        client = build_client(settings.slack, backoff_s=0.01)
+        investigate = EngineInvestigator(
+            rt.engine,
+            client,
+            AlertStore(rt.db),
+            pacer=Pacer(rate_per_s=200),
+            update_interval=0.02,
+            policy=PolicyStore(rt.db),
+        )
+        async with SlackHarness(fake, settings, investigate, db=rt.db, client=client) as h:
+            response = await h.client.post(
+                "/alerts", json=fixture("wazuh-rootcheck.json"), headers=AUTH
+            )
+            assert response.status == 202
+            await h.settle()
+            async with rt.db.session() as session:
+                run = (await session.scalars(select(Investigation))).one()
+    assert (run.kind, run.mode) == ("alert", "direct")
+    assert [r.stage for r in model.requests] == ["direct"]  # no classifier, no planner

@@ -25,6 +25,7 @@ def upgrade() -> None:
         sa.Column("origin", sa.String(length=300), nullable=False),
         sa.Column("source", sa.String(length=32), nullable=False),
         sa.Column("outcome", sa.String(length=16), nullable=False),
+        sa.Column("mode", sa.String(length=16), nullable=True),
         sa.Column("at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id"),
     )
