@@ -147,10 +147,7 @@ class RuleFiles:
             self.loads += 1
             for error in self.loaded.errors:
                 log.error("policy rule not loaded: %s", error)
-            log.info(
-                "policy: %d rules from %s (%d errors)",
-                len(self.loaded.rules),
-                self.folder,
-                len(self.loaded.errors),
-            )
+            loaded, rejected = len(self.loaded.rules), len(self.loaded.errors)
+            if loaded or rejected:  # a bot without rule files starts quietly
+                log.info("policy: %d rules from %s, %d rejected", loaded, self.folder, rejected)
         return self.loaded
