@@ -142,6 +142,8 @@ class Engine:
         return outcome(run, "answered", answer=text)
 
     async def _choose_mode(self, run: Run) -> tuple[Mode, str]:
+        if run.request.mode is not None:
+            return run.request.mode, "the alert policy asks for this mode"
         if run.request.alert is not None:
             return "planned", "alerts are always investigated with a plan"
         prompt = self.prompts.render("classifier", **run.variables)

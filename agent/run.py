@@ -48,6 +48,7 @@ class Request:
     text: str
     alert: Alert | None = None
     user: str | None = None  # who asked (a Slack user id), when known
+    mode: Mode | None = None  # imposed (the alert policy's rule), else the engine chooses
 
     @property
     def kind(self) -> Literal["alert", "question"]:

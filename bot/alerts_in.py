@@ -55,7 +55,7 @@ def alert_from_message(event: dict[str, Any]) -> tuple[dict[str, Any], str | Non
     built = _generic(event)
     if not built["title"] and not built["description"] and not built["fields"]:
         return None  # nothing to investigate (e.g. an empty bot ping)
-    return built, "generic"
+    return built, None  # generic unless a format knows it (e.g. a GuardDuty notifier's)
 
 
 def posted_by(event: dict[str, Any]) -> list[str]:

@@ -31,19 +31,25 @@ from bot.lifecycle import SocBot
 from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
 from bot.pacer import Pacer
+from bot.policy_dispatch import PolicedTriage
+from bot.policy_gate import PolicyGate, SlackSuppressions
 from bot.prune_work import PruneWork
 from bot.reporter import SlackReporter
 from bot.review import SlackReview
 from bot.runners import runners
 from bot.storm import AlertTriage
+from bot.suppress import SuppressActions
 from bot.webhook import AlertWebhook
 from config.settings import Settings, SlackSettings
+from store.alert_status import AlertStatuses
 from store.alerts import AlertStore
 from store.db import Database
 from store.feedback import FeedbackStore
 from store.learn_queue import LearnQueue
+from store.policy import PolicyStore
 from store.retention import Pruner
 from store.slack import SlackStore
+from store.suppressions import SuppressionStore
 from store.work import QueueLimits, WorkQueue
 
 # What bolt reads from the environment for arguments it was not given. socbot gives it
@@ -154,8 +160,10 @@ def create_socbot(
     )
     learn = learning.request if learning is not None else None
     pruning = PruneWork(Pruner(db, settings.retention), coordinator)
+    gate, suppress = policy_parts(settings, db, alerts)
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
+    policed: dict[str, PolicedTriage] = {}  # the alert channels' triages, policy first
     listeners = Listeners(
         settings=slack,
         store=store,
@@ -163,7 +171,7 @@ def create_socbot(
         coordinator=coordinator,
         intake=intake,
         reporter=reporter,
-        triages=forwarded,
+        triages=policed,
     )
     bolt = build_bolt_app(
         slack,
@@ -172,12 +180,19 @@ def create_socbot(
         deduper=deduper,
         gatekeeper=Gatekeeper(slack, client),
         listeners=listeners,
-        handlers=[FeedbackActions(FeedbackStore(db), learn), *([review] if review else [])],
+        handlers=[
+            FeedbackActions(FeedbackStore(db), learn),
+            suppress,
+            *([review] if review else []),
+        ],
     )
     holder: list[SocBot] = []
 
     async def dispatch(alert: Alert) -> None:
-        await holder[0].dispatch_alert(alert)
+        if holder[0].policed is None:
+            await holder[0].dispatch_alert(alert)
+        else:
+            await holder[0].policed.dispatch(alert)
 
     async def accept(data: dict[str, Any], hint: str | None) -> Alert:
         return await intake.accept(data, hint)
@@ -197,6 +212,7 @@ def create_socbot(
         grace_s=settings.work.shutdown_grace_s,
         learn=learn,
         pruning=pruning,
+        gate=gate,
     )
 
     def triage(
@@ -224,9 +240,41 @@ def create_socbot(
     by_channel = dict(forwarded)
     if bot.triage is not None and slack.webhook_channel:
         by_channel[slack.webhook_channel] = bot.triage
+
+    def routed(channel: str) -> AlertTriage:
+        """The triage of a channel a ``route`` rule names (made when first needed)."""
+        if channel not in by_channel:
+            bot.routed[channel] = by_channel[channel] = triage(channel, own_rows_only=True)
+        return by_channel[channel]
+
+    for channel in gate.route_channels():  # their rows run on every replica from the start
+        routed(channel)
+    for channel, home in forwarded.items():
+        policed[channel] = PolicedTriage(channel, home, gate, routed, reporter)
+    if bot.triage is not None and slack.webhook_channel:
+        bot.policed = PolicedTriage(slack.webhook_channel, bot.triage, gate, routed, reporter)
     coordinator.register(runners(alerts, investigate, by_channel))
     holder.append(bot)
     return bot
+
+
+def policy_parts(
+    settings: Settings, db: Database, alerts: AlertStore
+) -> tuple[PolicyGate, SuppressActions]:
+    """The alert policy (``bot.policy_gate``) and its "Suppress similar…" flow
+    (``bot.suppress``), sharing the approved suppressions."""
+    suppressions = SuppressionStore(db)
+    slack = SlackSuppressions(suppressions, settings.policy.reload_s)
+    gate = PolicyGate(settings.policy, PolicyStore(db), AlertStatuses(db), extra=slack)
+    suppress = SuppressActions(
+        feedback=FeedbackStore(db),
+        alerts=alerts,
+        suppressions=suppressions,
+        policy=settings.policy,
+        learning=settings.learning,
+        changed=slack.changed,
+    )
+    return gate, suppress
 
 
 def work_queue(settings: Settings, db: Database) -> WorkQueue:

@@ -21,6 +21,7 @@ from typing import Protocol
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.engine import Outcome, Request
+from agent.run import Mode
 from alerts.parse import Alert
 from bot.blocks import Message
 from bot.pacer import Pacer
@@ -33,8 +34,10 @@ from bot.worker_types import SlackRefused, ThreadRef, Unavailable, current_run
 from core.events import Sink
 from store.alerts import AlertStore
 from store.investigations import InvestigationStore
+from store.policy import PolicyStore
 
 MODEL_UNAVAILABLE = "Gemini is unavailable right now."
+MODES: dict[str, Mode] = {"direct": "direct", "planned": "planned"}
 SLACK_REFUSED = "Slack did not accept my messages."
 
 
@@ -57,6 +60,7 @@ class EngineInvestigator:
         update_interval: float = 1.0,
         post_attempts: int = POST_ATTEMPTS,
         post_backoff_s: float = POST_BACKOFF_S,
+        policy: PolicyStore | None = None,
     ) -> None:
         self.engine = engine
         self.client = client
@@ -67,6 +71,7 @@ class EngineInvestigator:
         self.post_backoff_s = post_backoff_s
         self.search = ThreadSearch(client)
         self.investigations = InvestigationStore(alerts.db)
+        self.policy = policy  # the engine mode an alert's policy rule asks for
 
     async def __call__(
         self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
@@ -108,7 +113,14 @@ class EngineInvestigator:
             earlier=earlier,
             record=context.record if context is not None else None,
         )
-        request = Request(conversation_id=thread.conversation_id, text=text, alert=alert, user=user)
+        mode = await self.policy.mode_for(alert.id) if alert and self.policy else None
+        request = Request(
+            conversation_id=thread.conversation_id,
+            text=text,
+            alert=alert,
+            user=user,
+            mode=MODES.get(mode or ""),
+        )
         try:
             outcome = await logged_run(self.engine, request, link)
         except asyncio.CancelledError:
@@ -124,7 +136,7 @@ class EngineInvestigator:
         if alert is not None:
             await self._record(alert, outcome)
         await progress.settle(outcome)
-        messages = outcome_messages(outcome, progress.view.indicators)
+        messages = outcome_messages(outcome, progress.view.indicators, alert=alert is not None)
         await self._deliver(posts, messages, outcome.investigation_id)
 
     async def _deliver(self, posts: RunPosts, messages: list[Message] | None, what: str) -> None:

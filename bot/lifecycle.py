@@ -20,6 +20,8 @@ from alerts.parse import Alert
 from bot.coordinator import Coordinator
 from bot.feedback import Learn
 from bot.listeners import Listeners
+from bot.policy_dispatch import PolicedTriage
+from bot.policy_gate import PolicyGate
 from bot.prune_work import PruneWork
 from bot.reporter import SlackReporter
 from bot.server import build_web_app
@@ -64,6 +66,9 @@ class SocBot:
     grace_s: float = 0.0  # at shutdown, running work may finish this long
     learn: Learn | None = None  # queue learning from an investigation (``bot.learning_work``)
     pruning: PruneWork | None = None  # data lifetime (``bot.prune_work``)
+    gate: PolicyGate | None = None  # the alert policy (``bot.policy_gate``)
+    policed: PolicedTriage | None = None  # the webhook channel's triage, policy first
+    routed: dict[str, AlertTriage] = field(default_factory=dict)  # channels rules route to
     heap_frozen: bool = field(default=False, init=False, repr=False)
 
     def web_app(self) -> web.Application:
@@ -90,7 +95,8 @@ class SocBot:
     def triages(self) -> list[AlertTriage]:
         """Every channel's triage: the webhook channel's, then the alert channels'."""
         out = [self.triage] if self.triage is not None else []
-        return out + [t for t in self.forwarded.values() if t is not self.triage]
+        out += [t for t in self.forwarded.values() if t is not self.triage]
+        return out + [t for t in self.routed.values() if t not in out]
 
     async def _resume(self, _app: web.Application) -> None:
         for triage in self.triages():
@@ -136,6 +142,8 @@ class SocBot:
         }
         if forwarded:  # alert channels in a storm
             out["alert_channels"] = forwarded
+        if self.gate is not None:
+            out["policy"] = await self.gate.health()
         return out
 
     async def dispatch_alert(self, alert: Alert) -> None:

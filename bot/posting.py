@@ -120,8 +120,11 @@ async def post_until_accepted(
     return None
 
 
-def outcome_messages(outcome: OutcomeView, indicators: tuple[str, ...]) -> list[Message]:
-    """What the thread is told at the end of a run, in posting order."""
+def outcome_messages(
+    outcome: OutcomeView, indicators: tuple[str, ...], *, alert: bool = False
+) -> list[Message]:
+    """What the thread is told at the end of a run, in posting order (``alert``: the run
+    investigated an alert: its conclusion offers "Suppress similar…")."""
     messages: list[Message] = []
     stats = RunStats.from_outcome(outcome.usage, outcome.record)
     if outcome.conclusion is not None:
@@ -132,6 +135,7 @@ def outcome_messages(outcome: OutcomeView, indicators: tuple[str, ...]) -> list[
             indicators=indicators,
             review=outcome.review,
             stats=stats,
+            suppress=alert,
         )
     elif outcome.answer:
         messages += answer_messages(

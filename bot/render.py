@@ -90,26 +90,28 @@ def verdict_title(conclusion: Conclusion) -> str:
     return f"{emoji} {label} · {conclusion.severity} severity"
 
 
-def feedback_actions(investigation_id: str) -> Block:
-    """Correct / incorrect verdict buttons; ``value`` carries the investigation id."""
-    return {
-        "type": "actions",
-        "block_id": "feedback",
-        "elements": [
-            _button("👍 Verdict correct", "feedback_correct", investigation_id, "primary"),
-            _button("👎 Verdict incorrect", "feedback_incorrect", investigation_id, "danger"),
-        ],
-    }
+def feedback_actions(investigation_id: str, *, suppress: bool = False) -> Block:
+    """Correct / incorrect verdict buttons (and, for an alert, "Suppress similar…");
+    ``value`` carries the investigation id."""
+    elements = [
+        _button("👍 Verdict correct", "feedback_correct", investigation_id, "primary"),
+        _button("👎 Verdict incorrect", "feedback_incorrect", investigation_id, "danger"),
+    ]
+    if suppress:
+        elements.append(_button("🔕 Suppress similar…", "policy_suppress", investigation_id))
+    return {"type": "actions", "block_id": "feedback", "elements": elements}
 
 
-def _button(label: str, action_id: str, value: str, style: str) -> Block:
-    return {
+def _button(label: str, action_id: str, value: str, style: str | None = None) -> Block:
+    button: Block = {
         "type": "button",
         "text": {"type": "plain_text", "text": label, "emoji": True},
         "action_id": action_id,
         "value": value[:2000],
-        "style": style,
     }
+    if style:
+        button["style"] = style
+    return button
 
 
 def conclusion_messages(
@@ -120,8 +122,11 @@ def conclusion_messages(
     indicators: Sequence[str] = (),
     review: Review | None = None,
     stats: RunStats | None = None,
+    suppress: bool = False,
 ) -> list[Message]:
     """The verdict as Block Kit, split into as many messages as Slack's limits need.
+
+    ``suppress``: the verdict is an alert's, so similar alerts may be suppressed.
 
     With a ``review``, the key findings say how many were verified against the tool
     results, and each unverified one carries ⚠️ and the reason.
@@ -169,7 +174,7 @@ def conclusion_messages(
         footer.append(stats.text())
     if limits_hit:
         footer.insert(0, "⚠️ Stopped early: " + escape("; ".join(limits_hit)))
-    tail = [context_block(*footer), feedback_actions(investigation_id)]
+    tail = [context_block(*footer), feedback_actions(investigation_id, suppress=suppress)]
     fallback = f"{verdict_title(conclusion)}: {mrkdwn(conclusion.summary, ind)}"
     return continued_messages(pack_messages(blocks, tail), fallback_text(fallback))
 

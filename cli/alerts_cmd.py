@@ -30,15 +30,15 @@ def parse(
     as_json: Annotated[bool, typer.Option("--json", help="print the parsed alert as JSON")] = False,
 ) -> None:
     """Show the format that matched FILE and the title, severity, time and entities read."""
-    data = _read(file)
-    alert = parse_alert(data, source, catalogue=_catalogue(formats, announce=not as_json))
+    data = read_alert_file(file)
+    alert = parse_alert(data, source, catalogue=catalogue_or_exit(formats, announce=not as_json))
     if as_json:
         typer.echo(alert.model_dump_json(indent=2, exclude={"raw", "id"}))
         return
     _show(alert)
 
 
-def _catalogue(formats: Path | None, *, announce: bool) -> Catalogue:
+def catalogue_or_exit(formats: Path | None, *, announce: bool) -> Catalogue:
     """The catalogue of ``--formats``, else of the settings (which are read only then)."""
     directory: Path | str | None = formats
     if formats is None:
@@ -49,7 +49,7 @@ def _catalogue(formats: Path | None, *, announce: bool) -> Catalogue:
         raise fail(str(exc)) from None
 
 
-def _read(file: Path) -> dict[str, object]:
+def read_alert_file(file: Path) -> dict[str, object]:
     try:
         text = typer.get_text_stream("stdin").read() if str(file) == "-" else file.read_text()
         data = json.loads(text)

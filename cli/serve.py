@@ -49,6 +49,7 @@ from store.alerts import AlertStore
 from store.feedback import FeedbackStore
 from store.learning import LearningStore
 from store.playbook import PlaybookStore
+from store.policy import PolicyStore
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +152,9 @@ async def serve_until(
     log.info("signed in to %s (%s) as %s (%s)", me.team, me.team_id, me.user, me.user_id)
     async with runtime(settings) as rt:
         pacer = Pacer()
-        investigate = EngineInvestigator(rt.engine, client, AlertStore(rt.db), pacer=pacer)
+        investigate = EngineInvestigator(
+            rt.engine, client, AlertStore(rt.db), pacer=pacer, policy=PolicyStore(rt.db)
+        )
         review = SlackReview(client, PlaybookStore(rt.db), settings.learning)
         learner = Learner(
             gateway=rt.gateway,

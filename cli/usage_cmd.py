@@ -40,12 +40,13 @@ def usage(days: DaysOpt = 7, by: ByOpt = None, as_json: JsonOpt = False) -> None
     if unknown:
         raise fail(f"--by must be one of {', '.join(DIMENSIONS)} (got {', '.join(unknown)})")
     since = datetime.now(UTC) - timedelta(days=days)
-    rows = _rows_or_exit(since, announce=not as_json)
+    rows, policy = _rows_or_exit(since, announce=not as_json)
     tables = {d: summarise(rows, d) for d in DIMENSIONS if d in wanted}
     if as_json:
         out: dict[str, object] = {
             "since": since.isoformat(timespec="seconds"),
             "investigations": len(rows),
+            "policy": policy,
             **{b: {k: t.as_dict() for k, t in table.items()} for b, table in tables.items()},
         }
         typer.echo(json.dumps(out, indent=2))
@@ -55,9 +56,11 @@ def usage(days: DaysOpt = 7, by: ByOpt = None, as_json: JsonOpt = False) -> None
     for name, table in tables.items():
         typer.echo("")
         typer.echo(_table(name, table))
+    typer.echo("")
+    typer.echo("alerts the policy decided: " + ", ".join(f"{n} {o}" for o, n in policy.items()))
 
 
-def _rows_or_exit(since: datetime, *, announce: bool) -> list[UsageRow]:
+def _rows_or_exit(since: datetime, *, announce: bool) -> tuple[list[UsageRow], dict[str, int]]:
     from config.settings import ConfigError
 
     url = load_settings_or_exit(announce=announce).database_url
@@ -67,14 +70,16 @@ def _rows_or_exit(since: datetime, *, announce: bool) -> list[UsageRow]:
         raise fail(one_line(exc)) from None
 
 
-async def _rows(url: str, since: datetime) -> list[UsageRow]:
+async def _rows(url: str, since: datetime) -> tuple[list[UsageRow], dict[str, int]]:
+    """The investigations' usage, and the alerts the policy decided (by outcome)."""
     from cli.database import migrated_database, sqlite_file_missing
+    from store.policy import OUTCOMES, PolicyStore
     from store.usage import UsageStore
 
     if sqlite_file_missing(url):  # nothing was ever stored there: do not create it
-        return []
+        return [], dict.fromkeys(OUTCOMES, 0)
     async with migrated_database(url) as db:
-        return await UsageStore(db).rows(since)
+        return await UsageStore(db).rows(since), await PolicyStore(db).counts(since)
 
 
 def _table(name: str, table: dict[str, Totals]) -> str:

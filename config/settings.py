@@ -38,6 +38,7 @@ from config.database_url import async_database_url, sqlite_file
 from config.env_check import EnvError, check_environment
 from config.eval_settings import EvalSettings
 from config.log_settings import LoggingSettings
+from config.policy_settings import PolicySettings
 from config.retention import RetentionSettings
 from config.service_settings import (
     IntelSettings,
@@ -64,6 +65,7 @@ __all__ = [
     "LoggingSettings",
     "ModelPrice",
     "PlaybookSettings",
+    "PolicySettings",
     "ReviewSettings",
     "Settings",
     "SlackSettings",
@@ -128,6 +130,7 @@ class Settings(BaseSettings):
     log: LoggingSettings = LoggingSettings()
     tracing: TracingSettings = TracingSettings()
     retention: RetentionSettings = RetentionSettings()
+    policy: PolicySettings = PolicySettings()
 
     @classmethod
     def settings_customise_sources(

@@ -109,7 +109,7 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
     (
         "okta-event-hook.json",
         "okta",
-        "User login to Okta by admin@example.com",
+        "User login to Okta",
         "info",
         {("user", "admin@example.com", "actor"), ("ip", "12.97.85.90", "source")},
     ),
@@ -121,15 +121,11 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         set(),
     ),
     (
-        "invented-splunk-notable.json",
+        "demisto-splunk-notable.json",
         "splunk",
-        "Brute Force Access Behavior Detected",
-        "high",  # urgency
-        {
-            ("ip", "203.0.113.50", "source"),
-            ("host", "vpn-gw-02", "target"),
-            ("user", "a.khan", "actor"),
-        },
+        "Root sucess",  # rule_name, as the notable has it
+        "info",  # urgency informational
+        {("user", "root", "actor")},
     ),
     (
         "wazuh-rootcheck.json",
@@ -181,29 +177,147 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         "high",
         {("ip", "203.0.113.41", "source"), ("user", "deploy-bot", "actor")},
     ),
+    # Okta System Log as SIEMs deliver it (keys lower-cased): the title is what happened
     (
-        "invented-wiz-issue.json",
-        "wiz",
-        "Publicly exposed VM with a critical vulnerability and high privileges on payments-api-1",
+        "panther-okta-threatinsight.json",
+        "okta",
+        "Request from suspicious actor",
+        "medium",
+        {("ip", "1.2.3.4", "source")},
+    ),
+    (
+        "panther-okta-admin-role.json",
+        "okta",
+        "Grant user privilege",  # not the actor's display name (Jack Naglieri)
+        "info",
+        {("user", "jack@acme.io", "actor"), ("user", "alice@acme.io", "target")},
+    ),
+    # SentinelOne alert, threat activity and alert activity
+    (
+        "elastic-sentinelone-alert.json",
+        "sentinelone_alert",
+        "test5 on srv-win1",
         "critical",
-        {("resource", "payments-api-1", "target")},
-    ),
-    (
-        "invented-securityhub-eventbridge.json",
-        "securityhub",
-        "CVE-2023-44487 - nghttp2",
-        "high",
-        {("ip", "10.0.1.15", "target")},
-    ),
-    (
-        "invented-crowdstrike-alert.json",
-        "crowdstrike_alert",
-        "CredentialDumping on FIN-LAPTOP-07",
-        "critical",  # 90 / Critical
         {
-            ("host", "FIN-LAPTOP-07", "target"),
-            ("user", "m.garcia", "actor"),
-            ("process", "C:\\Windows\\System32\\cmd.exe", "parent"),
+            ("host", "srv-win1", "target"),
+            ("hash", "a2d8d23854e33984c08dcf8b03edc619c9c5ec69", "source"),
+            ("user", "NT AUTHORITY\\SYSTEM", "actor"),
+        },
+    ),
+    (
+        "panther-sentinelone-threat-activity.json",
+        "sentinelone_activity",
+        "Threat with confidence level malicious detected: eicar.txt",
+        "high",
+        {
+            ("host", "BobsPC", "target"),
+            ("hash", "cf8bd9dfddff007f75adf4c2be48005cea317c62", None),
+            ("file", "/home/ubuntu/eicar.txt", None),
+        },
+    ),
+    (
+        "panther-sentinelone-alert-activity.json",
+        "sentinelone_activity",
+        "Alert created for sshd from Custom Rule: test-rule in Group Default Group in Site "
+        "Default site of Account Account1, detected on BobsPC.",
+        "critical",  # E_CRITICAL
+        {("hash", "e020cd039b099b6bfdfd33d13554da5383cc4cc0", None)},
+    ),
+    # Wiz issues: the webhook and the issues API (title: the source rule's name)
+    (
+        "panther-wiz-issue-webhook.json",
+        "wiz",
+        "Recon:EC2/PortProbeUnprotectedPort on jenkins-aws",
+        "high",
+        {("resource", "jenkins-aws", "target")},
+    ),
+    (
+        "panther-wiz-issue-api.json",
+        "wiz_issue",
+        "Alert Name on someName",  # not "High-profile vulnerability exploited in the wild"
+        "high",
+        {("resource", "someName", "target")},
+    ),
+    # CloudTrail records: raw, and through EventBridge
+    (
+        "panther-cloudtrail-root-login.json",
+        "cloudtrail",
+        "ConsoleLogin on signin.amazonaws.com",
+        None,
+        {("ip", "111.111.111.111", "source"), ("user", "arn:aws:iam::123456789012:root", "actor")},
+    ),
+    (
+        "panther-cloudtrail-create-access-key.json",
+        "cloudtrail",
+        "CreateAccessKey on iam.amazonaws.com",
+        None,
+        {("user", "arn:aws:iam::123456789:user/user1", "actor"), ("resource", "user2", "target")},
+    ),
+    (
+        "awsdocs-cloudtrail-eventbridge.json",
+        "cloudtrail",
+        "PutObject on s3.amazonaws.com",
+        None,
+        {
+            ("ip", "203.0.113.34", "source"),
+            ("user", "arn:aws:iam::123456789012:user/username", "actor"),
+            ("resource", "arn:aws:s3:::username-sfn-tutorial", "target"),
+        },
+    ),
+    # Microsoft: a Sentinel incident and security alerts in the ARM shape
+    (
+        "arm-sentinel-incident.json",
+        "sentinel_incident",
+        "My incident",
+        "high",
+        set(),
+    ),
+    (
+        "arm-sentinel-incident-alert.json",
+        "azure_security_alert",
+        "myAlert",
+        "low",
+        set(),
+    ),
+    (
+        "arm-defender-for-cloud-alert.json",
+        "azure_security_alert",
+        "Azure Security Center test alert (not a threat) on vm1",
+        "high",
+        {("ip", "192.0.2.1", None), ("host", "vm1", "target")},
+    ),
+    # SCC as Google SecOps shows it: an observation (Sensitive Actions Service)
+    (
+        "secops-scc-observation.json",
+        "scc",
+        "Persistence: Project SSH Key Added on spring-banner-350111",
+        "low",
+        {
+            ("user", "dummy.user@dummy.com", "actor"),
+            ("ip", "198.51.100.1", "source"),
+            ("resource", "//compute.googleapis.com/projects/spring-banner-350111", "target"),
+        },
+    ),
+    (
+        "panther-securityhub-asff.json",
+        "securityhub",
+        "Suspicious activity detected accessing private decoy S3 bucket panther-databucket",
+        "high",
+        {
+            ("ip", "111.111.111.111", "source"),
+            ("resource", "arn:aws:s3:::panther-databucket", "target"),
+        },
+    ),
+    (
+        "demisto-crowdstrike-alert-v2.json",
+        "crowdstrike_alert",
+        "EC2 security group modified with new ingress rule allowing traffic from the public "
+        "internet",
+        "high",  # 70 / High
+        {
+            ("ip", "192.0.2.1", "source"),
+            ("user", "dummy-user", "actor"),
+            ("resource", "sg-0000000000000dummy", "target"),
         },
     ),
 ]
@@ -238,7 +352,8 @@ def test_every_fixture_is_in_the_table_and_named_in_notice() -> None:
 
 
 def test_every_shipped_format_has_a_sample() -> None:
-    tested = {c[1] for c in CASES} | {"generic", "guardduty_eventbridge"}
+    # guardduty_slack: a Slack message, read through bot.alerts_in (test_alert_families.py)
+    tested = {c[1] for c in CASES} | {"generic", "guardduty_eventbridge", "guardduty_slack"}
     shipped = {f.name for f in default_catalogue().formats}
     assert shipped - tested == set()
 
@@ -378,9 +493,10 @@ def _sns(message: dict[str, Any]) -> dict[str, Any]:
             LEVERET_GD,
         ),
         (
-            {"Findings": load("invented-securityhub-eventbridge.json")["detail"]["findings"] * 3},
+            {"Findings": [load("panther-securityhub-asff.json")] * 3},
             "securityhub",
-            "CVE-2023-44487 - nghttp2 (+2 more findings)",
+            "Suspicious activity detected accessing private decoy S3 bucket panther-databucket"
+            " (+2 more findings)",
         ),
         (
             {
@@ -455,7 +571,7 @@ def test_a_source_read_from_the_payload_must_be_a_plain_name(tmp_path: Path) -> 
         (
             {
                 "meta": {"query_time": 0.1},
-                "resources": [load("invented-crowdstrike-alert.json")],
+                "resources": [load("demisto-crowdstrike-alert-v2.json")],
                 "errors": [],
             },
             "crowdstrike_alert",

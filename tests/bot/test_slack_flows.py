@@ -187,6 +187,7 @@ async def test_webhook_alert_to_conclusion_then_follow_up_from_history(
         assert [e["action_id"] for e in actions[0]["elements"]] == [
             "feedback_correct",
             "feedback_incorrect",
+            "policy_suppress",  # an alert's conclusion: "Suppress similar…"
         ]
         investigation_id = actions[0]["elements"][0]["value"]
         assert "Isolate web-server-prod-01" in blocks_text(conclusion)

@@ -1,0 +1,140 @@
+"""A policy rule as written in a TOML file: what it matches and what it does.
+
+The shape, checked strictly (an unknown key is an error)::
+
+    [[rule]]
+    id = "scanner-port-probes"
+    action = "ignore"            # ignore | suppress | route | investigate
+    [rule.match]
+    source = "guardduty"
+    title = "Recon:EC2/Port*"    # glob, case-insensitive; "re:..." for a regex
+    ip = ["10.20.0.0/16"]
+
+See docs/policy.md for every key.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from alerts.model import EntityKind, Severity
+
+Action = Literal["ignore", "suppress", "route", "investigate"]
+QUIET_ACTIONS: frozenset[str] = frozenset({"ignore", "suppress"})
+Scalar = str | int | float | bool
+Words = str | list[str]
+
+
+def as_list(value: Words | None) -> list[str]:
+    """A one-or-many value as a list (``"x"`` → ``["x"]``)."""
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EntityMatch(_Strict):
+    """One entity the alert must name: of ``kind``, in ``role``, with a value or address."""
+
+    kind: EntityKind
+    value: Words | None = Field(None, description="glob(s) or re:..., case-insensitive")
+    cidr: Words | None = Field(None, description="network(s) an ip entity must be in")
+    role: Words | None = Field(None, description="actor | source | target | ...")
+
+    @model_validator(mode="after")
+    def _cidr_for_ips(self) -> EntityMatch:
+        if self.cidr is not None and self.kind != "ip":
+            raise ValueError(f"cidr applies to ip entities, not {self.kind!r}")
+        return self
+
+
+class Window(_Strict):
+    """When (UTC) the alert happened: its event time, else when it arrived."""
+
+    hours: str | None = Field(None, description="HH:MM-HH:MM, may wrap midnight")
+    days: list[Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]] | None = None
+
+
+class Match(_Strict):
+    """Every condition given must hold (an empty match matches every alert)."""
+
+    source: Words | None = None
+    format: Words | None = None
+    title: Words | None = None
+    text: Words | None = Field(None, description="the title or the description")
+    severity: list[Severity] | Severity | None = None
+    ip: Words | None = Field(None, description="CIDR(s) or address(es) any ip must be in")
+    user: Words | None = None
+    host: Words | None = None
+    resource: Words | None = None
+    entity: list[EntityMatch] = Field(default_factory=list)
+    fields: dict[str, Scalar | list[Scalar]] = Field(
+        default_factory=dict, description="JMESPath over the raw payload → expected value(s)"
+    )
+    window: Window | None = None
+
+
+class Budget(_Strict):
+    """At most so many investigations (and/or dollars) per alert source per period."""
+
+    investigations: int | None = Field(None, ge=0)
+    usd: float | None = Field(None, ge=0)
+    per: Literal["hour", "day"] = "hour"
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> Budget:
+        if self.investigations is None and self.usd is None:
+            raise ValueError("a budget needs investigations or usd")
+        return self
+
+
+class Rule(_Strict):
+    """One rule of the policy (see the module docstring)."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$")
+    description: str = ""
+    action: Action
+    match: Match = Field(default_factory=Match)
+    allow_critical: bool = Field(False, description="may ignore/suppress a critical alert")
+    expires: datetime | None = None
+    reason: str | None = None
+    owner: str | None = None
+    channel: str | None = Field(None, pattern=r"^[A-Z0-9]{2,20}$")
+    severity: Severity | None = None
+    mode: Literal["direct", "planned"] | None = Field(
+        None, description="investigate in this engine mode (direct: one tool loop, cheaper)"
+    )
+    budget: Budget | None = None
+
+    @field_validator("expires")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("expires needs a time zone (e.g. 2026-12-31T00:00:00Z)")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Rule:
+        if self.action == "suppress" and not (self.expires and self.reason and self.owner):
+            raise ValueError("a suppress rule needs expires, reason and owner")
+        if self.action == "route" and not self.channel:
+            raise ValueError("a route rule needs channel (a Slack channel id)")
+        if self.action != "route" and self.channel:
+            raise ValueError("channel applies to route rules only")
+        if self.action in QUIET_ACTIONS and (self.severity or self.budget or self.mode):
+            raise ValueError(
+                f"{self.action} investigates nothing: severity, mode and budget apply to "
+                "route and investigate rules"
+            )
+        return self
+
+    @property
+    def quiet(self) -> bool:
+        """True when the alert is stored and counted but not investigated."""
+        return self.action in QUIET_ACTIONS
