@@ -9,6 +9,7 @@ applies socbot's middleware: dedupe, then authorization. The Web API client is
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import socket
@@ -35,6 +36,7 @@ from bot.reporter import SlackReporter
 from bot.review import SlackReview
 from bot.runners import runners
 from bot.storm import AlertTriage
+from bot.web.app import Web, create_web
 from bot.webhook import AlertWebhook
 from config.settings import Settings, SlackSettings
 from store.alerts import AlertStore
@@ -43,6 +45,8 @@ from store.feedback import FeedbackStore
 from store.learn_queue import LearnQueue
 from store.slack import SlackStore
 from store.work import QueueLimits, WorkQueue
+
+log = logging.getLogger(__name__)
 
 # What bolt reads from the environment for arguments it was not given. socbot gives it
 # everything from its own settings (a client carrying the bot token), so bolt must not
@@ -193,6 +197,7 @@ def create_socbot(
         forwarded=forwarded,
         grace_s=settings.work.shutdown_grace_s,
         learn=learn,
+        pages=pages_for(settings, db, client),
     )
 
     def triage(
@@ -223,6 +228,14 @@ def create_socbot(
     coordinator.register(runners(alerts, investigate, by_channel))
     holder.append(bot)
     return bot
+
+
+def pages_for(settings: Settings, db: Database, client: AsyncWebClient) -> Web | None:
+    """The investigation pages behind Sign in with Slack, when it is configured."""
+    if not settings.web.sign_in_configured():
+        log.info("web pages off: Sign in with Slack is not configured ([web])")
+        return None
+    return create_web(settings, db, client, local=False)
 
 
 def work_queue(settings: Settings, db: Database) -> WorkQueue:

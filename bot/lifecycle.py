@@ -23,6 +23,8 @@ from bot.listeners import Listeners
 from bot.reporter import SlackReporter
 from bot.server import build_web_app
 from bot.storm import AlertTriage
+from bot.web.app import Web
+from bot.web.app import install as install_pages
 from bot.webhook import AlertWebhook
 from config.settings import SlackSettings
 from store.alerts import AlertStore
@@ -62,6 +64,7 @@ class SocBot:
     forwarded: dict[str, AlertTriage] = field(default_factory=dict)  # by alert channel
     grace_s: float = 0.0  # at shutdown, running work may finish this long
     learn: Learn | None = None  # queue learning from an investigation (``bot.learning_work``)
+    pages: Web | None = None  # the investigation pages (``bot.web``), when sign-in is set up
     heap_frozen: bool = field(default=False, init=False, repr=False)
 
     def web_app(self) -> web.Application:
@@ -79,6 +82,8 @@ class SocBot:
             signing_secret=secret.get_secret_value() if secret else None,
             metrics=self.metrics,
         )
+        if self.pages is not None:
+            install_pages(app, self.pages)
         app.on_startup.append(self._resume)
         app.on_startup.append(self._start_worker)
         app.on_startup.append(self._freeze_heap)

@@ -46,6 +46,7 @@ from config.service_settings import (
     WorkSettings,
 )
 from config.tracing_settings import TracingSettings
+from config.web_settings import WebSettings
 
 __all__ = [
     "DEFAULT_CONFIG_PATH",
@@ -126,6 +127,7 @@ class Settings(BaseSettings):
     evals: EvalSettings = EvalSettings()
     log: LoggingSettings = LoggingSettings()
     tracing: TracingSettings = TracingSettings()
+    web: WebSettings = WebSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -67,6 +67,8 @@ class Investigation(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
+    __table_args__ = (Index("ix_investigations_created", "created_at", "id"),)
+
 
 class TraceEvent(Base):
     """Append-only trace of an investigation, written as it happens (survives a crash)."""
@@ -170,6 +172,7 @@ class AlertRow(Base):
 
     __table_args__ = (
         Index("ix_alerts_created", "created_at"),
+        Index("ix_alerts_investigation", "investigation_id"),
         Index("ix_alerts_status", "status"),
         Index("ix_alerts_group", "group_id"),
         Index("ix_alerts_storm", "storm_id", "status"),

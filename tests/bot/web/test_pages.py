@@ -1,0 +1,154 @@
+"""The pages over HTTP (no browser): sign-in checks, access by channel, headers, CSRF, list."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import aiohttp
+import pytest
+from typer.testing import CliRunner
+
+from bot.web.session import Signer
+from cli.main import app as cli_app
+from store.browse import BrowseStore, Filters, Visibility
+from store.db import Database
+from tests.bot.web.seed import seed
+from tests.bot.web.support import ADMIN, Site, signed_in_site
+
+
+def jar(site: Site) -> aiohttp.CookieJar:
+    """A cookie jar that, like a browser, sends Secure cookies to http://127.0.0.1."""
+    return aiohttp.CookieJar(unsafe=True, treat_as_secure_origin=[site.url])
+
+
+async def sign_in(site: Site, user: str) -> aiohttp.ClientSession:
+    """A client session signed in as ``user`` through the fake provider."""
+    site.openid.user = user
+    session = aiohttp.ClientSession(cookie_jar=jar(site))
+    async with session.get(f"{site.url}/web/auth/start?next=/web/investigations") as r:
+        assert r.status == 200 and r.url.path == "/web/investigations"
+    return session
+
+
+async def test_a_member_sees_their_channel_and_not_another(db: Database) -> None:
+    mine = await seed(db, channel="C0MINE01", text="mine-185.220.101.42")
+    theirs = await seed(db, channel="C0THEIR1", text="theirs-10.0.0.1")
+    terminal = await seed(db, channel=None, text="terminal-run")
+    async with signed_in_site(db) as site:
+        site.openid.members = {"C0MINE01": {"U0ALICE1"}, "C0THEIR1": {"U0BOB001"}}
+        async with await sign_in(site, "U0ALICE1") as alice:
+            async with alice.get(f"{site.url}/web/investigations") as r:
+                html = await r.text()
+            assert mine in html and theirs not in html and terminal not in html
+            for other in (theirs, terminal, "0" * 32):  # IDOR: refused like an unknown id
+                for path in ("", "/body"):
+                    async with alice.get(f"{site.url}/web/investigations/{other}{path}") as r:
+                        assert r.status == 404
+                async with alice.get(f"{site.url}/web/api/investigations/{other}/live") as r:
+                    assert r.status == 404
+            async with alice.get(f"{site.url}/web/investigations/{mine}") as r:
+                assert r.status == 200 and "mine-185.220.101.42" in await r.text()
+        async with await sign_in(site, ADMIN) as admin:
+            async with admin.get(f"{site.url}/web/investigations") as r:
+                html = await r.text()
+            assert mine in html and theirs in html and terminal in html
+
+
+async def test_signed_out_is_sent_to_sign_in_and_api_gets_401(db: Database) -> None:
+    async with signed_in_site(db) as site, aiohttp.ClientSession() as anon:
+        async with anon.get(f"{site.url}/web/investigations?q=x", allow_redirects=False) as r:
+            assert r.status == 302
+            assert r.headers["Location"] == "/web/signin?next=/web/investigations%3Fq%3Dx"
+        async with anon.get(f"{site.url}/web/api/investigations") as r:
+            assert r.status == 401
+        async with anon.get(f"{site.url}/web/signin") as r:
+            headers = r.headers
+        assert "script-src 'self'" in headers["Content-Security-Policy"]
+        assert "'unsafe-inline'" not in headers["Content-Security-Policy"]
+        assert headers["Referrer-Policy"] == "no-referrer"
+        assert headers["X-Frame-Options"] == "DENY"
+
+
+async def test_sign_in_from_another_workspace_or_with_a_forged_state_is_refused(
+    db: Database,
+) -> None:
+    async with signed_in_site(db) as site:
+        site.openid.team = "T0OTHER1"
+        async with aiohttp.ClientSession(cookie_jar=jar(site)) as s:
+            async with s.get(f"{site.url}/web/auth/start") as r:
+                assert r.status == 403
+            async with s.get(f"{site.url}/web/investigations", allow_redirects=False) as r:
+                assert r.status == 302  # no session was made
+        site.openid.team = site.api.team_id
+        async with aiohttp.ClientSession(cookie_jar=jar(site)) as s:
+            async with s.get(f"{site.url}/web/auth/start", allow_redirects=False) as r:
+                location = r.headers["Location"]
+            async with s.get(re.sub(r"state=[^&]+", "state=forged", location)) as r:
+                assert r.status == 403
+
+
+async def test_session_cookie_attributes_and_tampering(db: Database) -> None:
+    async with signed_in_site(db) as site:
+        site.openid.user = ADMIN
+        async with aiohttp.ClientSession(cookie_jar=jar(site)) as s:
+            async with s.get(f"{site.url}/web/auth/start", allow_redirects=False) as r:
+                start = r
+            async with s.get(start.headers["Location"], allow_redirects=False) as r:
+                back = r.headers["Location"]
+            async with s.get(back, allow_redirects=False) as r:
+                cookie = r.headers["Set-Cookie"]
+            assert "HttpOnly" in cookie and "Secure" in cookie and "SameSite=Lax" in cookie
+            value = r.cookies["socbot_session"].value
+        forged = value.replace(value[5], "A" if value[5] != "A" else "B", 1)
+        async with aiohttp.ClientSession(cookies={"socbot_session": forged}) as s:
+            async with s.get(f"{site.url}/web/investigations", allow_redirects=False) as r:
+                assert r.status == 302
+
+
+def test_signer_refuses_expired_and_tampered_values() -> None:
+    now = [1000.0]
+    signer = Signer(b"k" * 32, clock=lambda: now[0])
+    token = signer.sign({"u": "U1"}, 60)
+    assert signer.read(token) == {"u": "U1", "exp": 1060}
+    assert signer.read(token[:-2] + "xx") is None
+    now[0] = 1061
+    assert signer.read(token) is None
+    assert signer.check_csrf("sid", signer.csrf_token("sid"))
+    assert not signer.check_csrf("sid", signer.csrf_token("other"))
+
+
+async def test_list_pages_by_keyset_and_filters(db: Database) -> None:
+    ids = [await seed(db, channel="C0MINE01", text=f"host-{i}", steps=1) for i in range(7)]
+    other = await seed(db, channel="C0THEIR1", text="needle.example.com", steps=1)
+    browse = BrowseStore(db)
+    everyone = Visibility(channels=None, terminal=True)
+    seen, cursor = [], None
+    while True:
+        page = await browse.page(Filters(), everyone, cursor=cursor, size=3)
+        seen += [r.id for r in page.rows]
+        if not (cursor := page.next_cursor):
+            break
+    assert seen == [other, *reversed(ids)]  # newest first, each once
+    found = await browse.page(Filters(text="NEEDLE.example"), everyone, cursor=None)
+    assert [r.id for r in found.rows] == [other]
+    in_channel = await browse.page(Filters(channel="C0THEIR1"), everyone, cursor=None)
+    assert [r.id for r in in_channel.rows] == [other]
+    high = await browse.page(Filters(severity="high", source="scc"), everyone, cursor=None)
+    assert len(high.rows) == 8
+    assert not (await browse.page(Filters(verdict="benign"), everyone, cursor=None)).rows
+    members = Visibility(channels=frozenset({"C0MINE01"}), terminal=False)
+    assert other not in [r.id for r in (await browse.page(Filters(), members, cursor=None)).rows]
+    wild = await browse.page(Filters(text="%"), everyone, cursor=None)  # LIKE is escaped
+    assert not wild.rows
+
+
+def test_web_refuses_another_address_without_sign_in(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SOCBOT_DATABASE_URL", "sqlite+aiosqlite:///./var/x.db")
+    monkeypatch.delenv("SOCBOT_CONFIG")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli_app, ["web", "--host", "0.0.0.0"])
+    assert result.exit_code == 2
+    assert "refusing to serve the pages on '0.0.0.0' without sign-in" in result.output
