@@ -2,7 +2,8 @@
 
 The guard sets the security headers on every answer under ``/web/`` (a strict
 Content-Security-Policy with no inline script or style, ``Referrer-Policy:
-no-referrer``, no framing, no sniffing, no caching), resolves who is asking (the
+same-origin`` (other sites get no referrer; ours keeps the Origin header a form POST
+needs), no framing, no sniffing, no caching), resolves who is asking (the
 signed session cookie, or the local user of ``socbot web`` without sign-in) and
 refuses every state-changing request whose Origin is foreign or whose CSRF token
 does not match the session. Everything else under ``/web/`` requires a viewer:
@@ -34,12 +35,13 @@ CSP = (
 )
 HEADERS = {
     "Content-Security-Policy": CSP,
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
+TEXT_CHARS = 4000  # one field of alert or model text on a page
 PUBLIC = ("/web/signin", "/web/auth/", "/web/static/")
 VIEWER = web.RequestKey("viewer", Viewer)
 LOCAL = Viewer(user="local", team=None, name="local", admin=True, sid="local", local=True)
@@ -94,7 +96,16 @@ def templates() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["clip"] = clip
     return env
+
+
+def clip(value: object, size: int = TEXT_CHARS) -> str:
+    """Text cut to ``size`` characters, saying how many more there were."""
+    text = "" if value is None else str(value)
+    if len(text) <= size:
+        return text
+    return f"{text[:size]}… ({len(text) - size:,} more characters not shown)"
 
 
 def create_web(

@@ -66,7 +66,7 @@ async def test_signed_out_is_sent_to_sign_in_and_api_gets_401(db: Database) -> N
             headers = r.headers
         assert "script-src 'self'" in headers["Content-Security-Policy"]
         assert "'unsafe-inline'" not in headers["Content-Security-Policy"]
-        assert headers["Referrer-Policy"] == "no-referrer"
+        assert headers["Referrer-Policy"] == "same-origin"  # nothing to other sites
         assert headers["X-Frame-Options"] == "DENY"
 
 
