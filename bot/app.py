@@ -36,7 +36,8 @@ from bot.reporter import SlackReporter
 from bot.review import SlackReview
 from bot.runners import runners
 from bot.storm import AlertTriage
-from bot.web.app import Web, create_web
+from bot.web.app import create_web
+from bot.web.site import Web
 from bot.webhook import AlertWebhook
 from config.settings import Settings, SlackSettings
 from store.alerts import AlertStore

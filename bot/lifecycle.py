@@ -23,8 +23,8 @@ from bot.listeners import Listeners
 from bot.reporter import SlackReporter
 from bot.server import build_web_app
 from bot.storm import AlertTriage
-from bot.web.app import Web
 from bot.web.app import install as install_pages
+from bot.web.site import Web
 from bot.webhook import AlertWebhook
 from config.settings import SlackSettings
 from store.alerts import AlertStore

@@ -14,21 +14,19 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import quote, urlsplit
 
-import jinja2
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.web.access import Access
-from bot.web.session import SESSION_COOKIE, Signer, Viewer
+from bot.web.session import Signer, Viewer
 from bot.web.signin import SignIn, redirect
+from bot.web.site import HERE, VIEWER, Web, templates
 from config.settings import Settings
 from store.db import Database
 
-HERE = Path(__file__).parent
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -41,71 +39,12 @@ HEADERS = {
     "Cache-Control": "no-store",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
-TEXT_CHARS = 4000  # one field of alert or model text on a page
 PUBLIC = ("/web/signin", "/web/auth/", "/web/static/")
-VIEWER = web.RequestKey("viewer", Viewer)
-LOCAL = Viewer(user="local", team=None, name="local", admin=True, sid="local", local=True)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 class SignInRequired(Exception):
     """``local=False`` but Sign in with Slack is not configured."""
-
-
-@dataclass
-class Web:
-    """What every page handler needs."""
-
-    db: Database
-    settings: Settings
-    access: Access
-    signer: Signer
-    signin: SignIn | None  # None: the local single user of ``socbot web``
-    templates: jinja2.Environment
-
-    def viewer(self, request: web.Request) -> Viewer | None:
-        if self.signin is None:
-            return LOCAL
-        data = self.signer.read(request.cookies.get(SESSION_COOKIE))
-        if data is None or data.get("t") != self.signin.team:
-            return None
-        user = str(data.get("u"))
-        return Viewer(
-            user=user,
-            team=str(data.get("t")),
-            name=str(data.get("n") or user),
-            admin=user in self.access.admins,
-            sid=str(data.get("sid")),
-        )
-
-    def render(self, request: web.Request, name: str, status: int = 200, **values: object):
-        viewer = request.get(VIEWER)
-        html = self.templates.get_template(name).render(
-            viewer=viewer,
-            csrf=self.signer.csrf_token(viewer.sid) if isinstance(viewer, Viewer) else "",
-            signin=self.signin is not None,
-            **values,
-        )
-        return web.Response(text=html, status=status, content_type="text/html")
-
-
-def templates() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["clip"] = clip
-    return env
-
-
-def clip(value: object, size: int = TEXT_CHARS) -> str:
-    """Text cut to ``size`` characters, saying how many more there were."""
-    text = "" if value is None else str(value)
-    if len(text) <= size:
-        return text
-    return f"{text[:size]}… ({len(text) - size:,} more characters not shown)"
 
 
 def create_web(
@@ -146,7 +85,7 @@ async def _csrf_ok(pages: Web, request: web.Request, viewer: Viewer) -> bool:
     return pages.signer.check_csrf(viewer.sid, token)
 
 
-def guard(pages: Web) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def guard(pages: Web) -> Middleware:
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path != "/" and not request.path.startswith("/web/"):
@@ -154,13 +93,8 @@ def guard(pages: Web) -> Callable[[web.Request, Handler], Awaitable[web.StreamRe
         try:
             response = await _guarded(pages, request, handler)
         except web.HTTPException as error:
-            response = web.Response(
-                status=error.status,
-                text=error.text,
-                headers={"Location": error.location}
-                if isinstance(error, web.HTTPRedirection)
-                else None,
-            )
+            # e.g. 404 for an unknown route or an investigation that is not the viewer's
+            response = web.Response(status=error.status, text=error.text)
         response.headers.update(HEADERS)
         return response
 

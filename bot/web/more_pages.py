@@ -12,9 +12,9 @@ from datetime import UTC, datetime, timedelta
 
 from aiohttp import web
 
-from bot.web.app import VIEWER, Web
 from bot.web.session import SESSION_COOKIE, Viewer
 from bot.web.signin import redirect, safe_next
+from bot.web.site import VIEWER, Web
 from store.alerts import AlertStore
 from store.playbook import PlaybookError, PlaybookStore
 from store.usage import DIMENSIONS, UsageStore, summarise

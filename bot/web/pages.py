@@ -13,8 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.web.app import VIEWER, Web
-from bot.web.session import Viewer
+from bot.web.site import VIEWER, Web
 from bot.web.view import investigation_view
 from store.browse import BrowseStore, Filters, Page
 from store.feedback import FeedbackStore

@@ -106,7 +106,9 @@ def _last(trace: list[dict[str, Any]], kind: str) -> dict[str, Any] | None:
     return next((e["payload"] for e in reversed(trace) if e["type"] == kind), None)
 
 
-def _steps(record: dict[str, Any], trace: list[dict[str, Any]], calls: list[tuple[str, Call]]):
+def _steps(
+    record: dict[str, Any], trace: list[dict[str, Any]], calls: list[tuple[str, Call]]
+) -> list[Step]:
     plan = _last(trace, "plan_updated") or _last(trace, "plan_created") or {}
     planned = record.get("steps") or (plan.get("plan") or {}).get("steps") or []
     finished = {
@@ -129,7 +131,9 @@ def _steps(record: dict[str, Any], trace: list[dict[str, Any]], calls: list[tupl
     return steps
 
 
-def _findings(conclusion: dict[str, Any], review: dict[str, Any], calls: dict[str, Call]):
+def _findings(
+    conclusion: dict[str, Any], review: dict[str, Any], calls: dict[str, Call]
+) -> list[dict[str, Any]]:
     unverified = {int(u.get("index", -1)): u for u in review.get("unverified") or []}
     reviewed = bool(review) and review.get("status") != "skipped"
     out = []

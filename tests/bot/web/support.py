@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from bot.server import start_site
-from bot.web.app import Web, create_web, install
+from bot.web.app import create_web, install
+from bot.web.site import Web
 from config.settings import Settings
 from store.db import Database
 from tests.fakes.slack_api import FakeSlackAPI

@@ -22,8 +22,8 @@ from tests.bot.web.support import ADMIN, APPROVER, Site, signed_in_site
 SHOTS = Path(__file__).resolve().parents[3] / "var" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 HOSTILE = (
-    "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"
-    "<a href=\"javascript:window.__pwned = 3\">click</a> <!channel> <@U0ADMIN1> *bold* "
+    '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+    '<a href="javascript:window.__pwned = 3">click</a> <!channel> <@U0ADMIN1> *bold* '
 )
 
 
