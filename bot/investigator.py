@@ -55,8 +55,10 @@ class EngineInvestigator:
         update_interval: float = 1.0,
         post_attempts: int = POST_ATTEMPTS,
         post_backoff_s: float = POST_BACKOFF_S,
+        pages_url: str | None = None,
     ) -> None:
         self.engine = engine
+        self.pages_url = pages_url  # ``web.base_url``: messages link to the pages
         self.client = client
         self.alerts = alerts
         self.pacer = pacer or Pacer()
@@ -95,6 +97,7 @@ class EngineInvestigator:
             status_ts=status_ts,
             on_status_posted=posts.status_posted,
             status_metadata=status_metadata,
+            pages_url=self.pages_url,
         )
         request = Request(conversation_id=thread.conversation_id, text=text, alert=alert, user=user)
         try:
@@ -112,7 +115,7 @@ class EngineInvestigator:
         if alert is not None:
             await self._record(alert, outcome)
         await progress.settle(outcome)
-        messages = outcome_messages(outcome, progress.view.indicators)
+        messages = outcome_messages(outcome, progress.view.indicators, self.pages_url)
         await self._deliver(posts, messages, outcome.investigation_id)
 
     async def _deliver(self, posts: RunPosts, messages: list[Message] | None, what: str) -> None:

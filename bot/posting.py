@@ -120,8 +120,11 @@ async def post_until_accepted(
     return None
 
 
-def outcome_messages(outcome: OutcomeView, indicators: tuple[str, ...]) -> list[Message]:
-    """What the thread is told at the end of a run, in posting order."""
+def outcome_messages(
+    outcome: OutcomeView, indicators: tuple[str, ...], pages_url: str | None = None
+) -> list[Message]:
+    """What the thread is told at the end of a run, in posting order (``pages_url``: the
+    pages' ``web.base_url``, to link the investigation's page)."""
     messages: list[Message] = []
     stats = RunStats.from_outcome(outcome.usage, outcome.record)
     if outcome.conclusion is not None:
@@ -132,6 +135,7 @@ def outcome_messages(outcome: OutcomeView, indicators: tuple[str, ...]) -> list[
             indicators=indicators,
             review=outcome.review,
             stats=stats,
+            pages_url=pages_url,
         )
     elif outcome.answer:
         messages += answer_messages(
@@ -140,6 +144,7 @@ def outcome_messages(outcome: OutcomeView, indicators: tuple[str, ...]) -> list[
             indicators=indicators,
             review=outcome.review,
             stats=stats,
+            pages_url=pages_url,
         )
     if outcome.status == "failed":
         messages.append(error_message(outcome.error or "The investigation failed."))

@@ -150,7 +150,9 @@ async def serve_until(
     log.info("signed in to %s (%s) as %s (%s)", me.team, me.team_id, me.user, me.user_id)
     async with runtime(settings) as rt:
         pacer = Pacer()
-        investigate = EngineInvestigator(rt.engine, client, AlertStore(rt.db), pacer=pacer)
+        investigate = EngineInvestigator(
+            rt.engine, client, AlertStore(rt.db), pacer=pacer, pages_url=settings.web.base_url
+        )
         review = SlackReview(client, PlaybookStore(rt.db), settings.learning)
         learner = Learner(
             gateway=rt.gateway,
