@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -9,12 +10,16 @@ import aiohttp
 import pytest
 from typer.testing import CliRunner
 
+from alerts.parse import parse_alert
 from bot.web.session import Signer
 from cli.main import app as cli_app
+from store.alerts import AlertStore
 from store.browse import BrowseStore, Filters, Visibility
 from store.db import Database
+from store.playbook import PlaybookBullet, PlaybookStore
 from tests.bot.web.seed import seed
 from tests.bot.web.support import ADMIN, Site, signed_in_site
+from tests.cli.test_cli import ALERTS
 
 
 def jar(site: Site) -> aiohttp.CookieJar:
@@ -152,3 +157,60 @@ def test_web_refuses_another_address_without_sign_in(
     result = CliRunner().invoke(cli_app, ["web", "--host", "0.0.0.0"])
     assert result.exit_code == 2
     assert "refusing to serve the pages on '0.0.0.0' without sign-in" in result.output
+
+
+async def store_alert(db: Database, channel: str | None, investigation_id: str) -> str:
+    """A real GuardDuty finding (tests/fixtures/alerts), its title made hostile (edited)."""
+    data = json.loads((ALERTS / "leveret-guardduty.json").read_text())
+    data["Findings"][0]["Title"] = "<script>alert(1)</script> <!channel> " + "Z" * 10_000
+    alert = parse_alert(data, "guardduty")
+    await AlertStore(db).save(alert, investigation_id=investigation_id, slack_channel=channel)
+    return alert.id
+
+
+async def test_alert_page_shows_the_parsed_alert_to_its_channel_only(db: Database) -> None:
+    investigation = await seed(db, channel="C0MINE01", steps=1)
+    alert_id = await store_alert(db, "C0MINE01", investigation)
+    async with signed_in_site(db) as site:
+        site.openid.members = {"C0MINE01": {"U0ALICE1"}}
+        async with await sign_in(site, "U0ALICE1") as alice:
+            async with alice.get(f"{site.url}/web/investigations/{investigation}") as r:
+                assert f"/web/alerts/{alert_id}" in await r.text()
+            async with alice.get(f"{site.url}/web/alerts/{alert_id}") as r:
+                html = await r.text()
+            assert r.status == 200 and "guardduty" in html
+            assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+            assert "<td>ip</td>" in html  # the entities table
+        async with await sign_in(site, "U0BOB001") as bob:
+            async with bob.get(f"{site.url}/web/alerts/{alert_id}") as r:
+                assert r.status == 404
+            async with bob.get(f"{site.url}/web/usage") as r:
+                assert r.status == 403  # usage is for admins
+            async with bob.get(f"{site.url}/web/playbook") as r:
+                assert r.status == 403
+        async with await sign_in(site, ADMIN) as admin:
+            async with admin.get(f"{site.url}/web/usage") as r:
+                html = await r.text()
+            assert r.status == 200 and "planner" in html and "scc" in html
+
+
+async def test_local_pages_need_no_sign_in_but_refuse_foreign_posts(db: Database) -> None:
+    terminal = await seed(db, channel=None, text="terminal-run", steps=1)
+    await PlaybookStore(db).add(PlaybookBullet(id="pb-local", content="Check the VPN ranges"))
+    async with signed_in_site(db, local=True) as site, aiohttp.ClientSession() as s:
+        async with s.get(f"{site.url}/web/investigations") as r:
+            assert r.status == 200 and terminal in await r.text()
+        async with s.get(f"{site.url}/web/auth/start", allow_redirects=False) as r:
+            assert r.status == 404  # no sign-in routes at all
+        async with s.get(f"{site.url}/web/playbook") as r:
+            token = re.search(r'name="csrf" value="([^"]+)"', await r.text())
+        assert token is not None
+        url = f"{site.url}/web/playbook/pb-local/decide"
+        form = {"csrf": token.group(1), "decision": "approve"}
+        async with s.post(url, data=form, headers={"Origin": "https://evil.example"}) as r:
+            assert r.status == 403
+        async with s.post(url, data={"decision": "approve"}) as r:
+            assert r.status == 403
+        async with s.post(url, data=form, allow_redirects=False) as r:
+            assert r.status == 302
+        assert (await PlaybookStore(db).get("pb-local")).status == "active"  # type: ignore[union-attr]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from bot.pacer import Pacer
@@ -14,12 +12,6 @@ from tests.bot.test_slack_progress import CHANNEL, INV, THREAD, FakeOutcome, cli
 from tests.fakes.slack_api import FakeSlackAPI
 
 BASE = "https://socbot.example.com"
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeSlackAPI]:
-    async with FakeSlackAPI() as api:
-        yield api
 
 
 def context_texts(blocks: list[dict[str, object]]) -> list[str]:
