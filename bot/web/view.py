@@ -14,10 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import sqlglot
-from sqlglot.errors import SqlglotError
-
 from bot.web import timeline
+from bot.web.sql_layout import layout
 
 PREVIEW_CHARS = 600
 SQL_KEYS = ("sql", "query")
@@ -57,18 +55,11 @@ def anchor_of(ref: str | None, seq: int) -> str:
     return f"call-{clean}" if clean else f"call-{seq}"
 
 
-def format_sql(text: str) -> str:
-    try:
-        return sqlglot.transpile(text, read="bigquery", write="bigquery", pretty=True)[0]
-    except (SqlglotError, IndexError, ValueError):
-        return text
-
-
 def _args(args: dict[str, Any]) -> list[tuple[str, str, bool]]:
     out = []
     for key, value in args.items():
         if key in SQL_KEYS and isinstance(value, str):
-            out.append((key, format_sql(value), True))
+            out.append((key, layout(value), True))
         else:
             out.append((key, value if isinstance(value, str) else repr(value), False))
     return out
