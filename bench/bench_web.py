@@ -138,7 +138,10 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
         "investigation_50_steps": f"/web/investigations/{big}",
         "list_first_page": "/web/investigations",
         "list_middle_page": f"/web/investigations?after={middle}",
-        "list_verdict_severity": "/web/investigations?verdict=benign&severity=low",
+        "list_verdict": "/web/investigations?verdict=benign",
+        "list_severity_source": "/web/investigations?severity=low&source=scc",
+        # worst case: no row matches both (the data never pairs them), every row is read
+        "list_no_match_scan": "/web/investigations?verdict=benign&severity=low",
         "list_channel": "/web/investigations?channel=C0000007",
         "list_search_text": "/web/investigations?q=host-4242",
     }

@@ -67,7 +67,10 @@ class Investigation(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
-    __table_args__ = (Index("ix_investigations_created", "created_at", "id"),)
+    __table_args__ = (
+        Index("ix_investigations_created", "created_at", "id"),
+        Index("ix_investigations_verdict", "verdict", "created_at", "id"),
+    )
 
 
 class TraceEvent(Base):
