@@ -59,6 +59,8 @@ def _row(n: int, start: datetime) -> dict[str, Any]:
         "input": f"Alert {n}: sign-in from 10.{n % 250}.{n % 199}.{n % 97} to host-{n}",
         "objective": f"Decide whether host-{n} is compromised",
         "verdict": verdict,
+        "severity": SEVERITIES[n % 4],
+        "source": SOURCES[n % 5],
         "record": {
             "conclusion": {"verdict": verdict, "severity": SEVERITIES[n % 4], "summary": "..."},
             "alert": {"source": SOURCES[n % 5]},

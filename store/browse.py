@@ -3,7 +3,7 @@
 ``BrowseStore.page`` never counts or offsets: it reads ``size + 1`` rows after the
 cursor (``created_at, id`` descending, on ``ix_investigations_created``), so the
 hundredth page costs what the first does. Filters narrow the scan: verdict, the
-conclusion's severity and the alert's source (from the stored record), the Slack
+conclusion's severity and the alert's source (columns ``finish`` fills from the record), the Slack
 channel (``slack:<channel>:…`` conversations), a date range, and a search in the
 request text, the objective and the linked alerts' indicators. ``Visibility`` is
 who is asking: the channels they may see and whether terminal runs are theirs.
@@ -92,16 +92,15 @@ def _visible(visibility: Visibility) -> ColumnElement[bool] | None:
 
 
 def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[bool]]:
-    record = Investigation.record
     out: list[ColumnElement[bool]] = []
     if (seen := _visible(visibility)) is not None:
         out.append(seen)
     if filters.verdict:
         out.append(Investigation.verdict == filters.verdict)
     if filters.severity:
-        out.append(record[("conclusion", "severity")].as_string() == filters.severity)
+        out.append(Investigation.severity == filters.severity)
     if filters.source:
-        out.append(record[("alert", "source")].as_string() == filters.source)
+        out.append(Investigation.source == filters.source)
     if filters.channel:
         out.append(_in_channel(filters.channel))
     if filters.since:
@@ -149,15 +148,14 @@ class BrowseStore:
         self, filters: Filters, visibility: Visibility, *, cursor: str | None, size: int = 50
     ) -> Page:
         """Up to ``size`` investigations after ``cursor``, newest first."""
-        record = Investigation.record
         query = select(
             Investigation.id,
             Investigation.created_at,
             Investigation.kind,
             Investigation.status,
             Investigation.verdict,
-            record[("conclusion", "severity")].as_string().label("severity"),
-            record[("alert", "source")].as_string().label("source"),
+            Investigation.severity,
+            Investigation.source,
             Investigation.conversation_id,
             func.coalesce(
                 func.substr(Investigation.objective, 1, TITLE_CHARS),

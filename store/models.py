@@ -61,6 +61,8 @@ class Investigation(Base):
     input: Mapped[str] = mapped_column(Text)
     objective: Mapped[str | None] = mapped_column(Text, nullable=True)
     verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    severity: Mapped[str | None] = mapped_column(String(16), nullable=True)  # the conclusion's
+    source: Mapped[str | None] = mapped_column(String(32), nullable=True)  # record.alert.source
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     usage: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -70,6 +72,8 @@ class Investigation(Base):
     __table_args__ = (
         Index("ix_investigations_created", "created_at", "id"),
         Index("ix_investigations_verdict", "verdict", "created_at", "id"),
+        Index("ix_investigations_severity", "severity", "created_at", "id"),
+        Index("ix_investigations_source", "source", "created_at", "id"),
     )
 
 
