@@ -184,6 +184,20 @@ class BrowseStore:
             )
             return list(found)
 
+    async def tool_result(self, investigation_id: str, seq: int) -> str | None:
+        """The stored result preview of one ``tool_called`` event of this investigation."""
+        from store.models import TraceEvent
+
+        async with self.db.session() as session:
+            payload = await session.scalar(
+                select(TraceEvent.payload).where(
+                    TraceEvent.id == seq,
+                    TraceEvent.investigation_id == investigation_id,
+                    TraceEvent.type == "tool_called",
+                )
+            )
+        return str(payload.get("result_preview") or "") if isinstance(payload, dict) else None
+
     async def status(self, investigation_id: str) -> tuple[str, int] | None:
         """The run's status and how many trace events it has: what the live page polls."""
         from store.models import TraceEvent

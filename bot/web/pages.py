@@ -119,6 +119,15 @@ class InvestigationPages:
     async def body(self, request: web.Request) -> web.Response:
         return self.pages.render(request, "investigation_body.html", v=await self._view(request))
 
+    async def tool_result(self, request: web.Request) -> web.Response:
+        """One tool call's whole stored result, as plain text (never HTML)."""
+        row = await self._visible(request)
+        seq = request.match_info["seq"]
+        found = await self.browse.tool_result(row["id"], int(seq)) if seq.isdigit() else None
+        if found is None:
+            raise web.HTTPNotFound(text="No such tool call.")
+        return web.Response(text=found, content_type="text/plain", charset="utf-8")
+
     async def live(self, request: web.Request) -> web.Response:
         row = await self._visible(request)
         found = await self.browse.status(row["id"])
@@ -142,6 +151,7 @@ def add_routes(app: web.Application, pages: Web) -> None:
     app.router.add_get("/web/investigations", inv.listing)
     app.router.add_get("/web/investigations/{id}", inv.investigation)
     app.router.add_get("/web/investigations/{id}/body", inv.body)
+    app.router.add_get("/web/investigations/{id}/calls/{seq}", inv.tool_result)
     app.router.add_get("/web/api/investigations", inv.api_list)
     app.router.add_get("/web/api/investigations/{id}/live", inv.live)
     MorePages(pages).add_routes(app)

@@ -23,6 +23,7 @@ SQL_KEYS = ("sql", "query")
 
 @dataclass
 class Call:
+    seq: int  # the trace event's: ``/calls/{seq}`` shows the whole stored result
     anchor: str
     ref: str | None
     tool: str
@@ -76,6 +77,7 @@ def calls_of(trace: list[dict[str, Any]]) -> list[tuple[str, Call]]:
             (
                 str(p.get("step_id") or ""),
                 Call(
+                    seq=int(event["seq"]),
                     anchor=anchor_of(p.get("ref"), int(event["seq"])),
                     ref=p.get("ref"),
                     tool=str(p.get("tool")),

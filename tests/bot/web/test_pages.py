@@ -16,6 +16,7 @@ from cli.main import app as cli_app
 from store.alerts import AlertStore
 from store.browse import BrowseStore, Filters, Visibility
 from store.db import Database
+from store.investigations import InvestigationStore
 from store.playbook import PlaybookBullet, PlaybookStore
 from tests.bot.web.seed import seed
 from tests.bot.web.support import ADMIN, Site, signed_in_site
@@ -47,13 +48,20 @@ async def test_a_member_sees_their_channel_and_not_another(db: Database) -> None
                 html = await r.text()
             assert mine in html and theirs not in html and terminal not in html
             for other in (theirs, terminal, "0" * 32):  # IDOR: refused like an unknown id
-                for path in ("", "/body"):
+                for path in ("", "/body", "/calls/1", "/calls/3"):
                     async with alice.get(f"{site.url}/web/investigations/{other}{path}") as r:
                         assert r.status == 404
                 async with alice.get(f"{site.url}/web/api/investigations/{other}/live") as r:
                     assert r.status == 404
             async with alice.get(f"{site.url}/web/investigations/{mine}") as r:
                 assert r.status == 200 and "mine-185.220.101.42" in await r.text()
+            theirs_call = next(
+                e["seq"]
+                for e in await InvestigationStore(db).trace(theirs)
+                if e["type"] == "tool_called"
+            )  # another run's tool call, asked for under my run's id
+            async with alice.get(f"{site.url}/web/investigations/{mine}/calls/{theirs_call}") as r:
+                assert r.status == 404
         async with await sign_in(site, ADMIN) as admin:
             async with admin.get(f"{site.url}/web/investigations") as r:
                 html = await r.text()

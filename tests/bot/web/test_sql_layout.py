@@ -9,7 +9,8 @@ from bot.web.sql_layout import layout
 CASES = [
     (
         "select a, b from `p.d.t` where x = 'select from where' and y > 2 order by a limit 5",
-        "SELECT a, b\nFROM `p.d.t`\nWHERE x = 'select from where'\n  AND y > 2\nORDER BY a\nLIMIT 5",
+        "SELECT a, b\nFROM `p.d.t`\nWHERE x = 'select from where'\n  AND y > 2\n"
+        "ORDER BY a\nLIMIT 5",
     ),
     (
         "SELECT n FROM t LEFT OUTER JOIN u ON t.id = u.id\n\n   GROUP   BY n",
