@@ -48,12 +48,21 @@ def _at(event: dict[str, Any]) -> datetime | None:
     return datetime.fromisoformat(event["at"]) if event.get("at") else None
 
 
+def _label(ms: float, total_ms: float) -> str:
+    return f"{ms / 1000:.1f}s" if total_ms >= 2000 else f"{ms:.0f}ms"
+
+
 def build(trace: list[dict[str, Any]], call_anchor: dict[int, str]) -> Timeline | None:
     """The timeline of ``trace``; ``call_anchor`` maps a call event's seq to its anchor."""
     times = [t for t in map(_at, trace) if t is not None]
     if not times:
         return None
-    start = times[0]
+    call_starts = [  # a call's event is written when it ends: it began duration_ms earlier
+        at - timedelta(milliseconds=float(e["payload"].get("duration_ms") or 0))
+        for e in trace
+        if e["type"] == "tool_called" and (at := _at(e)) is not None
+    ]
+    start = min([times[0], *call_starts])
     end = max(times)
     total_ms = max((end - start).total_seconds() * 1000, 1.0)
     scale = (WIDTH - LABEL) / total_ms
@@ -84,7 +93,7 @@ def build(trace: list[dict[str, Any]], call_anchor: dict[int, str]) -> Timeline 
             row(step).bars.insert(0, Bar(left, max(x(at) - left, 2), status, f"{step} {status}"))
         elif event["type"] == "tool_called":
             began = at - timedelta(milliseconds=float(payload.get("duration_ms") or 0))
-            left = x(max(began, start))
+            left = x(began)
             ok = "call-ok" if payload.get("ok") else "call-error"
             title = f"{payload.get('tool')} {payload.get('duration_ms')} ms"
             href = call_anchor.get(int(event["seq"]))
@@ -92,5 +101,7 @@ def build(trace: list[dict[str, Any]], call_anchor: dict[int, str]) -> Timeline 
         elif event["type"] == "reflected":
             waves.append((x(at), f"wave {payload.get('wave')}"))
     height = 30 + len(rows) * ROW
-    ticks = [(LABEL + i * (WIDTH - LABEL) / 4, f"{total_ms * i / 4 / 1000:.1f}s") for i in range(5)]
+    ticks = [
+        (LABEL + i * (WIDTH - LABEL) / 4, _label(total_ms * i / 4, total_ms)) for i in range(5)
+    ]
     return Timeline(WIDTH, height, list(rows.values()), waves, ticks, total_ms)
