@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
+import signal
+import sys
 from pathlib import Path
 
 import aiohttp
@@ -21,6 +25,7 @@ from store.playbook import PlaybookBullet, PlaybookStore
 from tests.bot.web.seed import seed
 from tests.bot.web.support import ADMIN, Site, signed_in_site
 from tests.cli.test_cli import ALERTS
+from tests.pg_server import free_port
 
 
 def jar(site: Site) -> aiohttp.CookieJar:
@@ -222,3 +227,38 @@ async def test_local_pages_need_no_sign_in_but_refuse_foreign_posts(db: Database
         async with s.post(url, data=form, allow_redirects=False) as r:
             assert r.status == 302
         assert (await PlaybookStore(db).get("pb-local")).status == "active"  # type: ignore[union-attr]
+
+
+async def test_socbot_web_serves_the_local_pages_until_stopped(tmp_path: Path) -> None:
+    """The command as a user runs it: a real process on 127.0.0.1, stopped with SIGTERM."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'var' / 'socbot.db'}"
+    db = Database(url)
+    await db.create()
+    shown = await seed(db, channel="C0MINE01", text="from-the-terminal", steps=1)
+    await db.close()
+    port = free_port()
+    env = {**os.environ, "SOCBOT_DATABASE_URL": url}
+    env.pop("SOCBOT_CONFIG", None)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        "from cli.main import run; run()",
+        "web",
+        "--port",
+        str(port),
+        cwd=tmp_path,
+        env=env,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stderr is not None
+        while b"socbot pages on" not in (line := await process.stderr.readline()):
+            assert line, "socbot web ended before serving"
+        async with (
+            aiohttp.ClientSession() as s,
+            s.get(f"http://127.0.0.1:{port}/web/investigations") as r,
+        ):
+            assert r.status == 200 and shown in await r.text()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert await process.wait() == 0
