@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -148,6 +149,7 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
         "list_search_text": "/web/investigations?q=host-4242",
     }
     out: dict[str, Any] = {"rows": rows, "fill_s": round(filled_s, 1)}
+    out["load_average_1m"] = round(os.getloadavg()[0], 2)  # 2 shared cores: say how busy
     try:
         async with aiohttp.ClientSession() as session:
             for name, path in cases.items():
