@@ -104,6 +104,8 @@ def guard(pages: Web) -> Middleware:
 async def _guarded(pages: Web, request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.path.startswith(PUBLIC):
         return await handler(request)
+    if pages.signin is not None:
+        await pages.signin.workspace()  # known before any session is read (after a restart)
     viewer = pages.viewer(request)
     if viewer is None:
         if request.method == "GET" and not request.path.startswith("/web/api/"):

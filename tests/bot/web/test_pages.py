@@ -13,6 +13,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 from typer.testing import CliRunner
+from yarl import URL
 
 from alerts.parse import parse_alert
 from bot.web.session import Signer
@@ -31,6 +32,13 @@ from tests.pg_server import free_port
 def jar(site: Site) -> aiohttp.CookieJar:
     """A cookie jar that, like a browser, sends Secure cookies to http://127.0.0.1."""
     return aiohttp.CookieJar(unsafe=True, treat_as_secure_origin=[site.url])
+
+
+def carrying(site: Site, session_cookie: str) -> aiohttp.ClientSession:
+    """A client that sends ``session_cookie`` to ``site`` (as a browser would)."""
+    session = aiohttp.ClientSession(cookie_jar=jar(site))
+    session.cookie_jar.update_cookies({"socbot_session": session_cookie}, URL(site.url))
+    return session
 
 
 async def sign_in(site: Site, user: str) -> aiohttp.ClientSession:
@@ -119,9 +127,10 @@ async def test_session_cookie_attributes_and_tampering(db: Database) -> None:
             assert "HttpOnly" in cookie and "Secure" in cookie and "SameSite=Lax" in cookie
             value = r.cookies["socbot_session"].value
         forged = value.replace(value[5], "A" if value[5] != "A" else "B", 1)
-        async with aiohttp.ClientSession(cookies={"socbot_session": forged}) as s:
-            async with s.get(f"{site.url}/web/investigations", allow_redirects=False) as r:
-                assert r.status == 302
+        for cookie, status in ((value, 200), (forged, 302)):  # the same cookie, one bit off
+            async with carrying(site, cookie) as s:
+                async with s.get(f"{site.url}/web/investigations", allow_redirects=False) as r:
+                    assert r.status == status
 
 
 def test_signer_refuses_expired_and_tampered_values() -> None:
@@ -262,3 +271,11 @@ async def test_socbot_web_serves_the_local_pages_until_stopped(tmp_path: Path) -
     finally:
         process.send_signal(signal.SIGTERM)
         assert await process.wait() == 0
+
+
+async def test_a_session_outlives_a_restart_of_the_server(db: Database) -> None:
+    async with signed_in_site(db) as first, await sign_in(first, ADMIN) as session:
+        value = session.cookie_jar.filter_cookies(URL(first.url))["socbot_session"].value
+    async with signed_in_site(db) as second, carrying(second, value) as s:  # a new process
+        async with s.get(f"{second.url}/web/investigations", allow_redirects=False) as r:
+            assert r.status == 200
