@@ -18,6 +18,7 @@ from bot.web import timeline
 from bot.web.sql_layout import layout
 
 PREVIEW_CHARS = 600
+TECHNIQUE_ID = re.compile(r"^T\d{4}(?:\.\d{3})?$")
 SQL_KEYS = ("sql", "query")
 
 
@@ -95,6 +96,22 @@ def calls_of(trace: list[dict[str, Any]]) -> list[tuple[str, Call]]:
     return out
 
 
+def techniques(conclusion: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """Each ATT&CK technique's label, and its page on attack.mitre.org for a well-formed id."""
+    out: list[tuple[str, str | None]] = []
+    for technique in conclusion.get("techniques") or []:
+        if not isinstance(technique, dict):
+            continue
+        tid = str(technique.get("id") or "")
+        name, tactic = technique.get("name"), technique.get("tactic")
+        label = tid + (f" {name}" if name else "") + (f" ({tactic})" if tactic else "")
+        url = None
+        if TECHNIQUE_ID.match(tid):
+            url = "https://attack.mitre.org/techniques/" + tid.replace(".", "/") + "/"
+        out.append((label, url))
+    return out
+
+
 def _last(trace: list[dict[str, Any]], kind: str) -> dict[str, Any] | None:
     return next((e["payload"] for e in reversed(trace) if e["type"] == kind), None)
 
@@ -167,6 +184,7 @@ def investigation_view(
         "objective": record.get("objective") or first_plan.get("objective") or row.get("objective"),
         "conclusion": conclusion,
         "findings": _findings(conclusion or {}, review, by_ref),
+        "techniques": techniques(conclusion or {}),
         "answer": record.get("answer") or (_last(trace, "answered") or {}).get("text"),
         "first_plan": first_plan.get("steps") or [],
         "changes": [e["payload"] for e in trace if e["type"] == "plan_updated"],

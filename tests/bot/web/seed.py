@@ -64,6 +64,7 @@ def conclusion(text: str) -> dict[str, Any]:
             },
             {"finding": "No MFA challenge", "evidence": "none found", "evidence_refs": ["s2#9"]},
         ],
+        "techniques": [{"id": "T1078.004", "name": "Cloud Accounts", "tactic": "Initial Access"}],
         "uncertainties": ["MFA logs were not checked"],
         "recommendations": ["Reset the user's credentials"],
     }

@@ -68,6 +68,11 @@ async def test_list_and_investigation_pages(browser: Browser, db: Database) -> N
         assert await page.locator("#call-s1-1").is_visible()
         assert "FROM `proj.audit.signins`" in await page.inner_text("#call-s1-1 pre.sql")
         assert await page.locator(".findings .bad").count() == 1  # the unverified finding
+        technique = page.locator(".tech a")
+        assert await technique.inner_text() == "T1078.004 Cloud Accounts (Initial Access)"
+        assert await technique.get_attribute("href") == (
+            "https://attack.mitre.org/techniques/T1078/004/"
+        )
         await page.screenshot(path=str(SHOTS / "investigation.png"), full_page=True)
         dark = await signed_in(browser, site, "U0ALICE1", dark=True)
         await dark.goto(f"{site.url}/web/investigations/{shown}")
