@@ -39,6 +39,7 @@ from bot.review import SlackReview
 from bot.runners import runners
 from bot.storm import AlertTriage
 from bot.suppress import SuppressActions
+from bot.web.app import pages_for
 from bot.webhook import AlertWebhook
 from config.settings import Settings, SlackSettings
 from store.alert_status import AlertStatuses
@@ -213,6 +214,7 @@ def create_socbot(
         learn=learn,
         pruning=pruning,
         gate=gate,
+        pages=pages_for(settings, db, client),
     )
 
     def triage(

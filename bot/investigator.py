@@ -61,8 +61,10 @@ class EngineInvestigator:
         post_attempts: int = POST_ATTEMPTS,
         post_backoff_s: float = POST_BACKOFF_S,
         policy: PolicyStore | None = None,
+        pages_url: str | None = None,
     ) -> None:
         self.engine = engine
+        self.pages_url = pages_url  # ``web.base_url``: messages link to the pages
         self.client = client
         self.alerts = alerts
         self.pacer = pacer or Pacer()
@@ -103,6 +105,7 @@ class EngineInvestigator:
             status_ts=status_ts,
             on_status_posted=posts.status_posted,
             status_metadata=status_metadata,
+            pages_url=self.pages_url,
         )
         earlier = earlier_run(posts.posted)
         if earlier is not None:  # taken over: the status message says what became of it
@@ -136,7 +139,9 @@ class EngineInvestigator:
         if alert is not None:
             await self._record(alert, outcome)
         await progress.settle(outcome)
-        messages = outcome_messages(outcome, progress.view.indicators, alert=alert is not None)
+        messages = outcome_messages(
+            outcome, progress.view.indicators, self.pages_url, alert=alert is not None
+        )
         await self._deliver(posts, messages, outcome.investigation_id)
 
     async def _deliver(self, posts: RunPosts, messages: list[Message] | None, what: str) -> None:

@@ -26,6 +26,8 @@ from bot.prune_work import PruneWork
 from bot.reporter import SlackReporter
 from bot.server import build_web_app
 from bot.storm import AlertTriage
+from bot.web.app import install as install_pages
+from bot.web.site import Web
 from bot.webhook import AlertWebhook
 from config.settings import SlackSettings
 from store.alerts import AlertStore
@@ -69,6 +71,7 @@ class SocBot:
     gate: PolicyGate | None = None  # the alert policy (``bot.policy_gate``)
     policed: PolicedTriage | None = None  # the webhook channel's triage, policy first
     routed: dict[str, AlertTriage] = field(default_factory=dict)  # channels rules route to
+    pages: Web | None = None  # the investigation pages (``bot.web``), when sign-in is set up
     heap_frozen: bool = field(default=False, init=False, repr=False)
 
     def web_app(self) -> web.Application:
@@ -86,6 +89,8 @@ class SocBot:
             signing_secret=secret.get_secret_value() if secret else None,
             metrics=self.metrics,
         )
+        if self.pages is not None:
+            install_pages(app, self.pages)
         app.on_startup.append(self._resume)
         app.on_startup.append(self._start_worker)
         app.on_startup.append(self._freeze_heap)

@@ -121,9 +121,14 @@ async def post_until_accepted(
 
 
 def outcome_messages(
-    outcome: OutcomeView, indicators: tuple[str, ...], *, alert: bool = False
+    outcome: OutcomeView,
+    indicators: tuple[str, ...],
+    pages_url: str | None = None,
+    *,
+    alert: bool = False,
 ) -> list[Message]:
-    """What the thread is told at the end of a run, in posting order (``alert``: the run
+    """What the thread is told at the end of a run, in posting order (``pages_url``: the
+    pages' ``web.base_url``, to link the investigation's page; ``alert``: the run
     investigated an alert: its conclusion offers "Suppress similar…")."""
     messages: list[Message] = []
     stats = RunStats.from_outcome(outcome.usage, outcome.record)
@@ -136,6 +141,7 @@ def outcome_messages(
             review=outcome.review,
             stats=stats,
             suppress=alert,
+            pages_url=pages_url,
         )
     elif outcome.answer:
         messages += answer_messages(
@@ -144,6 +150,7 @@ def outcome_messages(
             indicators=indicators,
             review=outcome.review,
             stats=stats,
+            pages_url=pages_url,
         )
     if outcome.status == "failed":
         messages.append(error_message(outcome.error or "The investigation failed."))

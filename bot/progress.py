@@ -65,12 +65,13 @@ class SlackProgress:
         status_metadata: dict[str, Any] | None = None,
         post_attempts: int = POST_ATTEMPTS,
         post_backoff_s: float = POST_BACKOFF_S,
+        pages_url: str | None = None,
     ) -> None:
         self.client = client
         self.channel = channel
         self.thread_ts = thread_ts
         self.pacer = pacer
-        self.view = StatusView(tuple(indicators))
+        self.view = StatusView(tuple(indicators), pages_url)
         self.update_interval = update_interval
         self.status_ts = status_ts  # the status message, once posted (or from a takeover)
         self.on_status_posted = on_status_posted  # to remember it with the work row
@@ -217,7 +218,7 @@ class SlackProgress:
         """Final status update, then the outcome's messages in the thread; their ts."""
         await self.settle(outcome)
         posted: list[str] = []
-        for message in outcome_messages(outcome, self.view.indicators):
+        for message in outcome_messages(outcome, self.view.indicators, self.view.pages_url):
             ts = await post_until_accepted(
                 self.client,
                 self.pacer,

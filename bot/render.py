@@ -44,12 +44,27 @@ STEP_ICONS = {"pending": "⏳", "running": "🔄", "done": "✅", "failed": "❌
 # --- the plan / status message ------------------------------------------------------
 
 
+def page_link(pages_url: str | None, investigation_id: str) -> list[str]:
+    """``<url|Open in socbot>`` for the investigation's page (``web.base_url``), or nothing.
+
+    The id is ours (hex); a base URL with characters that would break the link's
+    syntax is not linked at all.
+    """
+    if not pages_url or not investigation_id or investigation_id == "pending":
+        return []
+    base = pages_url.rstrip("/")
+    if not base.startswith(("https://", "http://")) or any(c in base for c in "<>| "):
+        return []
+    return [f"<{base}/web/investigations/{escape(investigation_id)}|Open in socbot>"]
+
+
 def plan_message(
     plan: Plan | None,
     *,
     status_line: str,
     investigation_id: str,
     indicators: Sequence[str] = (),
+    pages_url: str | None = None,
 ) -> Message:
     """The live status message: objective, checklist with status icons, latest activity.
 
@@ -62,7 +77,13 @@ def plan_message(
         lines = [_step_line(s.id, s.description, s.status, indicators) for s in plan.steps]
         if lines:
             blocks += section_blocks("\n".join(lines))
-    blocks.append(context_block(status_line, f"investigation `{escape(investigation_id)}`"))
+    blocks.append(
+        context_block(
+            status_line,
+            f"investigation `{escape(investigation_id)}`",
+            *page_link(pages_url, investigation_id),
+        )
+    )
     blocks = blocks[: MAX_BLOCKS - 1] + blocks[-1:] if len(blocks) > MAX_BLOCKS else blocks
     objective = f"Investigating: {plan.objective}" if plan is not None else "socbot is working"
     return {"text": fallback_text(mrkdwn(objective, indicators)), "blocks": blocks}
@@ -123,6 +144,7 @@ def conclusion_messages(
     review: Review | None = None,
     stats: RunStats | None = None,
     suppress: bool = False,
+    pages_url: str | None = None,
 ) -> list[Message]:
     """The verdict as Block Kit, split into as many messages as Slack's limits need.
 
@@ -169,7 +191,10 @@ def conclusion_messages(
         recs = enumerate(conclusion.recommendations, start=1)
         lines = "\n".join(f"{n}. {mrkdwn(r, ind)}" for n, r in recs)
         blocks += section_blocks(lines, heading="*Recommendations*")
-    footer = [f"investigation `{escape(investigation_id)}`"]
+    footer = [
+        f"investigation `{escape(investigation_id)}`",
+        *page_link(pages_url, investigation_id),
+    ]
     if stats is not None:
         footer.append(stats.text())
     if limits_hit:
@@ -208,6 +233,7 @@ def answer_messages(
     indicators: Sequence[str] = (),
     review: Review | None = None,
     stats: RunStats | None = None,
+    pages_url: str | None = None,
 ) -> list[Message]:
     """A direct answer (Markdown from the model), split like the conclusion.
 
@@ -220,7 +246,11 @@ def answer_messages(
         blocks.append(_review_context(review))
         if missing:
             blocks += section_blocks("⚠️ _Unverified:_ " + mrkdwn("; ".join(missing), indicators))
-    footer = [f"investigation `{escape(investigation_id)}`"] if investigation_id else []
+    footer = (
+        [f"investigation `{escape(investigation_id)}`", *page_link(pages_url, investigation_id)]
+        if investigation_id
+        else []
+    )
     if stats is not None:
         footer.append(stats.text())
     tail = [context_block(*footer)] if footer else []

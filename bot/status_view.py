@@ -41,8 +41,9 @@ CANCELLED = "🛑 Cancelled."
 class StatusView:
     """The live state of one investigation as its status message shows it."""
 
-    def __init__(self, indicators: tuple[str, ...] = ()) -> None:
+    def __init__(self, indicators: tuple[str, ...] = (), pages_url: str | None = None) -> None:
         self.indicators = indicators
+        self.pages_url = pages_url
         self.investigation_id = ""
         self.plan: Plan | None = None
         self.phase = "🤔 Thinking…"
@@ -106,6 +107,7 @@ class StatusView:
             status_line=status,
             investigation_id=self.investigation_id or "pending",
             indicators=self.indicators,
+            pages_url=self.pages_url,
         )
 
     def _stopped(self, reason: str) -> str:

@@ -52,6 +52,11 @@ COMMANDS: dict[str, Lazy] = {
         "cli.list_cmd",
         "List recent investigations (or alerts): id, time, source, title, verdict, cost.",
     ),
+    "web": Lazy(
+        "cli.web_cmd",
+        "Browse investigations, alerts, the playbook and usage in a web browser.",
+        lean=False,
+    ),
     "show": Lazy(
         "cli.show_cmd", "Print a past investigation's record: steps, tool calls, conclusion, usage."
     ),

@@ -153,7 +153,12 @@ async def serve_until(
     async with runtime(settings) as rt:
         pacer = Pacer()
         investigate = EngineInvestigator(
-            rt.engine, client, AlertStore(rt.db), pacer=pacer, policy=PolicyStore(rt.db)
+            rt.engine,
+            client,
+            AlertStore(rt.db),
+            pacer=pacer,
+            policy=PolicyStore(rt.db),
+            pages_url=settings.web.base_url,
         )
         review = SlackReview(client, PlaybookStore(rt.db), settings.learning)
         learner = Learner(

@@ -48,6 +48,7 @@ from config.service_settings import (
     WorkSettings,
 )
 from config.tracing_settings import TracingSettings
+from config.web_settings import WebSettings
 
 __all__ = [
     "DEFAULT_CONFIG_PATH",
@@ -131,6 +132,7 @@ class Settings(BaseSettings):
     tracing: TracingSettings = TracingSettings()
     retention: RetentionSettings = RetentionSettings()
     policy: PolicySettings = PolicySettings()
+    web: WebSettings = WebSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -71,6 +71,8 @@ class InvestigationStore:
                     mode=mode,
                     objective=objective,
                     verdict=verdict,
+                    severity=_text(record, "conclusion", "severity"),
+                    source=_text(record, "alert", "source"),
                     record=record,
                     usage=usage,
                     error=error,
@@ -112,8 +114,8 @@ class InvestigationStore:
     async def trace(self, investigation_id: str) -> list[dict[str, Any]]:
         """Every trace event, in the order written: ``{seq, type, at, payload}``."""
         async with self.db.session() as session:
-            rows = await session.scalars(
-                select(TraceEvent)
+            rows = await session.execute(  # columns, not ORM objects: a page reads hundreds
+                select(TraceEvent.id, TraceEvent.type, TraceEvent.created_at, TraceEvent.payload)
                 .where(TraceEvent.investigation_id == investigation_id)
                 .order_by(TraceEvent.id)
             )
@@ -168,6 +170,13 @@ class TraceRecorder:
                 await self.store.append_events(batch)
             except Exception:  # fail open: a lost trace batch must not end the run
                 log.exception("could not write %d trace events", len(batch))
+
+
+def _text(record: dict[str, Any], section: str, key: str) -> str | None:
+    """``record[section][key]`` when it is text (a list filters on it), else ``None``."""
+    part = record.get(section)
+    value = part.get(key) if isinstance(part, dict) else None
+    return value[:32] if isinstance(value, str) else None
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -61,12 +61,21 @@ class Investigation(Base):
     input: Mapped[str] = mapped_column(Text)
     objective: Mapped[str | None] = mapped_column(Text, nullable=True)
     verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    severity: Mapped[str | None] = mapped_column(String(16), nullable=True)  # the conclusion's
+    source: Mapped[str | None] = mapped_column(String(32), nullable=True)  # record.alert.source
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     usage: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     replaced_by: Mapped[str | None] = mapped_column(String(64), nullable=True)  # interrupted
+
+    __table_args__ = (
+        Index("ix_investigations_created", "created_at", "id"),
+        Index("ix_investigations_verdict", "verdict", "created_at", "id"),
+        Index("ix_investigations_severity", "severity", "created_at", "id"),
+        Index("ix_investigations_source", "source", "created_at", "id"),
+    )
 
 
 class TraceEvent(Base):
@@ -172,6 +181,7 @@ class AlertRow(Base):
 
     __table_args__ = (
         Index("ix_alerts_created", "created_at"),
+        Index("ix_alerts_investigation", "investigation_id"),
         Index("ix_alerts_status", "status"),
         Index("ix_alerts_group", "group_id"),
         Index("ix_alerts_storm", "storm_id", "status"),

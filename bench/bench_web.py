@@ -1,0 +1,194 @@
+"""bench_web: how fast the investigation pages answer, on SQLite and PostgreSQL.
+
+    python3 -m uv run python -m bench.bench_web [--rows 100000] [--requests 60]
+
+For each database: ``rows`` investigations (invented, spread over 90 days and 20
+channels, a conclusion and an alert source in each record) are inserted in bulk, plus
+one investigation of 50 steps written the way the engine writes it
+(``tests/bot/web/seed.py``). The pages run on a loopback port as ``socbot web``
+serves them (one local user: every row visible), and each case is fetched over HTTP
+``requests`` times after two warm-ups; p50 and p95 are the whole request as the
+client sees it. A member's list (the rows of 5 channels out of 20) is timed as the
+query alone, since the local user is an admin. Targets: the 50-step page ≤ 100 ms
+p95, the list ≤ 150 ms p95. Results: ``var/bench/bench_web.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+from sqlalchemy import insert, select
+
+from bench.common import RESULTS
+from bot.server import start_site
+from bot.web.app import create_web, install
+from config.settings import Settings
+from store.browse import BrowseStore, Filters, Visibility, encode_cursor
+from store.db import Database
+from store.models import Investigation
+from tests import pg_server
+from tests.bot.web.seed import seed
+
+VERDICTS = ("true_positive", "false_positive", "benign", "inconclusive")
+SEVERITIES = ("critical", "high", "medium", "low")
+SOURCES = ("guardduty", "scc", "crowdstrike", "splunk", "wazuh")
+BATCH = 5000
+
+
+def _row(n: int, start: datetime) -> dict[str, Any]:
+    channel = f"C{n % 20:07d}"
+    verdict = VERDICTS[n % 4]
+    return {
+        "id": uuid.uuid4().hex,
+        "conversation_id": f"slack:{channel}:1700000000.{n:06d}",
+        "kind": "alert",
+        "mode": "planned",
+        "status": "concluded",
+        "input": f"Alert {n}: sign-in from 10.{n % 250}.{n % 199}.{n % 97} to host-{n}",
+        "objective": f"Decide whether host-{n} is compromised",
+        "verdict": verdict,
+        "severity": SEVERITIES[n % 4],
+        "source": SOURCES[n % 5],
+        "record": {
+            "conclusion": {"verdict": verdict, "severity": SEVERITIES[n % 4], "summary": "..."},
+            "alert": {"source": SOURCES[n % 5]},
+        },
+        "usage": {"llm_calls": 6, "cost_usd": 0.004},
+        "created_at": start + timedelta(seconds=n * 77),
+        "finished_at": start + timedelta(seconds=n * 77 + 60),
+    }
+
+
+async def fill(db: Database, rows: int) -> None:
+    start = datetime.now(UTC) - timedelta(days=90)
+    for first in range(0, rows, BATCH):
+        batch = [_row(n, start) for n in range(first, min(first + BATCH, rows))]
+        async with db.session() as session:
+            await session.execute(insert(Investigation), batch)
+
+
+async def middle_cursor(db: Database, rows: int) -> str:
+    async with db.session() as session:
+        found = (
+            await session.execute(
+                select(Investigation.created_at, Investigation.id)
+                .order_by(Investigation.created_at.desc(), Investigation.id.desc())
+                .offset(rows // 2)
+                .limit(1)
+            )
+        ).one()
+    return encode_cursor(found.created_at, found.id)
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"p50_ms": round(statistics.median(ordered), 1), "p95_ms": round(p95, 1)}
+
+
+async def timed_get(session: aiohttp.ClientSession, url: str, requests: int) -> dict[str, float]:
+    samples = []
+    for attempt in range(requests + 2):
+        began = time.perf_counter()
+        async with session.get(url) as response:
+            await response.read()
+            if response.status != 200:
+                raise RuntimeError(f"{url} answered {response.status}")
+        if attempt >= 2:
+            samples.append((time.perf_counter() - began) * 1000)
+    return summary(samples)
+
+
+async def member_list(db: Database, requests: int) -> dict[str, float]:
+    browse = BrowseStore(db)
+    seen = Visibility(channels=frozenset(f"C{n:07d}" for n in range(5)), terminal=False)
+    samples = []
+    for _ in range(requests):
+        began = time.perf_counter()
+        await browse.page(Filters(), seen, cursor=None)
+        samples.append((time.perf_counter() - began) * 1000)
+    return summary(samples)
+
+
+async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
+    db = Database(url)
+    await db.create()
+    began = time.perf_counter()
+    await fill(db, rows)
+    filled_s = time.perf_counter() - began
+    big = await seed(db, channel=None, text="185.220.101.42", steps=50)
+    middle = await middle_cursor(db, rows)
+    pages = create_web(Settings(database_url=url), db, None, local=True)
+    app = web.Application()
+    install(app, pages)
+    runner = await start_site(app, "127.0.0.1", pg_server.free_port())
+    host, port = runner.addresses[0][:2]
+    base = f"http://{host}:{port}"
+    cases = {
+        "investigation_50_steps": f"/web/investigations/{big}",
+        "list_first_page": "/web/investigations",
+        "list_middle_page": f"/web/investigations?after={middle}",
+        "list_verdict": "/web/investigations?verdict=benign",
+        "list_severity_source": "/web/investigations?severity=low&source=scc",
+        # worst case: no row matches both (the data never pairs them), every row is read
+        "list_no_match_scan": "/web/investigations?verdict=benign&severity=low",
+        "list_channel": "/web/investigations?channel=C0000007",
+        "list_search_text": "/web/investigations?q=host-4242",
+    }
+    out: dict[str, Any] = {"rows": rows, "fill_s": round(filled_s, 1)}
+    out["load_average_1m"] = round(os.getloadavg()[0], 2)  # 2 shared cores: say how busy
+    try:
+        async with aiohttp.ClientSession() as session:
+            for name, path in cases.items():
+                out[name] = await timed_get(session, base + path, requests)
+        out["member_list_query"] = await member_list(db, requests)
+    finally:
+        await runner.cleanup()
+        await db.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=60)
+    args = parser.parse_args()
+    result: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        sqlite_url = f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
+        result["sqlite"] = asyncio.run(measure(sqlite_url, args.rows, args.requests))
+    server = pg_server.start()
+    try:
+        pg_url = server.create_database("bench_web")
+        result["postgresql"] = asyncio.run(measure(pg_url, args.rows, args.requests))
+    finally:
+        server.stop()
+    for backend, cases in result.items():
+        for name, value in cases.items():
+            print(f"{backend:<11} {name:<24} {value}")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "bench_web.json").write_text(json.dumps(result, indent=2) + "\n")
+    ok = all(
+        cases["investigation_50_steps"]["p95_ms"] <= 100
+        and cases["list_first_page"]["p95_ms"] <= 150
+        and cases["list_middle_page"]["p95_ms"] <= 150
+        for cases in result.values()
+    )
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""What every page handler shares: the ``Web`` (database, settings, access, signer,
+sign-in, templates), the viewer's request key, and the templates' ``clip`` filter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+from aiohttp import web
+
+from bot.web.access import Access
+from bot.web.session import SESSION_COOKIE, Signer, Viewer
+from bot.web.signin import SignIn
+from config.settings import Settings
+from store.db import Database
+
+HERE = Path(__file__).parent
+TEXT_CHARS = 4000  # one field of alert or model text on a page
+VIEWER = web.RequestKey("viewer", Viewer)
+LOCAL = Viewer(user="local", team=None, name="local", admin=True, sid="local", local=True)
+
+
+@dataclass
+class Web:
+    """What every page handler needs."""
+
+    db: Database
+    settings: Settings
+    access: Access
+    signer: Signer
+    signin: SignIn | None  # None: the local single user of ``socbot web``
+    templates: jinja2.Environment
+
+    def viewer(self, request: web.Request) -> Viewer | None:
+        if self.signin is None:
+            return LOCAL
+        data = self.signer.read(request.cookies.get(SESSION_COOKIE))
+        if data is None or data.get("t") != self.signin.team:
+            return None
+        user = str(data.get("u"))
+        return Viewer(
+            user=user,
+            team=str(data.get("t")),
+            name=str(data.get("n") or user),
+            admin=user in self.access.admins,
+            sid=str(data.get("sid")),
+        )
+
+    def render(
+        self, request: web.Request, name: str, status: int = 200, **values: object
+    ) -> web.Response:
+        viewer = request.get(VIEWER)
+        html = self.templates.get_template(name).render(
+            viewer=viewer,
+            csrf=self.signer.csrf_token(viewer.sid) if isinstance(viewer, Viewer) else "",
+            signin=self.signin is not None,
+            **values,
+        )
+        return web.Response(text=html, status=status, content_type="text/html")
+
+
+def templates() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["clip"] = clip
+    return env
+
+
+def clip(value: object, size: int = TEXT_CHARS) -> str:
+    """Text cut to ``size`` characters, saying how many more there were."""
+    text = "" if value is None else str(value)
+    if len(text) <= size:
+        return text
+    return f"{text[:size]}… ({len(text) - size:,} more characters not shown)"
