@@ -124,7 +124,8 @@ class SocBot:
         """``/metrics``: this process's counters and the whole queue's gauges."""
         from bot.metrics import exposition
 
-        return await exposition(self.coordinator.queue)
+        policy = self.gate.store if self.gate is not None else None
+        return await exposition(self.coordinator.queue, policy)
 
     async def health(self) -> dict[str, Any]:
         """``/healthz``: work running / waiting in the whole queue (the database) and on

@@ -5,7 +5,8 @@ and their durations; model calls, tokens and list-price cost by stage and model;
 calls and their errors; the work queue's depth and oldest wait (read from the database
 at each scrape, so every replica reports the whole queue); Slack retries and 429s
 (``bot.slack_client``); rows this replica lost to another's takeover after its lease
-lapsed (``bot.worker_run``). Labels never carry user data: stages, models, tools,
+lapsed (``bot.worker_run``); alerts the alert policy decided, by outcome (the
+database's, ``store.policy``). Labels never carry user data: stages, models, tools,
 verdicts and alert sources (formats' names) are short words socbot chose.
 """
 
@@ -21,6 +22,7 @@ from core.events import Event, LLMCalled, ToolCalled
 
 if TYPE_CHECKING:
     from agent.engine import Outcome
+    from store.policy import PolicyStore
     from store.work import WorkQueue
 
 __all__ = ["CONTENT_TYPE_LATEST", "REGISTRY", "exposition", "observe", "observe_outcome"]
@@ -74,6 +76,13 @@ SLACK_RETRIES = Counter(
 SLACK_RATE_LIMITED = Counter(
     "socbot_slack_rate_limited", "Slack Web API answers 429 (retried or not).", registry=REGISTRY
 )
+POLICY_ALERTS = Gauge(
+    "socbot_policy_alerts",
+    "Alerts the alert policy decided, by outcome (ignored, suppressed, routed, investigated,"
+    " deferred by a budget), whole database.",
+    ["outcome"],
+    registry=REGISTRY,
+)
 TAKEOVERS = Counter(
     "socbot_lease_takeovers",
     "Work rows this replica lost to another replica after their lease lapsed.",
@@ -106,8 +115,12 @@ def observe_outcome(outcome: Outcome | None, status: str, source: str, elapsed_s
     DURATION.labels(status).observe(elapsed_s)
 
 
-async def exposition(queue: WorkQueue) -> bytes:
-    """The text format, with the queue's gauges read from the database now."""
+async def exposition(queue: WorkQueue, policy: PolicyStore | None = None) -> bytes:
+    """The text format, with the queue's gauges (and the alert policy's counts,
+    ``store.policy.PolicyStore.counts``) read from the database now."""
+    if policy is not None:
+        for outcome, n in (await policy.counts()).items():
+            POLICY_ALERTS.labels(outcome).set(n)
     counts = await queue.counts()
     for state, n in counts.items():
         QUEUE_DEPTH.labels(state).set(n)

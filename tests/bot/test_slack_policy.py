@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import select
 
 from bot.coordinator import ThreadRef
@@ -115,6 +116,21 @@ async def test_webhook_alerts_are_ignored_routed_rerated_and_held_by_budget(
             "deferred": 1,
         }
         assert health["policy"]["rules"] == 3 and health["policy"]["rule_errors"] == 0
+
+        scraped = await (await h.client.get("/metrics")).text()
+        gauges = {
+            sample.labels["outcome"]: sample.value
+            for family in text_string_to_metric_families(scraped)
+            if family.name == "socbot_policy_alerts"
+            for sample in family.samples
+        }
+        assert gauges == {
+            "ignored": 1.0,
+            "suppressed": 0.0,
+            "routed": 1.0,
+            "investigated": 1.0,
+            "deferred": 1.0,
+        }
 
 
 async def test_forwarded_alert_the_policy_ignores_gets_a_quiet_reaction(
