@@ -16,7 +16,7 @@ class WebSettings(Section):
         "Slack messages link to them when set",
     )
     client_id: str | None = Field(None, description="the Slack app's client id (Sign in)")
-    client_secret: SecretStr | None = None
+    client_secret: SecretStr | None = Field(None, description="the Slack app's client secret")
     session_secret: SecretStr | None = Field(
         None, description="signs session cookies; 32+ random characters"
     )

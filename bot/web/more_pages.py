@@ -108,6 +108,4 @@ class MorePages:
             raise web.HTTPForbidden(text="Usage is for admins.")
         rows = await self.usage.rows(datetime.now(UTC) - timedelta(days=USAGE_DAYS))
         tables = {by: summarise(rows, by) for by in DIMENSIONS}
-        days = tables["day"]
-        peak = max((t.usage.cost_usd for t in days.values()), default=0.0) or 1.0
-        return self.pages.render(request, "usage.html", tables=tables, peak=peak, days=USAGE_DAYS)
+        return self.pages.render(request, "usage.html", tables=tables, days=USAGE_DAYS)

@@ -1,4 +1,4 @@
-"""Migration 0006: investigations stored before it get their severity and source columns."""
+"""Migration 0008: investigations stored before it get their severity and source columns."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from store.db import Database
 
 async def test_existing_investigations_are_filled_in(tmp_path: Path) -> None:
     db = Database(f"sqlite+aiosqlite:///{tmp_path / 'old.db'}")
-    await migrate.upgrade(db.engine, "0005")
+    await migrate.upgrade(db.engine, "0007")  # the revision before the pages
     record = {"conclusion": {"severity": "high"}, "alert": {"source": "guardduty"}}
     async with db.engine.begin() as conn:
         for n, stored in enumerate([record, {"answer": "no conclusion"}, None]):

@@ -214,6 +214,8 @@ async def test_alert_page_shows_the_parsed_alert_to_its_channel_only(db: Databas
             async with admin.get(f"{site.url}/web/usage") as r:
                 html = await r.text()
             assert r.status == 200 and "planner" in html and "scc" in html
+            assert html.count('aria-label="cost by ') == 4  # day, source, channel, stage
+            assert '<rect class="bar"' in html
 
 
 async def test_local_pages_need_no_sign_in_but_refuse_foreign_posts(db: Database) -> None:
