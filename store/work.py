@@ -26,6 +26,7 @@ from store.work_types import (
     ACTIVE,
     CHAT_KINDS,
     CHAT_PRIORITY,
+    PRUNE_KIND,
     Claimed,
     Job,
     QueueLimits,
@@ -213,11 +214,12 @@ class WorkQueue(ClaimingQueue):
             return [Work.of(r) for r in rows.scalars()]
 
     async def counts(self) -> dict[str, int]:
-        """Rows queued and running right now, across every replica (``/healthz``)."""
+        """Rows queued and running right now, across every replica (``/healthz``; the
+        replicas' own bookkeeping, pruning, left out)."""
         async with self.db.session() as session:
             rows = await session.execute(
                 select(WorkRow.state, func.count())
-                .where(WorkRow.state.in_(ACTIVE))
+                .where(WorkRow.state.in_(ACTIVE), WorkRow.kind != PRUNE_KIND)
                 .group_by(WorkRow.state)
             )
             found = {state: int(n) for state, n in rows}
