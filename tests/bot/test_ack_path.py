@@ -47,9 +47,7 @@ async def test_the_ack_does_not_wait_for_a_busy_database(
     harness: SlackHarness, investigate: RecordingInvestigate, tmp_path: Path
 ) -> None:
     # Another writer holds SQLite's write lock: no claim can be committed meanwhile.
-    blocker = sqlite3.connect(
-        tmp_path / "socbot.db", isolation_level=None, check_same_thread=False
-    )
+    blocker = sqlite3.connect(tmp_path / "socbot.db", isolation_level=None, check_same_thread=False)
     try:  # taken from another thread: the app's own short writes (beats, sweeps) finish
         await asyncio.to_thread(blocker.execute, "BEGIN IMMEDIATE")
         retry = load("app_mention_retry.json")
