@@ -21,6 +21,7 @@ process killed in between loses it (Slack does not retry an acked event), which 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
@@ -80,7 +81,8 @@ class AckFront:
     def stop(self) -> None:
         """Stop listening; events acked but not yet handed over are handed over first."""
         if self._loop is not None and self._stopped is not None:
-            self._loop.call_soon_threadsafe(self._stopped.set)
+            with contextlib.suppress(RuntimeError):  # it never started, or has ended
+                self._loop.call_soon_threadsafe(self._stopped.set)
         if self._thread is not None:
             self._thread.join(FORWARD_TIMEOUT_S)
 

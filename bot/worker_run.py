@@ -80,7 +80,9 @@ class RowRuns:
         work, thread = running.work, running.thread
         context = RunContext(
             work,
-            lambda key, value: self.queue.record_post(work.id, key, value, owner=self.replica),
+            lambda key, value: self.queue.record_post(
+                work.id, key, value, owner=self.replica, attempt=work.attempts
+            ),
             lambda: setattr(running, "final", True),
             lambda: running.stopping,
         )

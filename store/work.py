@@ -26,6 +26,7 @@ from store.work_types import (
     ACTIVE,
     CHAT_KINDS,
     CHAT_PRIORITY,
+    PRUNE_KIND,
     Claimed,
     Job,
     QueueLimits,
@@ -169,16 +170,25 @@ class WorkQueue(ClaimingQueue):
             return cancelled, asked
 
     async def record_post(
-        self, work_id: int, key: str, value: Any, *, owner: str | None = None
+        self,
+        work_id: int,
+        key: str,
+        value: Any,
+        *,
+        owner: str | None = None,
+        attempt: int | None = None,
     ) -> bool:
         """Remember what was posted for a row (``posted[key]``): a takeover won't repeat it.
 
         With ``owner``, only while ``owner`` runs the row (a replica that lost it
-        records nothing). False when nothing was recorded.
+        records nothing), and with ``attempt`` only while it runs that attempt (the same
+        replica may have taken its own lapsed row over). False when nothing was recorded.
         """
         async with self.db.session() as session:
             row = await session.get(WorkRow, work_id)
             if row is None or (owner is not None and (row.owner, row.state) != (owner, "running")):
+                return False
+            if attempt is not None and row.attempts != attempt:
                 return False
             row.posted = {**(row.posted or {}), key: value}
             return True
@@ -213,11 +223,12 @@ class WorkQueue(ClaimingQueue):
             return [Work.of(r) for r in rows.scalars()]
 
     async def counts(self) -> dict[str, int]:
-        """Rows queued and running right now, across every replica (``/healthz``)."""
+        """Rows queued and running right now, across every replica (``/healthz``; the
+        replicas' own bookkeeping, pruning, left out)."""
         async with self.db.session() as session:
             rows = await session.execute(
                 select(WorkRow.state, func.count())
-                .where(WorkRow.state.in_(ACTIVE))
+                .where(WorkRow.state.in_(ACTIVE), WorkRow.kind != PRUNE_KIND)
                 .group_by(WorkRow.state)
             )
             found = {state: int(n) for state, n in rows}

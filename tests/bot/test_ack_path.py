@@ -7,6 +7,7 @@ database, and the first investigations after start-up must not pay one-off costs
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import shutil
 import sqlite3
@@ -46,9 +47,9 @@ async def test_the_ack_does_not_wait_for_a_busy_database(
     harness: SlackHarness, investigate: RecordingInvestigate, tmp_path: Path
 ) -> None:
     # Another writer holds SQLite's write lock: no claim can be committed meanwhile.
-    blocker = sqlite3.connect(tmp_path / "socbot.db", isolation_level=None)
-    try:
-        blocker.execute("BEGIN IMMEDIATE")
+    blocker = sqlite3.connect(tmp_path / "socbot.db", isolation_level=None, check_same_thread=False)
+    try:  # taken from another thread: the app's own short writes (beats, sweeps) finish
+        await asyncio.to_thread(blocker.execute, "BEGIN IMMEDIATE")
         retry = load("app_mention_retry.json")
         started = time.monotonic()
         assert (await harness.event(load("app_mention.json")))[0] == 200

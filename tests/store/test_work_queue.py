@@ -171,3 +171,16 @@ async def test_three_replicas_claiming_at_once_keep_every_limit(postgres: Postgr
     assert {name for name, _ in starts} == {"r0", "r1", "r2"}
     for r in replicas:
         await r.close()
+
+
+async def test_a_run_whose_row_its_own_replica_took_over_records_nothing(db: Database) -> None:
+    queue = AheadQueue(db, lease_s=LEASE_S)
+    submitted = await queue.submit(Job("mention", "C1", "1.0", "hi"))
+    assert submitted.id is not None
+    [first] = (await queue.claim("r1", 1)).started
+    queue.move(LEASE_S + 1)  # r1's event loop stalled past its own lease ...
+    [second] = (await queue.claim("r1", 1)).started  # ... its next claim took the row over
+    assert (first.attempts, second.attempts) == (1, 2)
+    # the stalled first run may not record (and so not post) its outcome any more
+    assert not await queue.record_post(first.id, "outcome_ts", ["1.1"], owner="r1", attempt=1)
+    assert await queue.record_post(first.id, "outcome_ts", ["1.2"], owner="r1", attempt=2)
