@@ -43,6 +43,7 @@ def test_demo_investigates_the_sample_offline_and_records_nothing(
     usage_db = f"sqlite+aiosqlite:///{tmp_path / 'mine.db'}"
     monkeypatch.setenv("SOCBOT_DATABASE_URL", usage_db)
     monkeypatch.setenv("SOCBOT_LIMITS__MAX_STEPS", "not a number")
+    monkeypatch.delenv("UV_RUN_RECURSION_DEPTH", raising=False)  # as run by `socbot`, not `uv run`
     monkeypatch.chdir(tmp_path)
 
     result = CliRunner().invoke(app, ["demo"])
