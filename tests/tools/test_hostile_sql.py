@@ -10,7 +10,6 @@ at production limits.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,10 +19,8 @@ import pytest
 from sqlglot import exp, parse_one
 from sqlglot.errors import SqlglotError
 
-from tests.tools.test_duckdb_logs import build, call
+from tests.tools.test_duckdb_logs import backend, build, call, gone, warm
 from tools.base import Budget, ToolRegistry
-from tools.logs.duckdb_backend import DuckDBBackend
-from tools.logs.tools import LogDeps
 from tools.sql_functions import BIGQUERY_FUNCTIONS
 from tools.sql_guard import SqlRejected, check_sql
 
@@ -175,37 +172,6 @@ def limited() -> Iterator[ToolRegistry]:
     backend(registry).close()
 
 
-def backend(registry: ToolRegistry) -> DuckDBBackend:
-    deps = registry.tools["query_logs"].deps
-    assert isinstance(deps, LogDeps) and isinstance(deps.backend, DuckDBBackend)
-    return deps.backend
-
-
-async def warm(registry: ToolRegistry) -> set[int]:
-    """A ready worker (start-up is not part of a query's limit); the live worker pids."""
-    assert (await call(registry, "query_logs", sql="SELECT 1"))["rows"] == [[1]]
-    return set(backend(registry).pool.pids())
-
-
-async def gone(pids: set[int], within: float = 10.0) -> bool:
-    """Whether every process in ``pids`` has exited (and been reaped) within ``within``
-    (a loose bound). The process table is the only place that shows it: polled."""
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        if not any(_alive(pid) for pid in pids):
-            return True
-        await asyncio.sleep(0.02)
-    return False
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize("sql", TIME_BOMBS)
 async def test_time_bombs_are_killed_at_the_limit(limited: ToolRegistry, sql: str) -> None:
     before = await warm(limited)
@@ -259,7 +225,8 @@ async def test_the_step_deadline_stops_a_query_before_its_own_limit() -> None:
         assert time.monotonic() - started < 0.6 + KILLED_S  # not the 30 s limit
         assert result.ok is False
         assert "was stopped" in result.data["error"]
-        assert await gone(before - set(backend(registry).pool.pids()))
+        killed = before - set(backend(registry).pool.pids())
+        assert len(before) == 1 and killed == before and await gone(killed)
     finally:
         backend(registry).close()
 
