@@ -103,6 +103,24 @@ async def test_renewing_keeps_the_lease_and_reports_stop_requests(any_db: Databa
     assert not await q.finish(a, "r1", "done")  # one outcome per run
 
 
+async def test_a_replica_that_lost_its_row_can_neither_keep_nor_extend_it(
+    any_db: Database,
+) -> None:
+    """A stalled replica wakes after its row was taken over: its renewal reports the row
+    as no longer its own and leaves the new owner's lease as it was."""
+    q = AheadQueue(any_db, lease_s=LEASE_S)
+    row = await mention(q, "1.0")
+    assert [w.id for w in (await q.claim("stalled", 1)).started] == [row]
+    q.move(LEASE_S + 1)
+    assert [w.id for w in (await q.claim("alive", 1)).started] == [row]
+    q.move(LEASE_S * 0.75)
+    assert await q.renew("stalled", [row]) == (set(), set())
+    q.move(LEASE_S * 0.5)  # past the lease "alive" took; "alive" did not renew it
+    assert [w.id for w in (await q.claim("third", 1)).started] == [row]
+    assert await q.renew("alive", [row]) == (set(), set())
+    assert (await q.get(row)).owner == "third"  # type: ignore[union-attr]
+
+
 async def test_stop_cancels_queued_rows_and_release_hands_running_ones_back(
     any_db: Database,
 ) -> None:
