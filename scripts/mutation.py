@@ -113,7 +113,11 @@ GROUPS: dict[str, Group] = {
     ),
     "grounding": Group(
         ("agent/review/grounding.py",),
-        ("tests/agent/test_grounding.py", "tests/agent/test_review.py"),
+        (
+            "tests/agent/test_grounding.py",
+            "tests/agent/test_grounding_values.py",
+            "tests/agent/test_review.py",
+        ),
     ),
     "duckdb_pool": Group(
         ("tools/logs/duckdb_pool.py",),
@@ -132,7 +136,7 @@ GROUPS: dict[str, Group] = {
 CI_GROUPS = ("grounding_ci",)
 GROUPS["grounding_ci"] = Group(
     ("agent/review/grounding.py",),
-    ("tests/agent/test_grounding.py",),
+    ("tests/agent/test_grounding.py", "tests/agent/test_grounding_values.py"),
     only=("agent.review.grounding.xǁHaystackǁhas*", "agent.review.grounding.x_value_found*"),
 )
 
