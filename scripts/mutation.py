@@ -150,6 +150,7 @@ def main() -> int:
     parser.add_argument("--ci", action="store_true", help="run the fixed CI subset")
     parser.add_argument("--list", action="store_true", help="list the groups and exit")
     parser.add_argument("--fresh", action="store_true", help="discard earlier results")
+    parser.add_argument("--report", action="store_true", help="print earlier results only")
     parser.add_argument("--children", type=int, default=2, help="mutants checked at once")
     parser.add_argument("--target", type=float, default=90.0, help="minimum score, in %%")
     args = parser.parse_args()
@@ -164,14 +165,17 @@ def main() -> int:
     worst = 100.0
     for name in names:
         started = time.monotonic()
-        statuses = run_group(name, GROUPS[name], fresh=args.fresh, children=args.children)
+        group = GROUPS[name]
+        if not args.report:
+            run_group(name, group, fresh=args.fresh, children=args.children)
+        statuses = results(name, group)
         print(f"== {name}: {time.monotonic() - started:.0f} s")
-        worst = min(worst, report(GROUPS[name], statuses))
+        worst = min(worst, report(group, statuses))
     return 0 if worst >= args.target else 1
 
 
-def run_group(name: str, group: Group, *, fresh: bool, children: int) -> dict[str, str]:
-    """Run mutmut on ``group`` in its scratch copy; ``{mutant name: status}``."""
+def run_group(name: str, group: Group, *, fresh: bool, children: int) -> None:
+    """Run mutmut on ``group`` in its scratch copy."""
     work = SCRATCH / name
     if fresh and work.exists():
         shutil.rmtree(work)
@@ -186,10 +190,13 @@ def run_group(name: str, group: Group, *, fresh: bool, children: int) -> dict[st
         check=False,
         stdout=subprocess.DEVNULL,
     )
+
+
+def results(name: str, group: Group) -> dict[str, str]:
+    """``{mutant name: status}`` of the group's last run (interrupted ones included)."""
     listing = subprocess.run(
-        [*mutmut, "results", "--all", "true"],
-        cwd=work,
-        env=env,
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+        cwd=SCRATCH / name,
         check=True,
         capture_output=True,
         text=True,
@@ -249,15 +256,17 @@ def report(group: Group, statuses: dict[str, str]) -> float:
         counts = Counter(mine.values())
         equivalent = [m for m in mine if m in EQUIVALENT]
         killed = sum(n for s, n in counts.items() if s in KILLED)
-        total = len(mine) - len(equivalent)
+        unchecked = counts.get("not checked", 0)  # an interrupted run
+        total = len(mine) - len(equivalent) - unchecked
         score = 100.0 * killed / total if total else 100.0
         lowest = min(lowest, score)
         print(
-            f"{module}: {len(mine)} mutants, {killed} killed, {len(equivalent)} equivalent, "
-            f"{total - killed} not killed ({dict(counts)}) -> {score:.1f} %"
+            f"{module}: {len(mine)} mutants, {unchecked} not checked, {killed} killed, "
+            f"{len(equivalent)} equivalent, {total - killed} survived ({dict(counts)}) "
+            f"-> {score:.1f} %"
         )
         for mutant, status in sorted(mine.items()):
-            if status not in KILLED and mutant not in EQUIVALENT:
+            if status not in KILLED | {"not checked"} and mutant not in EQUIVALENT:
                 print(f"    {mutant}: {status}")
     return lowest
 
