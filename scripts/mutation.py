@@ -141,7 +141,25 @@ GROUPS["grounding_ci"] = Group(
 )
 
 # Mutants no test can tell from the original, each with the reason.
-EQUIVALENT: dict[str, str] = {}
+_G = "agent.review.grounding."
+_SET = "the dict is an ordered set: its values are never read"
+_ONE_COLON = 'kind is "bytes:<unit>", one colon: every split gives the same [1]'
+EQUIVALENT: dict[str, str] = {
+    _G + "x__refang__mutmut_21": r"\bHXXP with re.I matches what \bhxxp does",
+    _G + "x__refang__mutmut_23": "the haystack is lower-cased right after: HTTP is http",
+    _G + "x_quoted_values__mutmut_3": _SET,
+    _G + "x_quoted_values__mutmut_20": _SET,
+    _G + "x_quoted_values__mutmut_24": _SET,
+    _G + "x_quoted_values__mutmut_39": _SET,
+    _G + "x_quoted_values__mutmut_46": _SET,
+    _G + "x_value_found__mutmut_21": _ONE_COLON,
+    _G + "x_value_found__mutmut_22": _ONE_COLON,
+    _G + "x_value_found__mutmut_24": _ONE_COLON,
+    _G + "xǁHaystackǁhas_number__mutmut_7": "< or <= 1e-9: no two parsed floats differ by 1e-9",
+    _G + "xǁHaystackǁhas_number__mutmut_15": (
+        "0 or 1 decimals for a value without '.' (>= 1e16): floats there are whole"
+    ),
+}
 
 
 def main() -> int:

@@ -30,6 +30,7 @@ CASES = [
     ("fetched http://malware.example.net/a", '{"url": "http://malware.example.net/ab"}', ["url"]),
     ("fetched http://malware.example.net/a/", '{"url": "http://malware.example.net/a"}', []),
     ("fetched http://malware.example.net/a", '{"url": "http://malware.example.net/a/"}', []),
+    ("fetched http://malware.example.net/BOX", '{"url": "http://malware.example.net/BOX"}', []),
     # a time of day alone, against a full timestamp with fractions
     ("at 21:38:02", STAMP, []),
     ("at 21:38:03", STAMP, ["time '21:38:03'"]),
@@ -44,6 +45,7 @@ CASES = [
     ("2,621,440 KB sent", BYTES, []),
     ("2.5 GiB sent", BYTES, []),
     ("2.7 TB sent", BYTES, ["bytes '2.7'"]),
+    ("20000000000000000 KB sent", '{"bytes": 20000000000000000000}', []),  # str() is 2e+16
     # a time-like token that is no IPv6 address does not hide the one after it
     ("IPv6 2001:db8::1 seen", '{"t": "10:20:30", "v6": "2001:db8:0:0:0:0:0:1"}', []),
 ]
