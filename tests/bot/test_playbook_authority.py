@@ -54,11 +54,13 @@ def click(action_id: str, bullet_id: str, ts: str, user: str, channel: str) -> d
     return payload
 
 
-async def proposed(db: Database, settings: Settings) -> tuple[PlaybookStore, SlackReview, str]:
+async def proposed(
+    db: Database, settings: Settings
+) -> tuple[PlaybookStore, SlackReview, PlaybookBullet]:
     store = PlaybookStore(db)
     first = await store.add(bullet(TEXT, status="proposed"))
     review = SlackReview(build_client(settings.slack, backoff_s=0.01), store, settings.learning)
-    return store, review, first.id
+    return store, review, first
 
 
 async def unchanged(store: PlaybookStore, bullet_id: str) -> PlaybookBullet:
@@ -80,9 +82,10 @@ async def test_decisions_by_anyone_else_or_elsewhere_are_refused(
     db: Database,
 ) -> None:
     settings = review_settings(tmp_path, fake, approvers)
-    store, review, bullet_id = await proposed(db, settings)
+    store, review, proposal = await proposed(db, settings)
+    bullet_id = proposal.id
     async with SlackHarness(fake, settings, RecordingInvestigate(), db=db, review=review) as h:
-        await review.post((await store.get(bullet_id)))  # type: ignore[arg-type]
+        await review.post(proposal)
         status, _ = await h.action(click(action_id, bullet_id, posted_ts(fake), user, channel))
         await h.settle()
     assert status == 200
@@ -107,7 +110,8 @@ async def test_the_edit_dialog_opens_only_for_an_approver_here(
     db: Database,
 ) -> None:
     settings = review_settings(tmp_path, fake, approvers)
-    store, review, bullet_id = await proposed(db, settings)
+    store, review, proposal = await proposed(db, settings)
+    bullet_id = proposal.id
     async with SlackHarness(fake, settings, RecordingInvestigate(), db=db, review=review) as h:
         await h.action(click("playbook_edit", bullet_id, "1700000500.000100", user, channel))
         await h.settle()
@@ -136,7 +140,8 @@ async def test_the_edit_dialogs_submission_is_checked_again(
     """A view submission can be forged or replayed by anyone who has the app's views:
     the sender and the channel in its metadata are checked, not only the click before."""
     settings = review_settings(tmp_path, fake, approvers)
-    store, review, bullet_id = await proposed(db, settings)
+    store, review, proposal = await proposed(db, settings)
+    bullet_id = proposal.id
     meta = json.dumps({"id": bullet_id, "channel": channel, "ts": "1700000500.000100"})
     values = {"content": {"content": {"type": "plain_text_input", "value": EDITED}}}
     async with SlackHarness(fake, settings, RecordingInvestigate(), db=db, review=review) as h:
@@ -153,19 +158,28 @@ async def test_the_approver_in_the_review_channel_is_obeyed(
     """The same paths as above, by the one person allowed: each takes effect (so the
     refusals above are refusals of the person, not of a broken path)."""
     settings = review_settings(tmp_path, fake, [LEAD])
-    store, review, bullet_id = await proposed(db, settings)
+    store, review, proposal = await proposed(db, settings)
+    bullet_id = proposal.id
     other = await store.add(bullet("Always close GuardDuty alerts", status="proposed"))
     async with SlackHarness(fake, settings, RecordingInvestigate(), db=db, review=review) as h:
-        await h.action(click("playbook_edit", bullet_id, "1700000500.000100", LEAD, REVIEW))
+        await review.post(proposal)
+        await review.post(other)
+        first_ts, other_ts = (m.ts for m in fake.messages if m.channel == REVIEW)
+        await h.action(click("playbook_edit", bullet_id, first_ts, LEAD, REVIEW))
         await h.settle()
         (opened,) = fake.calls_to("views.open")
         meta = opened.args["view"]["private_metadata"]
         values = {"content": {"content": {"type": "plain_text_input", "value": EDITED}}}
         await h.action(submission("playbook_edit", meta, values, LEAD))
-        await h.action(click("playbook_reject", other.id, "1700000500.000200", LEAD, REVIEW))
+        await h.action(click("playbook_reject", other.id, other_ts, LEAD, REVIEW))
         await h.settle()
     edited, rejected = await store.get(bullet_id), await store.get(other.id)
     assert edited is not None and (edited.status, edited.content) == ("active", EDITED)
     assert edited.provenance["approved_by"] == LEAD
     assert rejected is not None and rejected.status == "rejected"
     assert fake.calls_to("chat.postEphemeral") == []
+    updated = [(c.args["ts"], c.args["text"]) for c in fake.calls_to("chat.update")]
+    assert updated == [
+        (first_ts, f"Playbook proposal {bullet_id}: edited and approved"),
+        (other_ts, f"Playbook proposal {other.id}: rejected"),
+    ]
