@@ -57,7 +57,7 @@ _PARSER_CRASHES = (
     KeyError,
     AttributeError,
 )
-_TABLE_HINT = (
+TABLE_HINT = (
     "select FROM catalogued tables, CTEs and subqueries only (UNNEST of an array is fine); "
     "table-valued functions are refused"
 )
@@ -121,13 +121,13 @@ def _check_nodes(tree: exp.Expr) -> None:
                 "time column) or narrow the WHERE clause / time window instead"
             )
         if isinstance(node, exp.Lateral):
-            raise SqlRejected(f"LATERAL is not allowed: {_TABLE_HINT}")
+            raise SqlRejected(f"LATERAL is not allowed: {TABLE_HINT}")
         if isinstance(node, exp.Table) and not isinstance(node.this, exp.Identifier):
             inner = node.this
             what = _func_name(inner) if isinstance(inner, exp.Func) else type(inner).__name__
             if node.db:
                 what = f"{'.'.join(p.name for p in node.parts[:-1])}.{what}"
-            raise SqlRejected(f"table-valued function {what} is not allowed: {_TABLE_HINT}")
+            raise SqlRejected(f"table-valued function {what} is not allowed: {TABLE_HINT}")
         if isinstance(node, exp.Func) and (problem := function_problem(node)):
             raise SqlRejected(problem)
 

@@ -172,7 +172,7 @@ def value_found(kind: str, value: str, hay: Haystack) -> bool:
     if kind.startswith("bytes:"):
         return hay.has_number(float(value), _BYTE_UNITS[kind.split(":", 1)[1]])
     if kind == "url":
-        return hay.has(value.rstrip("/")) or value.lower() in hay.text
+        return hay.has(value.rstrip("/"))  # whole: /x is not /x.sh, nor /ab /a
     if kind in ("timestamp", "time"):  # "22:06" matches "22:06:13.120+00"
         return re.search(rf"(?<!\d){re.escape(value)}(?!\d)", hay.text) is not None
     return hay.has(value)

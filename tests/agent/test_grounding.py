@@ -51,6 +51,28 @@ def test_values_are_looked_up_in_the_cited_results(text: str, missing: list[str]
     assert [p.split(" does not appear")[0] for p in problems] == missing
 
 
+# A value is found only as a whole token: a quoted value that is part of a longer one in
+# the result (another address, a look-alike domain) is not in the result (invented values).
+TOKENS = [
+    ("from 203.0.113.7", '{"src_ip": "203.0.113.70"}', ["ipv4 '203.0.113.7'"]),
+    ("from 203.0.113.7", '{"src_ip": "10.203.0.113.7"}', ["ipv4 '203.0.113.7'"]),
+    ("from 203.0.113.7", '{"src_ip": "203.0.113.7"}', []),
+    ("from 203.0.113.7", '{"peer": "203.0.113.7:443"}', []),
+    ("contacted evil.com", '{"domain": "notevil.com"}', ["domain 'evil.com'"]),
+    ("contacted evil.com", '{"domain": "evil.com.example.net"}', ["domain 'evil.com'"]),
+    ("contacted evil.com", '{"domain": "my-evil.com"}', ["domain 'evil.com'"]),
+    ("contacted evil.com", '{"query": "EVIL.COM."}', []),
+    ("bob@example.com signed in", '{"user": "jbob@example.com"}', ["email 'bob@example.com'"]),
+    ("bob@example.com signed in", '{"user": "bob@example.com"}', []),
+]
+
+
+@pytest.mark.parametrize(("text", "result", "missing"), TOKENS)
+def test_values_match_whole_tokens_only(text: str, result: str, missing: list[str]) -> None:
+    problems = check_text(text, result)
+    assert [p.split(" does not appear")[0] for p in problems] == missing
+
+
 def test_quoted_values_lists_each_kind_once() -> None:
     values = quoted_values("203.0.113.7 made 57 failed logins; 203.0.113.7 again, 57 failed logins")
     assert values == [("ipv4", "203.0.113.7"), ("number", "57")]

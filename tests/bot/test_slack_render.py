@@ -379,6 +379,12 @@ def test_split_text_property(text: str, limit: int) -> None:
     assert all(len(c) <= limit for c in chunks)
     assert all(c.count("```") % 2 == 0 for c in chunks)
     assert all(not re.search(r"&[a-z]*$", c) for c in chunks)
+    # nothing is lost, added or reordered: only fences and line breaks come and go
+    assert _content("".join(chunks)) == _content(text)
+
+
+def _content(text: str) -> str:
+    return re.sub(r"```(?:sql)?|\s", "", text)
 
 
 @pytest.mark.parametrize(

@@ -103,6 +103,39 @@ async def test_renewing_keeps_the_lease_and_reports_stop_requests(any_db: Databa
     assert not await q.finish(a, "r1", "done")  # one outcome per run
 
 
+async def test_a_replica_that_lost_its_row_can_neither_keep_nor_extend_it(
+    any_db: Database,
+) -> None:
+    """A stalled replica wakes after its row was taken over: its renewal reports the row
+    as no longer its own and leaves the new owner's lease as it was."""
+    q = AheadQueue(any_db, lease_s=LEASE_S)
+    row = await mention(q, "1.0")
+    assert [w.id for w in (await q.claim("stalled", 1)).started] == [row]
+    q.move(LEASE_S + 1)
+    assert [w.id for w in (await q.claim("alive", 1)).started] == [row]
+    q.move(LEASE_S * 0.75)
+    assert await q.renew("stalled", [row]) == (set(), set())
+    q.move(LEASE_S * 0.5)  # past the lease "alive" took; "alive" did not renew it
+    assert [w.id for w in (await q.claim("third", 1)).started] == [row]
+    assert await q.renew("alive", [row]) == (set(), set())
+    assert (await q.get(row)).owner == "third"  # type: ignore[union-attr]
+
+
+async def test_renewing_some_rows_touches_those_rows_only(any_db: Database) -> None:
+    """A renewal names its rows: the others keep their leases, a settled row stays settled."""
+    q = AheadQueue(any_db, lease_s=LEASE_S)
+    a, b = await mention(q, "1.0"), await mention(q, "2.0")
+    c = await mention(q, "3.0", user="U2")  # one user runs two at most
+    assert len((await q.claim("r1", 3)).started) == 3
+    assert await q.finish(c, "r1", "done")
+    q.move(LEASE_S * 0.75)
+    assert await q.renew("r1", [a, c]) == ({a}, set())
+    q.move(LEASE_S * 0.5)  # past b's lease (not renewed), within a's
+    assert [w.id for w in (await q.claim("r2", 3)).started] == [b]
+    done = await q.get(c)
+    assert done is not None and (done.state, done.lease_until) == ("done", None)
+
+
 async def test_stop_cancels_queued_rows_and_release_hands_running_ones_back(
     any_db: Database,
 ) -> None:

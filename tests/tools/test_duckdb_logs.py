@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 import tomllib
 from pathlib import Path
@@ -16,6 +17,7 @@ from tools.base import Budget, ToolError, ToolRegistry
 from tools.logs import TOOL_NAMES, register
 from tools.logs.duckdb_backend import DuckDBBackend
 from tools.logs.runbooks import parse_runbook
+from tools.logs.tools import LogDeps
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "examples" / "data"
@@ -39,6 +41,37 @@ def build(**logs: Any) -> ToolRegistry:
 @pytest.fixture(scope="module")
 def registry() -> ToolRegistry:
     return build()
+
+
+def backend(registry: ToolRegistry) -> DuckDBBackend:
+    deps = registry.tools["query_logs"].deps
+    assert isinstance(deps, LogDeps) and isinstance(deps.backend, DuckDBBackend)
+    return deps.backend
+
+
+async def warm(registry: ToolRegistry) -> set[int]:
+    """A ready worker (start-up is not part of a query's limit); the live worker pids."""
+    assert (await call(registry, "query_logs", sql="SELECT 1"))["rows"] == [[1]]
+    return set(backend(registry).pool.pids())
+
+
+async def gone(pids: set[int], within: float = 10.0) -> bool:
+    """Whether every process in ``pids`` has exited (and been reaped) within ``within``
+    (a loose bound). The process table is the only place that shows it: polled."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        if not any(_alive(pid) for pid in pids):
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 async def call(registry: ToolRegistry, tool: str, **args: Any) -> dict[str, Any]:
@@ -201,15 +234,23 @@ async def test_timeout_interrupts_the_query_and_the_store_keeps_working() -> Non
 
 
 async def test_cancellation_interrupts_the_query() -> None:
-    registry = build(query_timeout_s=30)
-    assert (await call(registry, "query_logs", sql="SELECT 1"))["rows"] == [[1]]  # started
-    task = asyncio.create_task(call(registry, "query_logs", sql=HEAVY))
-    await asyncio.sleep(0.1)  # sent to the worker (a cancel before that is quick too)
-    started = time.monotonic()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert time.monotonic() - started < 10  # not the 30 s timeout: a loose bound
+    """A Slack "stop" or Ctrl-C cancels the task: the worker running the query is killed,
+    not left computing (a cancelled task alone would return just as fast)."""
+    registry = build(query_timeout_s=30, query_workers=1)
+    try:
+        (running,) = await warm(registry)
+        task = asyncio.create_task(call(registry, "query_logs", sql=HEAVY))
+        await asyncio.sleep(0.1)  # sent to the worker (a cancel before that is quick too)
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert time.monotonic() - started < 10  # not the 30 s timeout: a loose bound
+        assert running not in backend(registry).pool.pids()
+        assert await gone({running})
+        assert (await call(registry, "query_logs", sql="SELECT 2"))["rows"] == [[2]]
+    finally:
+        backend(registry).close()
 
 
 @pytest.mark.parametrize(

@@ -182,6 +182,12 @@ WITHHELD_URLS = [
     ("https://exfil-collector.net/x?d=" + base64.b64encode(b"db-prod-01.corp").decode(), "corp"),
     ("https://exfil-collector.net/x?d=" + b"10.0.0.7".hex(), "10.0.0.7"),
     ("https://exfil-collector.net/x?d=" + base64.urlsafe_b64encode(b"a@acme.com").decode(), "a@"),
+    # URL-safe base64, whose alphabet differs from the standard one ("-" and "_")
+    ("https://exfil-collector.net/x?d=Pj4-ZGItNy5jb3JwPz8_", "corp"),  # >>>db-7.corp???
+    ("https://exfil-collector.net/x?d=ZGItNy5jb3JwIP___yB4", "corp"),  # db-7.corp, 3 x \xff, x
+    # a byte that is not text must not hide the text around it
+    ("https://exfil-collector.net/x?d=ZGItNy5jb3JwCg==", "corp"),  # db-7.corp and a newline
+    ("https://exfil-collector.net/x?d=31302e302e302e3700", "10.0.0.7"),  # hex, NUL at the end
     ("https://user:secret@exfil-collector.net/", "credentials"),
     ("https://exfil-collector.net/x?a=db01%E3%80%82corp", "db01.corp"),  # ideographic dot
 ]

@@ -166,7 +166,7 @@ def _decodings(component: str) -> list[str]:
 
 
 def _decoded_blob(token: str) -> str | None:
-    """The printable text behind a base64 or hex token, if it is one."""
+    """The text behind a base64 or hex token, if it is one (unprintable bytes as spaces)."""
     raw: bytes | None = None
     if _HEX.match(token):
         raw = bytes.fromhex(token)
@@ -178,11 +178,10 @@ def _decoded_blob(token: str) -> str | None:
             return None
     if raw is None:
         return None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    return text if text.isprintable() else None
+    # an unprintable or broken byte must not hide the text around it: it splits tokens
+    text = raw.decode("utf-8", errors="replace").replace("\ufffd", " ")
+    shown = "".join(c if c.isprintable() else " " for c in text)
+    return shown if shown.strip() else None
 
 
 def _bare_suffixes(internal_suffixes: Iterable[str]) -> Iterator[str]:

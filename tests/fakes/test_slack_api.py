@@ -1,4 +1,5 @@
-"""The Slack Web API fake answers a real AsyncWebClient like Slack does."""
+"""The harness, not socbot: the Slack Web API fake answers a real AsyncWebClient like Slack
+does (a broken fake would let socbot tests pass against the wrong answers)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,293 @@
+"""Mutation testing of the modules that keep socbot safe and durable (mutmut).
+
+    python3 -m uv run python scripts/mutation.py              # every group
+    python3 -m uv run python scripts/mutation.py sql_guard    # some groups
+    python3 -m uv run python scripts/mutation.py --ci         # the small fixed CI subset
+    python3 -m uv run python scripts/mutation.py --list       # the groups and their tests
+
+A group is a set of guarded modules (or only their guarded functions) and the test files
+that guard them. Each group runs in its own scratch copy of the working tree
+(``var/mutation/<group>/``, kept between runs so mutmut only re-checks what changed;
+``--fresh`` starts over): mutmut copies the sources to ``mutants/``, runs the group's tests
+once to learn which test reaches which function, then runs, for every mutant, only the
+tests that reach its function. Subprocesses (DuckDB workers, replicas) import the mutated
+copy too, since it is their working directory.
+
+The score of a module is killed / (mutants - equivalent), where a mutant that made a test
+time out counts as killed (the suite would fail by its own timeout) and ``EQUIVALENT``
+lists, with the reason, the mutants that change nothing a test could observe. The script
+prints one line per module and exits 1 when one is under ``--target`` (90 % by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRATCH = ROOT / "var" / "mutation"
+SOURCES = ("agent", "alerts", "bot", "cli", "config", "core", "store", "tools")
+KILLED = {"killed", "timeout", "segfault", "caught by type check"}
+
+
+@dataclass(frozen=True)
+class Group:
+    """Guarded modules, the mutant names to run (globs) and the tests that guard them."""
+
+    modules: tuple[str, ...]
+    tests: tuple[str, ...]
+    only: tuple[str, ...] = ()  # mutant-name globs; every mutant of the modules when empty
+
+
+GROUPS: dict[str, Group] = {
+    "sql_guard": Group(
+        ("tools/sql_guard.py", "tools/sql_functions.py"),
+        (
+            "tests/tools/test_sql_guard.py",
+            "tests/tools/test_sql_guard_reasons.py",
+            "tests/tools/test_hostile_sql.py",
+        ),
+    ),
+    "intel_egress": Group(
+        ("tools/intel/internal.py", "tools/intel/indicators.py", "alerts/addresses.py"),
+        (
+            "tests/tools/test_intel_egress.py",
+            "tests/tools/test_intel.py",
+            "tests/alerts/test_indicators.py",
+        ),
+        only=(  # the gate, and the parsing of addresses it relies on
+            "tools.intel.internal.*",
+            "tools.intel.indicators.x_*",
+            "alerts.addresses.*",
+        ),
+    ),
+    "slack_auth": Group(
+        (
+            "bot/slack_body.py",
+            "bot/middleware.py",
+            "bot/stop_policy.py",
+            "bot/feedback.py",
+            "bot/review.py",
+        ),
+        (
+            "tests/bot/test_slack_hostile.py",
+            "tests/bot/test_slack_app.py",
+            "tests/bot/test_slack_stop.py",
+            "tests/bot/test_slack_feedback.py",
+            "tests/bot/test_playbook_authority.py",
+        ),
+        only=(
+            "bot.slack_body.*",
+            "bot.middleware.*",
+            "bot.stop_policy.*",
+            "bot.feedback.xǁFeedbackActionsǁon_*",
+            "bot.review.xǁSlackReviewǁallowed*",
+            "bot.review.xǁSlackReviewǁon_*",
+            "bot.review.x__where*",
+        ),
+    ),
+    "work_queue": Group(
+        ("store/work.py", "store/work_claim.py", "bot/post_once.py"),
+        (
+            "tests/store/test_work_queue.py",
+            "tests/store/test_lease_renewal.py",
+            "tests/bot/test_post_once.py",
+        ),
+        only=(
+            "store.work.xǁWorkQueueǁrenew*",
+            "store.work.xǁWorkQueueǁfinish*",
+            "store.work.xǁWorkQueueǁrelease*",
+            "store.work.xǁWorkQueueǁstop*",
+            "store.work_claim.*",
+            "bot.post_once.*",
+        ),
+    ),
+    "grounding": Group(
+        ("agent/review/grounding.py",),
+        (
+            "tests/agent/test_grounding.py",
+            "tests/agent/test_grounding_values.py",
+            "tests/agent/test_review.py",
+        ),
+    ),
+    "duckdb_pool": Group(
+        ("tools/logs/duckdb_pool.py",),
+        ("tests/tools/test_duckdb_logs.py", "tests/tools/test_hostile_sql.py"),
+        only=(
+            "tools.logs.duckdb_pool.xǁDuckDBPoolǁquery*",
+            "tools.logs.duckdb_pool.xǁDuckDBPoolǁ_discard*",
+            "tools.logs.duckdb_pool.xǁ_Workerǁkill*",
+            "tools.logs.duckdb_pool.x__kill_all*",
+            "tools.logs.duckdb_pool.x__worker_env*",
+        ),
+    ),
+    "webhook": Group(("bot/webhook.py",), ("tests/bot/test_webhook.py",)),
+}
+# A small fixed subset for CI: pure functions, fast tests, nothing timing-dependent.
+CI_GROUPS = ("grounding_ci",)
+GROUPS["grounding_ci"] = Group(
+    ("agent/review/grounding.py",),
+    ("tests/agent/test_grounding.py", "tests/agent/test_grounding_values.py"),
+    only=("agent.review.grounding.xǁHaystackǁhas*", "agent.review.grounding.x_value_found*"),
+)
+
+# Mutants no test can tell from the original, each with the reason.
+_G = "agent.review.grounding."
+_SET = "the dict is an ordered set: its values are never read"
+_ONE_COLON = 'kind is "bytes:<unit>", one colon: every split gives the same [1]'
+EQUIVALENT: dict[str, str] = {
+    _G + "x__refang__mutmut_21": r"\bHXXP with re.I matches what \bhxxp does",
+    _G + "x__refang__mutmut_23": "the haystack is lower-cased right after: HTTP is http",
+    _G + "x_quoted_values__mutmut_3": _SET,
+    _G + "x_quoted_values__mutmut_20": _SET,
+    _G + "x_quoted_values__mutmut_24": _SET,
+    _G + "x_quoted_values__mutmut_39": _SET,
+    _G + "x_quoted_values__mutmut_46": _SET,
+    _G + "x_value_found__mutmut_21": _ONE_COLON,
+    _G + "x_value_found__mutmut_22": _ONE_COLON,
+    _G + "x_value_found__mutmut_24": _ONE_COLON,
+    _G + "xǁHaystackǁhas_number__mutmut_7": "< or <= 1e-9: no two parsed floats differ by 1e-9",
+    _G + "xǁHaystackǁhas_number__mutmut_15": (
+        "0 or 1 decimals for a value without '.' (>= 1e16): floats there are whole"
+    ),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("groups", nargs="*", help="groups to run (all but the CI subset)")
+    parser.add_argument("--ci", action="store_true", help="run the fixed CI subset")
+    parser.add_argument("--list", action="store_true", help="list the groups and exit")
+    parser.add_argument("--fresh", action="store_true", help="discard earlier results")
+    parser.add_argument("--report", action="store_true", help="print earlier results only")
+    parser.add_argument("--children", type=int, default=2, help="mutants checked at once")
+    parser.add_argument("--target", type=float, default=90.0, help="minimum score, in %%")
+    args = parser.parse_args()
+    if args.list:
+        for name, group in GROUPS.items():
+            print(f"{name}: {', '.join(group.modules)} <- {', '.join(group.tests)}")
+        return 0
+    names = list(CI_GROUPS) if args.ci else args.groups or [g for g in GROUPS if g not in CI_GROUPS]
+    unknown = [n for n in names if n not in GROUPS]
+    if unknown:
+        parser.error(f"unknown group(s): {', '.join(unknown)}")
+    worst = 100.0
+    for name in names:
+        started = time.monotonic()
+        group = GROUPS[name]
+        if not args.report:
+            run_group(name, group, fresh=args.fresh, children=args.children)
+        statuses = results(name, group)
+        print(f"== {name}: {time.monotonic() - started:.0f} s")
+        worst = min(worst, report(group, statuses))
+    return 0 if worst >= args.target else 1
+
+
+def run_group(name: str, group: Group, *, fresh: bool, children: int) -> None:
+    """Run mutmut on ``group`` in its scratch copy."""
+    work = SCRATCH / name
+    if fresh and work.exists():
+        shutil.rmtree(work)
+    copy_tree(work)
+    (work / "pyproject.toml").write_text(with_config(group))
+    mutmut = [sys.executable, "-m", "mutmut"]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    subprocess.run(
+        [*mutmut, "run", "--max-children", str(children), *group.only],
+        cwd=work,
+        env=env,
+        check=False,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def results(name: str, group: Group) -> dict[str, str]:
+    """``{mutant name: status}`` of the group's last run (interrupted ones included)."""
+    listing = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+        cwd=SCRATCH / name,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    statuses = dict(re.findall(r"^\s*(\S+): (.+?)\s*$", listing, re.M))
+    if group.only:
+        statuses = {
+            m: s for m, s in statuses.items() if any(fnmatch.fnmatch(m, g) for g in group.only)
+        }
+    return statuses
+
+
+def copy_tree(work: Path) -> None:
+    """The working tree's files (committed or not, not ignored) into ``work``."""
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    for rel in files:
+        source, target = ROOT / rel, work / rel
+        if not source.is_file():
+            continue
+        if target.exists() and target.read_bytes() == source.read_bytes():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+
+
+def with_config(group: Group) -> str:
+    """The project's pyproject.toml plus mutmut's section for ``group``."""
+    text = (ROOT / "pyproject.toml").read_text()
+
+    def toml_list(items: tuple[str, ...] | list[str]) -> str:  # plain names: no escaping
+        return "[" + ", ".join(f'"{i}"' for i in items) + "]"
+
+    return text + (
+        "\n[tool.mutmut]\n"
+        f"source_paths = {toml_list(SOURCES)}\n"
+        f"also_copy = {toml_list(['prompts', 'examples', 'scripts', 'bench'])}\n"
+        f"only_mutate = {toml_list(group.modules)}\n"
+        f"pytest_add_cli_args_test_selection = {toml_list(group.tests)}\n"
+        # a forcibly failed run leaves connections to the collector: not an error here
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "--timeout=120", '
+        '"-W", "ignore::pytest.PytestUnraisableExceptionWarning"]\n'
+    )
+
+
+def report(group: Group, statuses: dict[str, str]) -> float:
+    """Print one line per module and every surviving mutant; the lowest score."""
+    lowest = 100.0
+    for module in group.modules:
+        prefix = module.removesuffix(".py").replace("/", ".") + "."
+        mine = {m: s for m, s in statuses.items() if m.startswith(prefix)}
+        counts = Counter(mine.values())
+        equivalent = [m for m in mine if m in EQUIVALENT]
+        killed = sum(n for s, n in counts.items() if s in KILLED)
+        unchecked = counts.get("not checked", 0)  # an interrupted run
+        total = len(mine) - len(equivalent) - unchecked
+        score = 100.0 * killed / total if total else 100.0
+        lowest = min(lowest, score)
+        print(
+            f"{module}: {len(mine)} mutants, {unchecked} not checked, {killed} killed, "
+            f"{len(equivalent)} equivalent, {total - killed} survived ({dict(counts)}) "
+            f"-> {score:.1f} %"
+        )
+        for mutant, status in sorted(mine.items()):
+            if status not in KILLED | {"not checked"} and mutant not in EQUIVALENT:
+                print(f"    {mutant}: {status}")
+    return lowest
+
+
+if __name__ == "__main__":
+    sys.exit(main())
