@@ -40,6 +40,7 @@ from config.eval_settings import EvalSettings
 from config.log_settings import LoggingSettings
 from config.policy_settings import PolicySettings
 from config.retention import RetentionSettings
+from config.mcp_settings import McpSettings
 from config.service_settings import (
     IntelSettings,
     LogSettings,
@@ -133,6 +134,7 @@ class Settings(BaseSettings):
     retention: RetentionSettings = RetentionSettings()
     policy: PolicySettings = PolicySettings()
     web: WebSettings = WebSettings()
+    mcp: McpSettings = McpSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -33,6 +33,8 @@ from typing import (
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from tools.results import truncate
+
 if TYPE_CHECKING:  # the SDK's types take a second to import: only when a model is called
     from google.genai import types
 
@@ -84,7 +86,38 @@ class ToolResult:
         return json.dumps(self.data, ensure_ascii=False, default=str)
 
 
-class Tool:
+class BaseTool:
+    """What the registry needs of a tool: a name, a description, a JSON Schema, a call."""
+
+    name: str
+    description: str
+    schema_json: str  # the parameters' JSON Schema as Gemini takes it, generated once
+
+    def declaration(self) -> types.FunctionDeclaration:
+        """The model's view of this tool (a fresh object per call; the schema is cached)."""
+        from google.genai import types
+
+        return types.FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters_json_schema=json.loads(self.schema_json),
+        )
+
+    def signature_text(self) -> str:
+        """``name(arg: type, ...)`` plus description, for the planner's prompt."""
+        raise NotImplementedError
+
+    async def call(
+        self,
+        args: dict[str, Any],
+        investigation_id: str,
+        budget: Budget,
+        deadline: float | None = None,
+    ) -> Any:
+        raise NotImplementedError
+
+
+class Tool(BaseTool):
     """A typed function plus its injected dependencies."""
 
     def __init__(self, fn: ToolFn, deps: Any = None, *, name: str | None = None) -> None:
@@ -99,20 +132,9 @@ class Tool:
         self.description = doc.split("\n\n")[0].replace("\n", " ")
         self.params = _params_model(fn, self.name)
         # Generated once (at registration): every step turn sends the declarations.
-        self._schema = json.dumps(_clean_schema(self.params.model_json_schema()))
-
-    def declaration(self) -> types.FunctionDeclaration:
-        """The model's view of this tool (a fresh object per call; the schema is cached)."""
-        from google.genai import types
-
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema=json.loads(self._schema),
-        )
+        self.schema_json = json.dumps(_clean_schema(self.params.model_json_schema()))
 
     def signature_text(self) -> str:
-        """``name(arg: type, ...)`` plus description, for the planner's prompt."""
         args = ", ".join(
             f"{n}: {_type_name(f.annotation)}" for n, f in self.params.model_fields.items()
         )
@@ -135,11 +157,11 @@ class ToolRegistry:
     """The enabled tools, and why the others are not. Dispatches every call."""
 
     def __init__(self, result_chars: int = 8000) -> None:
-        self.tools: dict[str, Tool] = {}
+        self.tools: dict[str, BaseTool] = {}
         self.disabled: dict[str, str] = {}
         self.result_chars = result_chars
 
-    def add(self, tool: Tool) -> None:
+    def add(self, tool: BaseTool) -> None:
         if tool.name in self.tools:
             raise ValueError(f"tool {tool.name!r} registered twice")
         self.tools[tool.name] = tool
@@ -212,38 +234,6 @@ class ToolRegistry:
             chars=chars,
             truncated=truncated,
         )
-
-
-def truncate(data: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, bool]:
-    """Cut a result to ``budget`` JSON characters, keeping it valid JSON-able data.
-
-    Long lists lose their tail items first, then long strings are clipped; the result
-    carries ``truncated: true`` when anything was cut.
-    """
-    size = len(json.dumps(data, ensure_ascii=False, default=str))
-    if size <= budget:
-        return data, size, False
-    cut = json.loads(json.dumps(data, ensure_ascii=False, default=str))
-    for limit in (200, 50, 20, 5, 1):
-        cut = _shrink(cut, items=limit, chars=max(budget // 4, 80))
-        cut["truncated"] = True
-        if len(json.dumps(cut, ensure_ascii=False)) <= budget:
-            return cut, size, True
-    text = json.dumps(cut, ensure_ascii=False)[: budget - 60]
-    return {"truncated": True, "partial": text}, size, True
-
-
-def _shrink(value: Any, *, items: int, chars: int) -> Any:
-    if isinstance(value, dict):
-        return {k: _shrink(v, items=items, chars=chars) for k, v in value.items()}
-    if isinstance(value, list):
-        kept = [_shrink(v, items=items, chars=chars) for v in value[:items]]
-        if len(value) > items:
-            kept.append(f"... {len(value) - items} more items omitted")
-        return kept
-    if isinstance(value, str) and len(value) > chars:
-        return value[:chars] + f"... [{len(value) - chars} chars omitted]"
-    return value
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
