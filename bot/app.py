@@ -24,6 +24,7 @@ from agent.playbook.learning.service import Learner
 from alerts.catalogue import load_catalogue
 from alerts.parse import Alert
 from bot.alerts_in import AlertIntake
+from bot.approvals import SlackApprovals
 from bot.coordinator import Coordinator
 from bot.feedback import FeedbackActions
 from bot.learning_work import LearningWork
@@ -124,6 +125,7 @@ def create_socbot(
     pacer: Pacer,
     learner: Learner | None = None,
     review: SlackReview | None = None,
+    approvals: SlackApprovals | None = None,
 ) -> SocBot:
     """Wire store, middleware, coordinator, listeners, bolt app, webhook and triages.
 
@@ -134,7 +136,8 @@ def create_socbot(
     channel (cards, notices, progress, conclusions) counts against one pace.
     ``learner`` runs the learning rows that votes and corrections queue
     (``bot.learning_work``; ``SocBot.learn`` queues one); ``review`` handles the
-    playbook review channel's buttons.
+    playbook review channel's buttons; ``approvals`` the Approve / Deny buttons of
+    risky tool calls (``bot.approvals``).
     """
     slack = settings.slack
     store = SlackStore(db)
@@ -185,6 +188,7 @@ def create_socbot(
             FeedbackActions(FeedbackStore(db), learn),
             suppress,
             *([review] if review else []),
+            *([approvals] if approvals else []),
         ],
     )
     holder: list[SocBot] = []

@@ -23,6 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.engine import Outcome, Request
 from agent.run import Mode
 from alerts.parse import Alert
+from bot.approvals import SlackApprovals
 from bot.blocks import Message
 from bot.pacer import Pacer
 from bot.post_once import RunPosts, ThreadSearch
@@ -62,9 +63,11 @@ class EngineInvestigator:
         post_backoff_s: float = POST_BACKOFF_S,
         policy: PolicyStore | None = None,
         pages_url: str | None = None,
+        approvals: SlackApprovals | None = None,
     ) -> None:
         self.engine = engine
         self.pages_url = pages_url  # ``web.base_url``: messages link to the pages
+        self.approvals = approvals
         self.client = client
         self.alerts = alerts
         self.pacer = pacer or Pacer()
@@ -117,12 +120,16 @@ class EngineInvestigator:
             record=context.record if context is not None else None,
         )
         mode = await self.policy.mode_for(alert.id) if alert and self.policy else None
+        approver = (
+            self.approvals.for_thread(thread.channel, thread.thread_ts) if self.approvals else None
+        )
         request = Request(
             conversation_id=thread.conversation_id,
             text=text,
             alert=alert,
             user=user,
             mode=MODES.get(mode or ""),
+            approver=approver,
         )
         try:
             outcome = await logged_run(self.engine, request, link)

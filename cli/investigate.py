@@ -36,6 +36,7 @@ from cli.app import (
     one_line,
     socbot_command,
 )
+from cli.approval import TerminalApprover, interactive
 from cli.progress import TerminalProgress
 from cli.record import with_trace
 from cli.runtime import open_runtime
@@ -73,7 +74,9 @@ def investigate(
     progress = TerminalProgress(Console(stderr=True, quiet=quiet, soft_wrap=True), verbose=verbose)
     try:
         with cli_logging(quiet=quiet, verbose=verbose), progress:
-            outcome, record = asyncio.run(investigate_alert(settings, alert, progress))
+            outcome, record = asyncio.run(
+                investigate_alert(settings, alert, progress, asking=interactive(quiet))
+            )
     except KeyboardInterrupt:  # the progress sink said "cancelled" (one line)
         if quiet:
             typer.secho("cancelled", err=True, fg=typer.colors.YELLOW)
@@ -107,6 +110,7 @@ async def investigate_alert(
     *,
     backend: ModelBackend | None = None,
     http: httpx.AsyncClient | None = None,
+    asking: bool = False,
 ) -> tuple[Outcome, dict[str, Any]]:
     """Investigate ``alert`` in a runtime of its own (``open_runtime``; ``backend`` and
     ``http`` as there), store it, and return the outcome with the ``--json`` record.
@@ -118,10 +122,14 @@ async def investigate_alert(
                 escape(config_notice(settings.database_url)), style="dim", highlight=False
             )
         started = time.monotonic()
-        outcome = await rt.engine.run(
-            Request(conversation_id=conversation_id, text=_alert_request(alert), alert=alert),
-            progress,
+        approver = TerminalApprover(progress.console, interactive=asking)
+        request = Request(
+            conversation_id=conversation_id,
+            text=_alert_request(alert),
+            alert=alert,
+            approver=approver,
         )
+        outcome = await rt.engine.run(request, progress)
         record = await investigation_record(rt.investigations, outcome, time.monotonic() - started)
         await _remember_alert(AlertStore(rt.db), alert, outcome)
     record["conversation_id"] = conversation_id

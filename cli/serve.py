@@ -33,6 +33,7 @@ from agent.playbook.learning.corrections import Corrections
 from agent.playbook.learning.service import Learner
 from bot.ack_front import AckFront
 from bot.app import create_socbot
+from bot.approvals import SlackApprovals
 from bot.investigator import EngineInvestigator
 from bot.pacer import Pacer
 from bot.review import SlackReview
@@ -46,6 +47,7 @@ from cli.log_setup import configure_logging
 from cli.runtime import Runtime, open_runtime
 from config.settings import ConfigError, Settings, SlackSettings
 from store.alerts import AlertStore
+from store.approvals import ApprovalStore
 from store.feedback import FeedbackStore
 from store.learning import LearningStore
 from store.playbook import PlaybookStore
@@ -152,6 +154,9 @@ async def serve_until(
     log.info("signed in to %s (%s) as %s (%s)", me.team, me.team_id, me.user, me.user_id)
     async with runtime(settings) as rt:
         pacer = Pacer()
+        approvals = SlackApprovals(
+            client, ApprovalStore(rt.db), settings.approvals, settings.slack.admin_users
+        )
         investigate = EngineInvestigator(
             rt.engine,
             client,
@@ -159,6 +164,7 @@ async def serve_until(
             pacer=pacer,
             policy=PolicyStore(rt.db),
             pages_url=settings.web.base_url,
+            approvals=approvals,
         )
         review = SlackReview(client, PlaybookStore(rt.db), settings.learning)
         learner = Learner(
@@ -180,6 +186,7 @@ async def serve_until(
             pacer=pacer,
             learner=learner,
             review=review,
+            approvals=approvals,
         )
         rt.engine.corrections = Corrections(FeedbackStore(rt.db), bot.learn)
         where = f"http://{host}:{port}"

@@ -34,6 +34,7 @@ from config.agent_settings import (
     PlaybookSettings,
     ReviewSettings,
 )
+from config.approval_settings import ApprovalSettings
 from config.database_url import async_database_url, sqlite_file
 from config.env_check import EnvError, check_environment
 from config.eval_settings import EvalSettings
@@ -135,6 +136,7 @@ class Settings(BaseSettings):
     policy: PolicySettings = PolicySettings()
     web: WebSettings = WebSettings()
     mcp: McpSettings = McpSettings()
+    approvals: ApprovalSettings = ApprovalSettings()
 
     @classmethod
     def settings_customise_sources(

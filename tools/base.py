@@ -38,6 +38,8 @@ from tools.results import truncate
 if TYPE_CHECKING:  # the SDK's types take a second to import: only when a model is called
     from google.genai import types
 
+    from core.approvals import Approver
+
 log = logging.getLogger(__name__)
 
 DepsT = TypeVar("DepsT")
@@ -61,6 +63,7 @@ class RunContext(Generic[DepsT]):
     investigation_id: str
     budget: Budget
     deadline: float | None = None  # time.monotonic() by which the call must have ended
+    approver: Approver | None = None  # who is asked before a risky call (None: nobody)
 
     def time_left(self, limit: float) -> float:
         """``limit`` seconds, or less when the step's deadline comes first."""
@@ -113,6 +116,7 @@ class BaseTool:
         investigation_id: str,
         budget: Budget,
         deadline: float | None = None,
+        approver: Approver | None = None,
     ) -> Any:
         raise NotImplementedError
 
@@ -146,9 +150,10 @@ class Tool(BaseTool):
         investigation_id: str,
         budget: Budget,
         deadline: float | None = None,
+        approver: Approver | None = None,
     ) -> Any:
         parsed = self.params.model_validate(args)
-        ctx = RunContext(self.deps, investigation_id, budget, deadline)
+        ctx = RunContext(self.deps, investigation_id, budget, deadline, approver)
         kwargs = {name: getattr(parsed, name) for name in self.params.model_fields}
         return await self.fn(ctx, **kwargs)
 
@@ -188,6 +193,7 @@ class ToolRegistry:
         investigation_id: str,
         budget: Budget,
         deadline: float | None = None,
+        approver: Approver | None = None,
     ) -> ToolResult:
         """Run one call the model asked for. Never raises for a tool's failure.
 
@@ -205,7 +211,9 @@ class ToolRegistry:
             timer = asyncio.timeout(left)
             try:
                 async with timer:
-                    result = await self.tools[name].call(args, investigation_id, budget, deadline)
+                    result = await self.tools[name].call(
+                        args, investigation_id, budget, deadline, approver
+                    )
                 data = _as_dict(result)
                 ok = "error" not in data
             except TimeoutError as exc:

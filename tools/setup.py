@@ -48,4 +48,8 @@ def mcp_hub(settings: Settings) -> McpHub | None:
         return None
     from tools.mcp.hub import McpHub
 
-    return McpHub(settings.mcp, tuple(settings.intel.internal_domain_suffixes))
+    return McpHub(
+        settings.mcp,
+        tuple(settings.intel.internal_domain_suffixes),
+        approval_timeout_s=settings.approvals.timeout_s,
+    )

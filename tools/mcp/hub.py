@@ -28,9 +28,15 @@ log = logging.getLogger(__name__)
 class McpHub:
     """The running MCP servers; ``aclose`` stops them all."""
 
-    def __init__(self, settings: McpSettings, internal_suffixes: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        settings: McpSettings,
+        internal_suffixes: tuple[str, ...],
+        approval_timeout_s: float = 900.0,
+    ) -> None:
         self.settings = settings
         self.internal_suffixes = internal_suffixes
+        self.approval_timeout_s = approval_timeout_s
         self.connections: dict[str, McpConnection] = {}
 
     async def register(self, registry: ToolRegistry) -> None:
@@ -79,7 +85,9 @@ class McpHub:
         except SchemaUnsupported as exc:
             log.warning("MCP tool %s left out: its input schema %s", name, exc)
             return f"its input schema cannot be declared to Gemini: {exc}"
-        registry.add(McpTool(spec, tool, schema, connection, self.internal_suffixes))
+        registry.add(
+            McpTool(spec, tool, schema, connection, self.internal_suffixes, self.approval_timeout_s)
+        )
         return None
 
 

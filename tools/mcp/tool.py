@@ -18,10 +18,13 @@ from typing import TYPE_CHECKING, Any
 import mcp_types
 
 from config.mcp_settings import McpServerSettings
+from core.approvals import ApprovalRequest
+from tools.approval import ask_first
 from tools.base import BaseTool, Budget, ToolError
 from tools.mcp.egress import ensure_sendable
 
 if TYPE_CHECKING:
+    from core.approvals import Approver
     from tools.mcp.connection import McpConnection
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$")  # what Gemini takes as a function name
@@ -43,6 +46,7 @@ class McpTool(BaseTool):
         schema: dict[str, Any],
         connection: McpConnection | None,
         internal_suffixes: tuple[str, ...],
+        approval_timeout_s: float = 900.0,
     ) -> None:
         self.spec = spec
         self.remote_name = tool.name
@@ -52,6 +56,10 @@ class McpTool(BaseTool):
         self.schema_json = json.dumps(schema)
         self.connection = connection
         self.internal_suffixes = internal_suffixes
+        self.approval_timeout_s = approval_timeout_s
+        self.asks_first = tool.name in spec.approval
+        if self.asks_first:
+            self.description += " A person must approve each call: it may wait or be denied."
 
     def signature_text(self) -> str:
         required = set(self.schema.get("required", []))
@@ -67,16 +75,25 @@ class McpTool(BaseTool):
         investigation_id: str,
         budget: Budget,
         deadline: float | None = None,
+        approver: Approver | None = None,
     ) -> Any:
         if self.connection is None:
             raise ToolError(f"{self.name!r} is listed only; it cannot run here")
         if self.spec.trust == "external":
             ensure_sendable(self.spec.name, args, self.internal_suffixes)
+        if self.asks_first:
+            why = f"it is in the approval list of MCP server {self.spec.name!r}"
+            request = ApprovalRequest(tool=self.name, args=args, why=why)
+            await ask_first(approver, request, _left(self.approval_timeout_s, deadline))
         timeout = self.spec.timeout_s
         if deadline is not None:
             timeout = max(min(timeout, deadline - time.monotonic()), 0.001)
         result = await self.connection.call(self.remote_name, args, timeout)
         return as_data(result)
+
+
+def _left(limit: float, deadline: float | None) -> float:
+    return limit if deadline is None else min(limit, deadline - time.monotonic())
 
 
 def describe(spec: McpServerSettings, text: str) -> str:
