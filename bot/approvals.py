@@ -132,7 +132,8 @@ class SlackApprover:
         store = self.approvals.store
         approval, new = await store.open(request, within_s)
         if new or (approval.status == "pending" and approval.message_ts is None):
-            await self._post(approval, request)
+            # Posted and recorded together, also when the run is stopped meanwhile.
+            await asyncio.shield(self._post(approval, request))
         while True:
             current = await store.get(approval.id) or approval
             if current.status in ("approved", "denied"):
@@ -143,7 +144,7 @@ class SlackApprover:
                 if expired is None and current.status == "pending":
                     continue  # decided in the meantime
                 await self.approvals.show(expired or current)
-                return Decision(approved=False, note=f"no decision within {within_s:.0f} s")
+                return Decision(approved=False, note=f"no decision within {within_s:g} s")
             await self.approvals.wait(approval.id, left)
 
     async def _post(self, approval: Approval, request: ApprovalRequest) -> None:

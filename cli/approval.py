@@ -56,7 +56,7 @@ class TerminalApprover:
                     answer = await self._answer("Run it? [y/N] ")
             except TimeoutError:
                 self.console.print("[yellow]no answer: denied[/yellow]")
-                return Decision(approved=False, note=f"no decision within {within_s:.0f} s")
+                return Decision(approved=False, note=f"no decision within {within_s:g} s")
         approved = answer.strip().lower() in ("y", "yes")
         verb = "approved" if approved else "denied"
         return Decision(approved=approved, note=f"{verb} by {self.user} (terminal)", by=self.user)
