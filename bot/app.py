@@ -42,6 +42,8 @@ from bot.storm import AlertTriage
 from bot.suppress import SuppressActions
 from bot.web.app import pages_for
 from bot.webhook import AlertWebhook
+from bot.webhook_delivery import DeliveryRunner
+from bot.webhooks import NOTIFY_KIND, Notifier
 from config.settings import Settings, SlackSettings
 from store.alert_status import AlertStatuses
 from store.alerts import AlertStore
@@ -126,6 +128,8 @@ def create_socbot(
     learner: Learner | None = None,
     review: SlackReview | None = None,
     approvals: SlackApprovals | None = None,
+    notifier: Notifier | None = None,
+    deliveries: DeliveryRunner | None = None,
 ) -> SocBot:
     """Wire store, middleware, coordinator, listeners, bolt app, webhook and triages.
 
@@ -137,7 +141,8 @@ def create_socbot(
     ``learner`` runs the learning rows that votes and corrections queue
     (``bot.learning_work``; ``SocBot.learn`` queues one); ``review`` handles the
     playbook review channel's buttons; ``approvals`` the Approve / Deny buttons of
-    risky tool calls (``bot.approvals``).
+    risky tool calls (``bot.approvals``); ``notifier`` queues webhook deliveries of
+    feedback, which ``deliveries`` sends (``bot.webhooks``, ``bot.webhook_delivery``).
     """
     slack = settings.slack
     store = SlackStore(db)
@@ -185,7 +190,7 @@ def create_socbot(
         gatekeeper=Gatekeeper(slack, client),
         listeners=listeners,
         handlers=[
-            FeedbackActions(FeedbackStore(db), learn),
+            FeedbackActions(FeedbackStore(db), learn, notifier),
             suppress,
             *([review] if review else []),
             *([approvals] if approvals else []),
@@ -260,6 +265,10 @@ def create_socbot(
     if bot.triage is not None and slack.webhook_channel:
         bot.policed = PolicedTriage(slack.webhook_channel, bot.triage, gate, routed, reporter)
     coordinator.register(runners(alerts, investigate, by_channel))
+    if deliveries is not None:
+        coordinator.register({NOTIFY_KIND: deliveries}, reporter=deliveries.reporter)
+    if notifier is not None:
+        notifier.nudge = coordinator.nudge
     holder.append(bot)
     return bot
 

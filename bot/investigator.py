@@ -31,6 +31,7 @@ from bot.posting import POST_ATTEMPTS, POST_BACKOFF_S, outcome_messages
 from bot.progress import SlackProgress
 from bot.run_link import INTERRUPTED, RunLink, earlier_run
 from bot.runlog import logged_run
+from bot.webhooks import Notifier, investigation_data
 from bot.worker_types import SlackRefused, ThreadRef, Unavailable, current_run
 from core.events import Sink
 from store.alerts import AlertStore
@@ -64,10 +65,12 @@ class EngineInvestigator:
         policy: PolicyStore | None = None,
         pages_url: str | None = None,
         approvals: SlackApprovals | None = None,
+        notifier: Notifier | None = None,
     ) -> None:
         self.engine = engine
         self.pages_url = pages_url  # ``web.base_url``: messages link to the pages
         self.approvals = approvals
+        self.notifier = notifier
         self.client = client
         self.alerts = alerts
         self.pacer = pacer or Pacer()
@@ -145,6 +148,9 @@ class EngineInvestigator:
             raise Unavailable(MODEL_UNAVAILABLE)
         if alert is not None:
             await self._record(alert, outcome)
+        event = investigation_data(outcome, alert, thread.channel, thread.thread_ts)
+        if self.notifier is not None and event is not None:
+            await self.notifier.publish(*event)  # queued with the outcome: sent once each
         await progress.settle(outcome)
         messages = outcome_messages(
             outcome, progress.view.indicators, self.pages_url, alert=alert is not None

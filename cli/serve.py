@@ -32,7 +32,7 @@ from agent.errors import AgentError
 from agent.playbook.learning.corrections import Corrections
 from agent.playbook.learning.service import Learner
 from bot.ack_front import AckFront
-from bot.app import create_socbot
+from bot.app import create_socbot, work_queue
 from bot.approvals import SlackApprovals
 from bot.investigator import EngineInvestigator
 from bot.pacer import Pacer
@@ -42,6 +42,8 @@ from bot.slack_client import build_client
 from bot.socket_mode import run_socket_mode
 from bot.startup import startup_lines
 from bot.tracing import configure_tracing
+from bot.webhook_delivery import DeliveryRunner
+from bot.webhooks import Notifier
 from cli.app import command_app, fail, load_settings_or_exit, one_line
 from cli.log_setup import configure_logging
 from cli.runtime import Runtime, open_runtime
@@ -157,6 +159,7 @@ async def serve_until(
         approvals = SlackApprovals(
             client, ApprovalStore(rt.db), settings.approvals, settings.slack.admin_users
         )
+        notifier = Notifier(settings.notify, work_queue(settings, rt.db))
         investigate = EngineInvestigator(
             rt.engine,
             client,
@@ -165,8 +168,9 @@ async def serve_until(
             policy=PolicyStore(rt.db),
             pages_url=settings.web.base_url,
             approvals=approvals,
+            notifier=notifier,
         )
-        review = SlackReview(client, PlaybookStore(rt.db), settings.learning)
+        review = SlackReview(client, PlaybookStore(rt.db), settings.learning, notifier)
         learner = Learner(
             gateway=rt.gateway,
             prompts=rt.engine.prompts,
@@ -187,6 +191,8 @@ async def serve_until(
             learner=learner,
             review=review,
             approvals=approvals,
+            notifier=notifier,
+            deliveries=DeliveryRunner(settings.notify, rt.http),
         )
         rt.engine.corrections = Corrections(FeedbackStore(rt.db), bot.learn)
         where = f"http://{host}:{port}"

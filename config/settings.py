@@ -42,6 +42,7 @@ from config.log_settings import LoggingSettings
 from config.policy_settings import PolicySettings
 from config.retention import RetentionSettings
 from config.mcp_settings import McpSettings
+from config.notify_settings import NotifySettings
 from config.service_settings import (
     IntelSettings,
     LogSettings,
@@ -137,6 +138,7 @@ class Settings(BaseSettings):
     web: WebSettings = WebSettings()
     mcp: McpSettings = McpSettings()
     approvals: ApprovalSettings = ApprovalSettings()
+    notify: NotifySettings = NotifySettings()
 
     @classmethod
     def settings_customise_sources(
