@@ -27,6 +27,7 @@ from agent.review.critic import review_markdown
 from alerts.catalogue import FormatError, load_catalogue
 from alerts.parse import Alert, parse_alert
 from bot.stats import RunStats
+from bot.webhooks import Notifier, investigation_data
 from cli.app import (
     cli_logging,
     command_app,
@@ -43,6 +44,7 @@ from cli.runtime import open_runtime
 from config.settings import ConfigError, Settings, config_notice
 from store.alerts import AlertStore
 from store.investigations import InvestigationStore
+from store.work import WorkQueue
 
 if TYPE_CHECKING:
     import httpx
@@ -132,6 +134,9 @@ async def investigate_alert(
         outcome = await rt.engine.run(request, progress)
         record = await investigation_record(rt.investigations, outcome, time.monotonic() - started)
         await _remember_alert(AlertStore(rt.db), alert, outcome)
+        event = investigation_data(outcome, alert, None, None)
+        if event is not None and settings.notify.webhooks:  # sent by the next `socbot serve`
+            await Notifier(settings.notify, WorkQueue(rt.db)).publish(*event)
     record["conversation_id"] = conversation_id
     return outcome, record
 
