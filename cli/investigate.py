@@ -133,7 +133,7 @@ async def investigate_alert(
         )
         outcome = await rt.engine.run(request, progress)
         record = await investigation_record(rt.investigations, outcome, time.monotonic() - started)
-        await _remember_alert(AlertStore(rt.db), alert, outcome)
+        await remember_alert(AlertStore(rt.db), alert, outcome)
         event = investigation_data(outcome, alert, None, None)
         if event is not None and settings.notify.webhooks:  # sent by the next `socbot serve`
             await Notifier(settings.notify, WorkQueue(rt.db)).publish(*event)
@@ -141,7 +141,7 @@ async def investigate_alert(
     return outcome, record
 
 
-async def _remember_alert(alerts: AlertStore, alert: Alert, outcome: Outcome) -> None:
+async def remember_alert(alerts: AlertStore, alert: Alert, outcome: Outcome) -> None:
     """Store the alert after its run (so the run never finds itself) for later searches."""
     await alerts.save(alert, investigation_id=outcome.investigation_id)
     if outcome.conclusion is not None:
