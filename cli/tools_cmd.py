@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cli.app import command_app, config_notice_line, fail, load_settings_or_exit, one_line
@@ -68,10 +69,15 @@ def tool_rows(settings: Settings) -> list[ToolRow]:
     if hub is not None:
         asyncio.run(_list_mcp(hub, registry))
     rows = [ToolRow(n, True, registry.tools[n].description) for n in registry.names()]
+    off = {
+        **registry.unlisted,
+        **{
+            n: ": ".join(filter(None, (r, registry.details.get(n))))
+            for n, r in registry.disabled.items()
+        },
+    }
     rows += [
-        ToolRow(n, False, reason)
-        for n, reason in sorted(registry.disabled.items())
-        if n not in registry.tools
+        ToolRow(n, False, reason) for n, reason in sorted(off.items()) if n not in registry.tools
     ]
     return rows
 
@@ -83,7 +89,7 @@ def _tools_table(rows: list[ToolRow]) -> Table:
     table.add_column("description / reason")
     for row in rows:
         status = "[green]enabled[/green]" if row.enabled else "[red]disabled[/red]"
-        table.add_row(row.name, status, row.detail)
+        table.add_row(escape(row.name), status, escape(row.detail))  # may quote a server
     return table
 
 

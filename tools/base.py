@@ -159,11 +159,19 @@ class Tool(BaseTool):
 
 
 class ToolRegistry:
-    """The enabled tools, and why the others are not. Dispatches every call."""
+    """The enabled tools, and why the others are not. Dispatches every call.
+
+    ``disabled`` (name → reason) is shown to the model too, so names and reasons there
+    are ours; ``details`` and ``unlisted`` (an MCP server's tools left out of its
+    allowlist) are for the operator only (``socbot tools list``): they may quote what a
+    server said.
+    """
 
     def __init__(self, result_chars: int = 8000) -> None:
         self.tools: dict[str, BaseTool] = {}
         self.disabled: dict[str, str] = {}
+        self.details: dict[str, str] = {}
+        self.unlisted: dict[str, str] = {}
         self.result_chars = result_chars
 
     def add(self, tool: BaseTool) -> None:
@@ -171,8 +179,10 @@ class ToolRegistry:
             raise ValueError(f"tool {tool.name!r} registered twice")
         self.tools[tool.name] = tool
 
-    def disable(self, name: str, reason: str) -> None:
+    def disable(self, name: str, reason: str, *, detail: str | None = None) -> None:
         self.disabled[name] = reason
+        if detail:
+            self.details[name] = detail
 
     def names(self) -> list[str]:
         return sorted(self.tools)

@@ -33,8 +33,12 @@ async def test_allowlisted_tools_are_offered_and_the_others_say_why() -> None:
     spec = stdio_spec(tools=["lookup_asset", "org_tree", "retired_tool"])
     async with started(spec) as (registry, _):
         assert registry.names() == ["assets__lookup_asset"]
-        assert registry.disabled["assets__echo"] == "not in the server's allowlist"
-        assert "recursive $ref" in registry.disabled["assets__org_tree"]
+        assert registry.unlisted["assets__echo"] == "not in the server's allowlist"
+        assert "assets__echo" not in registry.disabled  # the server's names stay out of prompts
+        assert registry.disabled["assets__org_tree"] == (
+            "its input schema cannot be declared to Gemini"
+        )
+        assert "recursive $ref" in registry.details["assets__org_tree"]
         assert "does not offer it" in registry.disabled["assets__retired_tool"]
         declaration = registry.declarations(["assets__lookup_asset"])[0]
         assert declaration.parameters_json_schema == {
@@ -59,7 +63,7 @@ async def test_allowlisted_tools_are_offered_and_the_others_say_why() -> None:
 async def test_no_tool_is_offered_without_an_allowlist() -> None:
     async with started(stdio_spec(tools=[])) as (registry, hub):
         assert registry.names() == []
-        assert "no tools allowlisted" in registry.disabled["assets__*"]
+        assert "no tools allowlisted" in registry.unlisted["assets__*"]
         assert hub.connections == {}  # not even started
 
 
@@ -143,6 +147,7 @@ async def test_a_server_that_cannot_start_disables_its_tools() -> None:
     async with started(spec) as (registry, _):
         assert registry.names() == []
         assert "did not start" in registry.disabled["assets__lookup_asset"]
+        assert "nonexistent" in registry.details["assets__lookup_asset"]
 
 
 async def test_a_missing_secret_disables_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -150,7 +155,7 @@ async def test_a_missing_secret_disables_the_server(monkeypatch: pytest.MonkeyPa
     spec = stdio_spec(env={"ASSETS_TOKEN": "${ASSETS_TOKEN}"})
     async with started(spec) as (registry, _):
         assert registry.names() == []
-        reason = registry.disabled["assets__lookup_asset"]
+        reason = registry.details["assets__lookup_asset"]
     assert "environment variable ASSETS_TOKEN is not set" in reason
 
 

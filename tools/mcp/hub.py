@@ -49,24 +49,24 @@ class McpHub:
 
     async def _one(self, registry: ToolRegistry, spec: McpServerSettings) -> None:
         if not spec.tools:
-            registry.disable(f"{spec.name}__*", "no tools allowlisted (mcp.servers.tools)")
+            registry.unlisted[f"{spec.name}__*"] = "no tools allowlisted (mcp.servers.tools)"
             return
         connection = McpConnection(spec, self.settings)
         try:
             offered = await connection.start()
         except MissingSecret as exc:
-            return _disable_all(registry, spec, f"server {spec.name!r} not started: {exc}")
+            return _disable_all(registry, spec, "its MCP server lacks a secret", str(exc))
         except ServerUnavailable as exc:
-            return _disable_all(registry, spec, f"server {spec.name!r} {exc}")
+            return _disable_all(registry, spec, "its MCP server did not start", str(exc))
         self.connections[spec.name] = connection
         by_name = {t.name: t for t in offered}
-        for name in sorted(by_name):
+        for name in sorted(by_name):  # the server's words: never shown to the model
             if name not in spec.tools:
-                registry.disable(tool_name(spec.name, name), "not in the server's allowlist")
+                registry.unlisted[tool_name(spec.name, name)] = "not in the server's allowlist"
         for name in sorted(set(spec.tools)):
-            reason = self._add(registry, spec, by_name.get(name), connection)
-            if reason:
-                registry.disable(tool_name(spec.name, name), reason)
+            off = self._add(registry, spec, by_name.get(name), connection)
+            if off:
+                registry.disable(tool_name(spec.name, name), off[0], detail=off[1])
 
     def _add(
         self,
@@ -74,23 +74,24 @@ class McpHub:
         spec: McpServerSettings,
         tool: mcp_types.Tool | None,
         connection: McpConnection,
-    ) -> str | None:
+    ) -> tuple[str, str | None] | None:
+        """None when added, else (reason for everyone, detail for the operator)."""
         if tool is None:
-            return f"allowlisted, but server {spec.name!r} does not offer it"
+            return "allowlisted, but its MCP server does not offer it", None
         name = tool_name(spec.name, tool.name)
         if not NAME.match(name):
-            return "its name is not a valid Gemini function name (letters, digits, _ . : -; ≤ 64)"
+            return "its name is not a valid Gemini function name (letters, digits, _ . : -)", None
         try:
             schema = gemini_schema(dict(tool.input_schema))
         except SchemaUnsupported as exc:
             log.warning("MCP tool %s left out: its input schema %s", name, exc)
-            return f"its input schema cannot be declared to Gemini: {exc}"
+            return "its input schema cannot be declared to Gemini", str(exc)
         registry.add(
             McpTool(spec, tool, schema, connection, self.internal_suffixes, self.approval_timeout_s)
         )
         return None
 
 
-def _disable_all(registry: ToolRegistry, spec: McpServerSettings, reason: str) -> None:
+def _disable_all(registry: ToolRegistry, spec: McpServerSettings, reason: str, detail: str) -> None:
     for name in sorted(set(spec.tools)):
-        registry.disable(tool_name(spec.name, name), reason)
+        registry.disable(tool_name(spec.name, name), reason, detail=detail)
