@@ -29,8 +29,10 @@ from bot.approval_blocks import decided_blocks, request_blocks
 from bot.blocks import SAFE_POST_FLAGS
 from bot.feedback import tell
 from config.approval_settings import ApprovalSettings
+from config.settings import Settings
 from core.approvals import ApprovalRequest, Decision
 from store.approvals import Approval, ApprovalStore
+from store.db import Database
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,12 @@ class SlackApprovals:
         self.approvers = frozenset(settings.approvers or admin_users)
         self.poll_s = poll_s
         self._decided: dict[int, asyncio.Event] = {}
+
+    @classmethod
+    def build(cls, client: AsyncWebClient, db: Database, settings: Settings) -> SlackApprovals:
+        """The approvals of ``settings.approvals``, stored in ``db``."""
+        admins = settings.slack.admin_users
+        return cls(client, ApprovalStore(db), settings.approvals, admins)
 
     def register(self, app: AsyncApp) -> None:
         app.action(ACTIONS)(self.on_decision)

@@ -17,13 +17,19 @@ import hmac
 import json
 import logging
 import time
+from dataclasses import dataclass
 
 import httpx
 
+from bot.coordinator import Coordinator
 from bot.learning_work import Silent
+from bot.webhooks import NOTIFY_KIND, Notifier
+from bot.work_setup import work_queue
 from bot.worker_types import ThreadRef, Unavailable
 from config.mcp_settings import MissingSecret, expand_env
 from config.notify_settings import NotifySettings, WebhookSettings
+from config.settings import Settings
+from store.db import Database
 from store.work import Work
 
 log = logging.getLogger(__name__)
@@ -90,3 +96,31 @@ class DeliveryRunner:
 
     async def dropped(self, work: Work) -> None:
         log.warning("webhook delivery %s given up: %s", work.id, work.error)
+
+
+@dataclass(frozen=True)
+class Webhooks:
+    """What ``socbot serve`` sends onward with: the notifier (queues) and the runner (sends)."""
+
+    notifier: Notifier
+    runner: DeliveryRunner
+
+    @classmethod
+    def build(cls, settings: Settings, db: Database, http: httpx.AsyncClient) -> Webhooks:
+        """Deliveries queued on the shared work queue, sent with ``http``."""
+        return cls(
+            Notifier(settings.notify, work_queue(settings, db)),
+            DeliveryRunner(settings.notify, http),
+        )
+
+    @staticmethod
+    def notifier_of(webhooks: Webhooks | None) -> Notifier | None:
+        return webhooks.notifier if webhooks is not None else None
+
+    @staticmethod
+    def attach(webhooks: Webhooks | None, coordinator: Coordinator) -> None:
+        """Run the deliveries on ``coordinator``, woken as soon as one is queued."""
+        if webhooks is None:
+            return
+        coordinator.register({NOTIFY_KIND: webhooks.runner}, reporter=webhooks.runner.reporter)
+        webhooks.notifier.nudge = coordinator.nudge

@@ -39,10 +39,10 @@ from config.database_url import async_database_url, sqlite_file
 from config.env_check import EnvError, check_environment
 from config.eval_settings import EvalSettings
 from config.log_settings import LoggingSettings
-from config.policy_settings import PolicySettings
-from config.retention import RetentionSettings
 from config.mcp_settings import McpSettings
 from config.notify_settings import NotifySettings
+from config.policy_settings import PolicySettings
+from config.retention import RetentionSettings
 from config.service_settings import (
     IntelSettings,
     LogSettings,
