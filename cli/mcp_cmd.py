@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import os
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Annotated, Any
 
@@ -36,7 +35,8 @@ PortOpt = Annotated[int, typer.Option("--port", help="Port for --http.")]
 def mcp(http: HttpOpt = False, host: HostOpt = "127.0.0.1", port: PortOpt = 8765) -> None:
     """Serve socbot's tools over MCP (stdio, or streamable HTTP behind a token)."""
     settings = load_settings_or_exit(announce=False)
-    token = os.environ.get(TOKEN_ENV, "")
+    secret = settings.mcp.serve_token
+    token = secret.get_secret_value() if secret is not None else ""
     if http and len(token) < 16:
         raise fail(f"--http needs {TOKEN_ENV} set to a token of at least 16 characters")
     try:

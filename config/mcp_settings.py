@@ -12,7 +12,7 @@ import os
 import re
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SecretStr, model_validator
 
 from config.agent_settings import Section
 
@@ -74,6 +74,9 @@ class McpSettings(Section):
     connect_timeout_s: float = Field(30.0, gt=0, description="start-up and tool listing")
     restart_backoff_s: float = Field(1.0, gt=0, description="first wait before a restart")
     restart_backoff_max_s: float = Field(60.0, gt=0)
+    serve_token: SecretStr | None = Field(
+        None, description="`socbot mcp --http`: the bearer token clients must send"
+    )
 
     @model_validator(mode="after")
     def _unique_names(self) -> McpSettings:

@@ -103,6 +103,7 @@ WELL_KNOWN_ENV: dict[str, tuple[str, ...]] = {
     "VIRUSTOTAL_API_KEY": ("intel", "virustotal_api_key"),
     "ABUSEIPDB_API_KEY": ("intel", "abuseipdb_api_key"),
     "URLSCAN_API_KEY": ("intel", "urlscan_api_key"),
+    "SOCBOT_MCP_TOKEN": ("mcp", "serve_token"),
 }
 
 

@@ -33,7 +33,7 @@ from typing import (
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from tools.results import truncate
+from tools.results import as_dict, truncate, validation_brief
 
 if TYPE_CHECKING:  # the SDK's types take a second to import: only when a model is called
     from google.genai import types
@@ -224,7 +224,7 @@ class ToolRegistry:
                     result = await self.tools[name].call(
                         args, investigation_id, budget, deadline, approver
                     )
-                data = _as_dict(result)
+                data = as_dict(result)
                 ok = "error" not in data
             except TimeoutError as exc:
                 if timer.expired():
@@ -236,7 +236,7 @@ class ToolRegistry:
                     log.exception("tool %r crashed", name)
                     data = {"error": f"tool failed unexpectedly ({type(exc).__name__})"}
             except ValidationError as exc:
-                data = {"error": f"invalid arguments: {_brief(exc)}"}
+                data = {"error": f"invalid arguments: {validation_brief(exc)}"}
             except ToolError as exc:
                 data = {"error": str(exc)}
             except Exception as exc:  # fail open: a broken tool must not end the run
@@ -252,20 +252,6 @@ class ToolRegistry:
             chars=chars,
             truncated=truncated,
         )
-
-
-def _as_dict(value: Any) -> dict[str, Any]:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, dict):
-        return value
-    return {"result": value}
-
-
-def _brief(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
-    )
 
 
 def _params_model(fn: ToolFn, name: str) -> type[BaseModel]:

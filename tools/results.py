@@ -1,9 +1,11 @@
-"""Cutting a tool's result down to what the model may see, keeping it valid JSON data."""
+"""A tool's result as the model sees it: a dict, cut to its budget as valid JSON data."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from pydantic import BaseModel, ValidationError
 
 
 def truncate(data: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, bool]:
@@ -36,3 +38,19 @@ def _shrink(value: Any, *, items: int, chars: int) -> Any:
     if isinstance(value, str) and len(value) > chars:
         return value[:chars] + f"... [{len(value) - chars} chars omitted]"
     return value
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """A tool's return value as the dict the model reads."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return value
+    return {"result": value}
+
+
+def validation_brief(exc: ValidationError) -> str:
+    """What was wrong with the arguments, in one line."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
+    )

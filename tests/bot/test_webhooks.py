@@ -118,13 +118,13 @@ async def receiver() -> AsyncIterator[tuple[Receiver, str]]:
 
 
 def notify_settings(url: str, **hook: Any) -> NotifySettings:
-    fields = {"name": "cases", "url": url, "secret": "${SOCBOT_TEST_HOOK_SECRET}", **hook}
+    fields = {"name": "cases", "url": url, "secret": "${TEST_HOOK_SECRET}", **hook}
     return NotifySettings(webhooks=[WebhookSettings(**fields)])
 
 
 @pytest.fixture(autouse=True)
 def hook_secret(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOCBOT_TEST_HOOK_SECRET", SECRET)
+    monkeypatch.setenv("TEST_HOOK_SECRET", SECRET)
 
 
 async def replica(db: Database, settings: NotifySettings, http: httpx.AsyncClient) -> Coordinator:

@@ -2,7 +2,7 @@
 
 ``python webhook_worker.py DATABASE_URL HOOK_URL``: the real work queue, coordinator and
 delivery runner (lease 1 s) on the given database, until killed. The secret is read
-from ``SOCBOT_TEST_HOOK_SECRET``, as a deployment would read it.
+from ``TEST_HOOK_SECRET``, as a deployment would read it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from store.work import WorkQueue
 
 
 def settings(url: str) -> NotifySettings:
-    hook = WebhookSettings(name="cases", url=url, secret="${SOCBOT_TEST_HOOK_SECRET}")
+    hook = WebhookSettings(name="cases", url=url, secret="${TEST_HOOK_SECRET}")
     return NotifySettings(webhooks=[hook])
 
 
