@@ -26,6 +26,16 @@ class DeliveryStatus:
     failed: int  # given up: the receiver refused them or kept failing
     last_error: str | None  # of the newest failed or retrying delivery
 
+    def counts(self) -> dict[str, int]:
+        """By state, for ``/metrics``."""
+        return {
+            "queued": self.queued,
+            "retrying": self.retrying,
+            "running": self.running,
+            "delivered": self.delivered,
+            "failed": self.failed,
+        }
+
     @property
     def healthy(self) -> bool:
         return self.failed == 0 and self.retrying == 0

@@ -30,9 +30,12 @@ from aiohttp.test_utils import TestServer
 
 from bot.coordinator import Coordinator
 from bot.learning_work import Silent
+from bot.metrics import exposition
 from bot.webhook_delivery import DeliveryRunner
 from bot.webhooks import NOTIFY_KIND, Facts, Notifier
+from cli.doctor.local import webhooks as doctor_webhooks
 from config.notify_settings import NotifySettings, WebhookSettings
+from config.settings import Settings
 from store.db import Database
 from store.notify_status import delivery_status
 from store.work import WorkQueue
@@ -201,6 +204,12 @@ async def test_a_refused_delivery_fails_and_is_reported(
     status = await delivery_status(db)
     assert (status.failed, status.healthy) == (1, False)
     assert len(recv.received) == 1  # a refusal is not retried
+    metrics = (await exposition(WorkQueue(db))).decode()
+    assert 'socbot_webhook_deliveries{state="failed"} 1.0' in metrics
+    check = await doctor_webhooks(
+        Settings(database_url=db.engine.url.render_as_string(hide_password=False), notify=settings)
+    )
+    assert check.status == "fail" and "1 failed; last error: DeliveryRefused" in check.detail
 
 
 async def test_a_replica_killed_mid_delivery_loses_nothing(
