@@ -9,6 +9,7 @@ in a daemon thread, so an unanswered prompt never keeps the process from exiting
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import json
 import sys
@@ -84,7 +85,8 @@ class TerminalApprover:
                 text = self.read(prompt)
             except (EOFError, OSError):
                 text = ""
-            loop.call_soon_threadsafe(_settle, answered, text)
+            with contextlib.suppress(RuntimeError):  # answered after the run ended (loop closed)
+                loop.call_soon_threadsafe(_settle, answered, text)
 
         threading.Thread(target=read, name="approval prompt", daemon=True).start()
         return await answered
