@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from google.genai import types
 
+from agent.approving import Asking, RunApprover
 from agent.errors import AgentError, BudgetExceeded, DeadlineExceeded
 from agent.model.fence import Fence, user_turn
 from agent.model.gateway import CallContext, LLMGateway
@@ -73,8 +74,18 @@ class ToolRunner:
         sink: Sink,
         fence: Fence,
         budget: Budget | None = None,
+        request: Asking | None = None,
     ) -> None:
         self.registry = registry
+        self.approver = None
+        if request is not None and request.approver is not None:
+            self.approver = RunApprover(
+                request.approver,
+                sink,
+                investigation_id=investigation_id,
+                conversation_id=request.conversation_id,
+                requested_by=request.user,
+            )
         self.investigation_id = investigation_id
         self.sink = sink
         self.fence = fence
@@ -127,6 +138,7 @@ class ToolRunner:
                 investigation_id=self.investigation_id,
                 budget=self.budget,
                 deadline=deadline,
+                approver=self.approver,
             )
         except asyncio.CancelledError:  # the run's own deadline (or a stop) came first
             await self._cut_off(name, args, ref, step_id, started)

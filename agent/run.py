@@ -27,6 +27,7 @@ from agent.prompts import Manual, alert_text
 from agent.review.critic import Review
 from alerts.parse import Alert
 from config.settings import Settings
+from core.approvals import Approver
 from core.events import Failed, FanOut, Sink, Started
 from core.usage import Usage
 from store.investigations import InvestigationStore
@@ -49,6 +50,7 @@ class Request:
     alert: Alert | None = None
     user: str | None = None  # who asked (a Slack user id), when known
     mode: Mode | None = None  # imposed (the alert policy's rule), else the engine chooses
+    approver: Approver | None = None  # asked before risky calls (None: they are refused)
 
     @property
     def kind(self) -> Literal["alert", "question"]:
@@ -149,7 +151,9 @@ async def open_run(
             fence,
         ),
         review_ctx=CallContext(investigation_id, fan, limits.token_budget, deadline, usage, fence),
-        runner=ToolRunner(registry, investigation_id=investigation_id, sink=fan, fence=fence),
+        runner=ToolRunner(
+            registry, investigation_id=investigation_id, sink=fan, fence=fence, request=request
+        ),
         started=now,
         variables={
             "data": fence,
@@ -291,9 +295,5 @@ def _sentence(message: str) -> str:
 def _alert_ref(alert: Alert | None) -> dict[str, Any] | None:
     if alert is None:
         return None
-    return {
-        "id": alert.id,
-        "source": alert.source,
-        "title": alert.title,
-        "severity": alert.severity,
-    }
+    ref = {"id": alert.id, "source": alert.source, "title": alert.title}
+    return {**ref, "severity": alert.severity}

@@ -36,6 +36,7 @@ from google.genai import types
 from bench.common import print_table, union_length, write_json
 from cli.eval_run import run_eval
 from config.settings import Settings
+from core.approvals import Approver
 from evals.recording import ATTEMPT
 from evals.report import report
 from evals.results import RunFolder
@@ -77,6 +78,7 @@ def time_tools(intervals: Intervals) -> Iterator[None]:
         investigation_id: str,
         budget: Budget,
         deadline: float | None = None,
+        approver: Approver | None = None,
     ) -> ToolResult:
         start = time.monotonic()
         try:
@@ -88,6 +90,7 @@ def time_tools(intervals: Intervals) -> Iterator[None]:
                 investigation_id=investigation_id,
                 budget=budget,
                 deadline=deadline,
+                approver=approver,
             )
         finally:
             intervals[ATTEMPT.get()].append((start, time.monotonic()))

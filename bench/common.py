@@ -42,6 +42,7 @@ from bench.fake_gemini import CallRecord, FakeGemini, Responder
 from bench.fake_intel import FakeIntel, RedirectTransport
 from cli.runtime import Runtime, open_runtime
 from config.settings import Settings
+from core.approvals import Approver
 from core.events import Event, ToolCalled
 from tools.base import Budget, ToolRegistry, ToolResult
 
@@ -161,6 +162,7 @@ class ToolTimer:
             investigation_id: str,
             budget: Budget,
             deadline: float | None = None,
+            approver: Approver | None = None,
         ) -> ToolResult:
             start = time.monotonic()
             try:
@@ -171,6 +173,7 @@ class ToolTimer:
                     investigation_id=investigation_id,
                     budget=budget,
                     deadline=deadline,
+                    approver=approver,
                 )
             finally:
                 self.intervals.append((name, start, time.monotonic()))

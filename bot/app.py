@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
@@ -24,6 +22,7 @@ from agent.playbook.learning.service import Learner
 from alerts.catalogue import load_catalogue
 from alerts.parse import Alert
 from bot.alerts_in import AlertIntake
+from bot.approvals import SlackApprovals
 from bot.coordinator import Coordinator
 from bot.feedback import FeedbackActions
 from bot.learning_work import LearningWork
@@ -41,6 +40,8 @@ from bot.storm import AlertTriage
 from bot.suppress import SuppressActions
 from bot.web.app import pages_for
 from bot.webhook import AlertWebhook
+from bot.webhook_delivery import Webhooks
+from bot.work_setup import default_replica_id, work_queue
 from config.settings import Settings, SlackSettings
 from store.alert_status import AlertStatuses
 from store.alerts import AlertStore
@@ -51,7 +52,6 @@ from store.policy import PolicyStore
 from store.retention import Pruner
 from store.slack import SlackStore
 from store.suppressions import SuppressionStore
-from store.work import QueueLimits, WorkQueue
 
 # What bolt reads from the environment for arguments it was not given. socbot gives it
 # everything from its own settings (a client carrying the bot token), so bolt must not
@@ -124,6 +124,8 @@ def create_socbot(
     pacer: Pacer,
     learner: Learner | None = None,
     review: SlackReview | None = None,
+    approvals: SlackApprovals | None = None,
+    webhooks: Webhooks | None = None,
 ) -> SocBot:
     """Wire store, middleware, coordinator, listeners, bolt app, webhook and triages.
 
@@ -134,7 +136,8 @@ def create_socbot(
     channel (cards, notices, progress, conclusions) counts against one pace.
     ``learner`` runs the learning rows that votes and corrections queue
     (``bot.learning_work``; ``SocBot.learn`` queues one); ``review`` handles the
-    playbook review channel's buttons.
+    playbook review channel's buttons; ``approvals`` the Approve / Deny buttons of
+    risky tool calls (``bot.approvals``); ``webhooks`` sends events onward.
     """
     slack = settings.slack
     store = SlackStore(db)
@@ -182,9 +185,9 @@ def create_socbot(
         gatekeeper=Gatekeeper(slack, client),
         listeners=listeners,
         handlers=[
-            FeedbackActions(FeedbackStore(db), learn),
+            FeedbackActions(FeedbackStore(db), learn, Webhooks.notifier_of(webhooks)),
             suppress,
-            *([review] if review else []),
+            *[handler for handler in (review, approvals) if handler is not None],
         ],
     )
     holder: list[SocBot] = []
@@ -256,6 +259,7 @@ def create_socbot(
     if bot.triage is not None and slack.webhook_channel:
         bot.policed = PolicedTriage(slack.webhook_channel, bot.triage, gate, routed, reporter)
     coordinator.register(runners(alerts, investigate, by_channel))
+    Webhooks.attach(webhooks, coordinator)
     holder.append(bot)
     return bot
 
@@ -277,22 +281,3 @@ def policy_parts(
         changed=slack.changed,
     )
     return gate, suppress
-
-
-def work_queue(settings: Settings, db: Database) -> WorkQueue:
-    """The shared work queue with the limits of ``settings`` (``store.work``)."""
-    work = settings.work
-    limits = QueueLimits(
-        running=settings.slack.max_concurrent_investigations,
-        running_per_user=work.max_running_per_user,
-        running_per_channel=work.max_running_per_channel,
-        queued_per_user=work.max_queued_per_user,
-        queued_per_channel=work.max_queued_per_channel,
-        running_background=settings.learning.max_running,
-    )
-    return WorkQueue(db, limits, lease_s=work.lease_s, max_attempts=work.max_attempts)
-
-
-def default_replica_id() -> str:
-    """host:pid:random — unique even for a container restarted as pid 1 on one host."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"

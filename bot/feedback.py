@@ -23,6 +23,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.concluder import VERDICT_LABELS
+from bot.webhooks import Facts, Notifier
 from store.feedback import FeedbackStore
 
 log = logging.getLogger(__name__)
@@ -75,9 +76,12 @@ def verdict_modal(investigation_id: str, channel: str, thread_ts: str) -> dict[s
 class FeedbackActions:
     """The vote buttons and the 👎 dialog, registered on the bolt app."""
 
-    def __init__(self, feedback: FeedbackStore, learn: Learn | None = None) -> None:
+    def __init__(
+        self, feedback: FeedbackStore, learn: Learn | None = None, notifier: Notifier | None = None
+    ) -> None:
         self.feedback = feedback
         self.learn = learn
+        self.notifier = notifier
 
     def register(self, app: AsyncApp) -> None:
         app.action(re.compile(r"^feedback_(correct|incorrect)$"))(self.on_vote)
@@ -104,6 +108,9 @@ class FeedbackActions:
             investigation_id, user, "correct" if correct else "incorrect"
         )
         log.info("vote on %s from %s (%s)", investigation_id, user, voted)
+        if self.notifier is not None and voted != "same":  # an unchanged vote is sent once
+            vote = {"investigation_id": investigation_id, "user": user, "correct": correct}
+            await self.notifier.publish("feedback", vote, Facts())
         if not correct:
             view = verdict_modal(investigation_id, channel, thread_ts)
             if await _open(client, str(body.get("trigger_id") or ""), view):

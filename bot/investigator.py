@@ -23,6 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.engine import Outcome, Request
 from agent.run import Mode
 from alerts.parse import Alert
+from bot.approvals import SlackApprovals
 from bot.blocks import Message
 from bot.pacer import Pacer
 from bot.post_once import RunPosts, ThreadSearch
@@ -30,6 +31,7 @@ from bot.posting import POST_ATTEMPTS, POST_BACKOFF_S, outcome_messages
 from bot.progress import SlackProgress
 from bot.run_link import INTERRUPTED, RunLink, earlier_run
 from bot.runlog import logged_run
+from bot.webhooks import Notifier, investigation_data
 from bot.worker_types import SlackRefused, ThreadRef, Unavailable, current_run
 from core.events import Sink
 from store.alerts import AlertStore
@@ -62,9 +64,13 @@ class EngineInvestigator:
         post_backoff_s: float = POST_BACKOFF_S,
         policy: PolicyStore | None = None,
         pages_url: str | None = None,
+        approvals: SlackApprovals | None = None,
+        notifier: Notifier | None = None,
     ) -> None:
         self.engine = engine
         self.pages_url = pages_url  # ``web.base_url``: messages link to the pages
+        self.approvals = approvals
+        self.notifier = notifier
         self.client = client
         self.alerts = alerts
         self.pacer = pacer or Pacer()
@@ -117,12 +123,16 @@ class EngineInvestigator:
             record=context.record if context is not None else None,
         )
         mode = await self.policy.mode_for(alert.id) if alert and self.policy else None
+        approver = (
+            self.approvals.for_thread(thread.channel, thread.thread_ts) if self.approvals else None
+        )
         request = Request(
             conversation_id=thread.conversation_id,
             text=text,
             alert=alert,
             user=user,
             mode=MODES.get(mode or ""),
+            approver=approver,
         )
         try:
             outcome = await logged_run(self.engine, request, link)
@@ -138,6 +148,9 @@ class EngineInvestigator:
             raise Unavailable(MODEL_UNAVAILABLE)
         if alert is not None:
             await self._record(alert, outcome)
+        event = investigation_data(outcome, alert, thread.channel, thread.thread_ts)
+        if self.notifier is not None and event is not None:
+            await self.notifier.publish(*event)  # queued with the outcome: sent once each
         await progress.settle(outcome)
         messages = outcome_messages(
             outcome, progress.view.indicators, self.pages_url, alert=alert is not None

@@ -77,10 +77,14 @@ class LearningWork:
 
 
 class Silent:
-    """The ``Reporter`` of learning rows: nothing is said in Slack, it is logged."""
+    """The ``Reporter`` of background rows (learning, webhook deliveries): nothing is said
+    in Slack, it is logged."""
+
+    def __init__(self, what: str = "learning") -> None:
+        self.what = what
 
     async def say(self, thread: ThreadRef, text: str) -> None:
-        log.info("learning: %s", text)
+        log.info("%s: %s", self.what, text)
 
     async def busy(self, thread: ThreadRef) -> None:
         pass
@@ -92,7 +96,7 @@ class Silent:
         pass
 
     async def failed(self, thread: ThreadRef, error: BaseException) -> None:
-        log.info("learning run failed: %s", error)
+        log.info("%s failed: %s", self.what, error)
 
     async def cancelled(self, thread: ThreadRef) -> None:
         pass

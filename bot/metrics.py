@@ -19,6 +19,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from core.events import Event, LLMCalled, ToolCalled
+from store.notify_status import delivery_status
 
 if TYPE_CHECKING:
     from agent.engine import Outcome
@@ -83,6 +84,11 @@ POLICY_ALERTS = Gauge(
     ["outcome"],
     registry=REGISTRY,
 )
+WEBHOOK_DELIVERIES = Gauge(
+    "socbot_webhook_deliveries",
+    "Webhook deliveries by state (queued, retrying, running, delivered, failed), whole queue.",
+    ["state"], registry=REGISTRY,
+)  # fmt: skip
 TAKEOVERS = Counter(
     "socbot_lease_takeovers",
     "Work rows this replica lost to another replica after their lease lapsed.",
@@ -126,4 +132,7 @@ async def exposition(queue: WorkQueue, policy: PolicyStore | None = None) -> byt
         QUEUE_DEPTH.labels(state).set(n)
     oldest = await queue.oldest_queued_at()
     QUEUE_OLDEST.set((datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0)
+    deliveries = await delivery_status(queue.db)
+    for state, n in deliveries.counts().items():
+        WEBHOOK_DELIVERIES.labels(state).set(n)
     return generate_latest(REGISTRY)

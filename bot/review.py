@@ -24,6 +24,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks import SAFE_POST_FLAGS
 from bot.escape import mrkdwn, plain
 from bot.feedback import tell
+from bot.webhooks import Facts, Notifier
 from config.settings import LearningSettings
 from store.playbook import PlaybookBullet, PlaybookError, PlaybookStore
 from store.playbook_rules import BulletInvalid, content_problem
@@ -34,6 +35,7 @@ Ack = Callable[..., Awaitable[Any]]
 EDIT_VIEW = "playbook_edit"
 MAX_CONTENT = 600
 NOT_ALLOWED = "Only the playbook approvers (learning.approvers) can decide on proposals here."
+PROPOSAL_FIELDS = {"id", "op", "kind", "scope", "content", "targets", "provenance"}
 OPS = {"add": "New bullet", "update": "Change", "merge": "Merge", "retire": "Retire"}
 
 
@@ -137,11 +139,16 @@ class SlackReview:
     """Posts proposals for review (``ReviewPoster``) and handles the decisions."""
 
     def __init__(
-        self, client: AsyncWebClient, playbook: PlaybookStore, settings: LearningSettings
+        self,
+        client: AsyncWebClient,
+        playbook: PlaybookStore,
+        settings: LearningSettings,
+        notifier: Notifier | None = None,
     ) -> None:
         self.client = client
         self.playbook = playbook
         self.settings = settings
+        self.notifier = notifier
 
     def register(self, app: AsyncApp) -> None:
         app.action(re.compile(r"^playbook_(approve|reject)$"))(self.on_decision)
@@ -158,7 +165,10 @@ class SlackReview:
         )
 
     async def post(self, bullet: PlaybookBullet) -> None:
-        """Show ``bullet`` in the review channel (nothing without one)."""
+        """Show ``bullet`` in the review channel (nothing without one); send it onward."""
+        if self.notifier is not None:
+            proposal = bullet.model_dump(mode="json", include=PROPOSAL_FIELDS)
+            await self.notifier.publish("playbook_proposal", proposal, Facts())
         channel = self.settings.review_channel
         if not channel:
             return

@@ -34,6 +34,7 @@ from cli.app import (
     one_line,
     socbot_command,
 )
+from cli.approval import TerminalApprover, interactive
 from cli.investigate import print_outcome
 from cli.progress import TerminalProgress
 from cli.runtime import Runtime, open_runtime
@@ -154,9 +155,9 @@ def _turn(
 ) -> None:
     try:
         with TerminalProgress(console, verbose=verbose) as progress:
-            outcome = runner.run(
-                rt.engine.run(Request(conversation_id=conversation_id, text=text), progress)
-            )
+            approver = TerminalApprover(console, interactive=interactive(quiet=False))
+            request = Request(conversation_id=conversation_id, text=text, approver=approver)
+            outcome = runner.run(rt.engine.run(request, progress))
     except KeyboardInterrupt:  # this run only; the progress sink said "cancelled"
         return
     print_outcome(outcome)

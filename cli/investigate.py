@@ -27,6 +27,7 @@ from agent.review.critic import review_markdown
 from alerts.catalogue import FormatError, load_catalogue
 from alerts.parse import Alert, parse_alert
 from bot.stats import RunStats
+from bot.webhooks import Notifier, investigation_data
 from cli.app import (
     cli_logging,
     command_app,
@@ -36,12 +37,14 @@ from cli.app import (
     one_line,
     socbot_command,
 )
+from cli.approval import TerminalApprover, interactive
 from cli.progress import TerminalProgress
 from cli.record import with_trace
 from cli.runtime import open_runtime
 from config.settings import ConfigError, Settings, config_notice
 from store.alerts import AlertStore
 from store.investigations import InvestigationStore
+from store.work import WorkQueue
 
 if TYPE_CHECKING:
     import httpx
@@ -73,7 +76,9 @@ def investigate(
     progress = TerminalProgress(Console(stderr=True, quiet=quiet, soft_wrap=True), verbose=verbose)
     try:
         with cli_logging(quiet=quiet, verbose=verbose), progress:
-            outcome, record = asyncio.run(investigate_alert(settings, alert, progress))
+            outcome, record = asyncio.run(
+                investigate_alert(settings, alert, progress, asking=interactive(quiet))
+            )
     except KeyboardInterrupt:  # the progress sink said "cancelled" (one line)
         if quiet:
             typer.secho("cancelled", err=True, fg=typer.colors.YELLOW)
@@ -107,6 +112,7 @@ async def investigate_alert(
     *,
     backend: ModelBackend | None = None,
     http: httpx.AsyncClient | None = None,
+    asking: bool = False,
 ) -> tuple[Outcome, dict[str, Any]]:
     """Investigate ``alert`` in a runtime of its own (``open_runtime``; ``backend`` and
     ``http`` as there), store it, and return the outcome with the ``--json`` record.
@@ -118,17 +124,24 @@ async def investigate_alert(
                 escape(config_notice(settings.database_url)), style="dim", highlight=False
             )
         started = time.monotonic()
-        outcome = await rt.engine.run(
-            Request(conversation_id=conversation_id, text=_alert_request(alert), alert=alert),
-            progress,
+        approver = TerminalApprover(progress.console, interactive=asking)
+        request = Request(
+            conversation_id=conversation_id,
+            text=_alert_request(alert),
+            alert=alert,
+            approver=approver,
         )
+        outcome = await rt.engine.run(request, progress)
         record = await investigation_record(rt.investigations, outcome, time.monotonic() - started)
-        await _remember_alert(AlertStore(rt.db), alert, outcome)
+        await remember_alert(AlertStore(rt.db), alert, outcome)
+        event = investigation_data(outcome, alert, None, None)
+        if event is not None and settings.notify.webhooks:  # sent by the next `socbot serve`
+            await Notifier(settings.notify, WorkQueue(rt.db)).publish(*event)
     record["conversation_id"] = conversation_id
     return outcome, record
 
 
-async def _remember_alert(alerts: AlertStore, alert: Alert, outcome: Outcome) -> None:
+async def remember_alert(alerts: AlertStore, alert: Alert, outcome: Outcome) -> None:
     """Store the alert after its run (so the run never finds itself) for later searches."""
     await alerts.save(alert, investigation_id=outcome.investigation_id)
     if outcome.conclusion is not None:

@@ -68,6 +68,9 @@ COMMANDS: dict[str, Lazy] = {
         "cli.doctor.command",
         "Check the set-up (settings, Gemini, Slack, BigQuery, DuckDB, intel, database).",
     ),
+    "mcp": Lazy(
+        "cli.mcp_cmd", "Serve socbot's tools over MCP (stdio, or streamable HTTP behind a token)."
+    ),
     "playbook": Lazy("cli.playbook_cmd", "Review and manage the team playbook."),
     "alerts": Lazy("cli.alerts_cmd", "Inspect how alert payloads are read."),
     "policy": Lazy("cli.policy_cmd", "Test and list the alert policy's rules."),

@@ -31,7 +31,7 @@ from store.db import Database
 from store.investigations import InvestigationStore
 from store.playbook import PlaybookStore
 from tools.base import ToolRegistry
-from tools.setup import build_registry
+from tools.setup import build_registry, mcp_hub
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,10 @@ async def open_runtime(
         await migrate_schema(db)
 
         registry = build_registry(settings, db, http)
+        hub = mcp_hub(settings)
+        if hub is not None:
+            stack.push_async_callback(hub.aclose)
+            await hub.register(registry)
         gateway = LLMGateway(backend, settings.gemini)
         history = History(db, settings.limits)
         investigations = InvestigationStore(db)

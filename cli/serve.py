@@ -18,21 +18,18 @@ import os
 import signal
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 
-import aiohttp
 import typer
 from pydantic import SecretStr
-from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import AgentError
 from agent.playbook.learning.corrections import Corrections
 from agent.playbook.learning.service import Learner
 from bot.ack_front import AckFront
 from bot.app import create_socbot
+from bot.approvals import SlackApprovals
 from bot.investigator import EngineInvestigator
 from bot.pacer import Pacer
 from bot.review import SlackReview
@@ -41,9 +38,11 @@ from bot.slack_client import build_client
 from bot.socket_mode import run_socket_mode
 from bot.startup import startup_lines
 from bot.tracing import configure_tracing
+from bot.webhook_delivery import Webhooks
 from cli.app import command_app, fail, load_settings_or_exit, one_line
 from cli.log_setup import configure_logging
 from cli.runtime import Runtime, open_runtime
+from cli.slack_checks import Identity, ServeError, check_app_token, identify
 from config.settings import ConfigError, Settings, SlackSettings
 from store.alerts import AlertStore
 from store.feedback import FeedbackStore
@@ -61,20 +60,6 @@ OpenRuntime = Callable[[Settings], AbstractAsyncContextManager[Runtime]]
 class Mode(StrEnum):
     socket = "socket"
     http = "http"
-
-
-class ServeError(Exception):
-    """socbot cannot start serving; the message says what to fix."""
-
-
-@dataclass(frozen=True)
-class Identity:
-    """Who socbot is in the workspace (from ``auth.test``)."""
-
-    team: str
-    team_id: str
-    user: str
-    user_id: str
 
 
 def check_tokens(slack: SlackSettings, mode: Mode) -> None:
@@ -104,35 +89,6 @@ def check_tokens(slack: SlackSettings, mode: Mode) -> None:
         )
 
 
-async def identify(client: AsyncWebClient) -> Identity:
-    """``auth.test``: check the bot token with Slack and learn socbot's user id."""
-    try:
-        response = await client.auth_test()
-    except SlackApiError as error:
-        code = error.response.get("error", "rejected")
-        raise ServeError(f"Slack rejected SLACK_BOT_TOKEN ({code})") from None
-    except (aiohttp.ClientError, TimeoutError) as error:
-        raise ServeError(f"cannot reach the Slack Web API at {client.base_url}: {error}") from None
-    return Identity(
-        team=str(response.get("team", "")),
-        team_id=str(response.get("team_id", "")),
-        user=str(response.get("user", "")),
-        user_id=str(response.get("user_id", "")),
-    )
-
-
-async def check_app_token(client: AsyncWebClient, app_token: str) -> None:
-    """``apps.connections.open``: check the app-level token once, before Socket Mode, which
-    would otherwise retry a rejected token every ten seconds, a traceback each time."""
-    try:
-        await client.apps_connections_open(app_token=app_token)
-    except SlackApiError as error:
-        code = error.response.get("error", "rejected")
-        raise ServeError(f"Slack rejected SLACK_APP_TOKEN ({code})") from None
-    except (aiohttp.ClientError, TimeoutError) as error:
-        raise ServeError(f"cannot reach the Slack Web API at {client.base_url}: {error}") from None
-
-
 async def serve_until(
     settings: Settings,
     mode: Mode,
@@ -152,6 +108,8 @@ async def serve_until(
     log.info("signed in to %s (%s) as %s (%s)", me.team, me.team_id, me.user, me.user_id)
     async with runtime(settings) as rt:
         pacer = Pacer()
+        approvals = SlackApprovals.build(client, rt.db, settings)
+        webhooks = Webhooks.build(settings, rt.db, rt.http)
         investigate = EngineInvestigator(
             rt.engine,
             client,
@@ -159,8 +117,10 @@ async def serve_until(
             pacer=pacer,
             policy=PolicyStore(rt.db),
             pages_url=settings.web.base_url,
+            approvals=approvals,
+            notifier=webhooks.notifier,
         )
-        review = SlackReview(client, PlaybookStore(rt.db), settings.learning)
+        review = SlackReview(client, PlaybookStore(rt.db), settings.learning, webhooks.notifier)
         learner = Learner(
             gateway=rt.gateway,
             prompts=rt.engine.prompts,
@@ -180,6 +140,8 @@ async def serve_until(
             pacer=pacer,
             learner=learner,
             review=review,
+            approvals=approvals,
+            webhooks=webhooks,
         )
         rt.engine.corrections = Corrections(FeedbackStore(rt.db), bot.learn)
         where = f"http://{host}:{port}"

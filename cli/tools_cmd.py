@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cli.app import command_app, config_notice_line, fail, load_settings_or_exit, one_line
 from config.settings import ConfigError, Settings
 from tools import intel
-from tools.setup import listed_registry
+from tools.base import ToolRegistry
+from tools.setup import listed_registry, mcp_hub
+
+if TYPE_CHECKING:
+    from tools.mcp.hub import McpHub
 
 app = command_app(help="Inspect the investigation tools.")
 
@@ -56,13 +62,22 @@ def list_tools(as_json: JsonOpt = False) -> None:
 
 
 def tool_rows(settings: Settings) -> list[ToolRow]:
-    """Registry contents as rows; building it opens no connection and reads no table."""
+    """Registry contents as rows; building it opens no connection and reads no table,
+    but starts the MCP servers for a moment to list their tools."""
     registry = listed_registry(settings)
+    hub = mcp_hub(settings)
+    if hub is not None:
+        asyncio.run(_list_mcp(hub, registry))
     rows = [ToolRow(n, True, registry.tools[n].description) for n in registry.names()]
+    off = {
+        **registry.unlisted,
+        **{
+            n: ": ".join(filter(None, (r, registry.details.get(n))))
+            for n, r in registry.disabled.items()
+        },
+    }
     rows += [
-        ToolRow(n, False, reason)
-        for n, reason in sorted(registry.disabled.items())
-        if n not in registry.tools
+        ToolRow(n, False, reason) for n, reason in sorted(off.items()) if n not in registry.tools
     ]
     return rows
 
@@ -74,7 +89,7 @@ def _tools_table(rows: list[ToolRow]) -> Table:
     table.add_column("description / reason")
     for row in rows:
         status = "[green]enabled[/green]" if row.enabled else "[red]disabled[/red]"
-        table.add_row(row.name, status, row.detail)
+        table.add_row(escape(row.name), status, escape(row.detail))  # may quote a server
     return table
 
 
@@ -87,3 +102,10 @@ def _services_table(settings: Settings) -> Table:
         status = "[green]configured[/green]" if s.configured else f"[red]{s.env_var} not set[/red]"
         table.add_row(s.name, status, ", ".join(sorted(s.kinds)))
     return table
+
+
+async def _list_mcp(hub: McpHub, registry: ToolRegistry) -> None:
+    try:
+        await hub.register(registry)
+    finally:
+        await hub.aclose()

@@ -34,10 +34,13 @@ from config.agent_settings import (
     PlaybookSettings,
     ReviewSettings,
 )
+from config.approval_settings import ApprovalSettings
 from config.database_url import async_database_url, sqlite_file
 from config.env_check import EnvError, check_environment
 from config.eval_settings import EvalSettings
 from config.log_settings import LoggingSettings
+from config.mcp_settings import McpSettings
+from config.notify_settings import NotifySettings
 from config.policy_settings import PolicySettings
 from config.retention import RetentionSettings
 from config.service_settings import (
@@ -100,6 +103,7 @@ WELL_KNOWN_ENV: dict[str, tuple[str, ...]] = {
     "VIRUSTOTAL_API_KEY": ("intel", "virustotal_api_key"),
     "ABUSEIPDB_API_KEY": ("intel", "abuseipdb_api_key"),
     "URLSCAN_API_KEY": ("intel", "urlscan_api_key"),
+    "SOCBOT_MCP_TOKEN": ("mcp", "serve_token"),
 }
 
 
@@ -133,6 +137,9 @@ class Settings(BaseSettings):
     retention: RetentionSettings = RetentionSettings()
     policy: PolicySettings = PolicySettings()
     web: WebSettings = WebSettings()
+    mcp: McpSettings = McpSettings()
+    approvals: ApprovalSettings = ApprovalSettings()
+    notify: NotifySettings = NotifySettings()
 
     @classmethod
     def settings_customise_sources(

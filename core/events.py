@@ -78,6 +78,23 @@ class PlanUpdated(Event):
     changes: list[str]
 
 
+class ApprovalAsked(Event):
+    type: Literal["approval_asked"] = "approval_asked"
+    tool: str
+    args: dict[str, Any]
+    why: str
+    estimate: str | None = None
+
+
+class ApprovalDecided(Event):
+    type: Literal["approval_decided"] = "approval_decided"
+    tool: str
+    approved: bool
+    by: str | None = Field(None, description="who decided (a Slack user id), if a person did")
+    at: str = Field(description="when, ISO 8601 UTC")
+    note: str
+
+
 class LLMCalled(Event):
     type: Literal["llm_called"] = "llm_called"
     stage: str

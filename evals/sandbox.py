@@ -65,7 +65,7 @@ def scenario_registry(
 def close_registry(registry: ToolRegistry) -> None:
     """Stop the scenario's DuckDB worker processes."""
     tool = registry.tools.get("query_logs")
-    if tool is not None and isinstance(tool.deps, LogDeps):
+    if isinstance(tool, Tool) and isinstance(tool.deps, LogDeps):
         if isinstance(tool.deps.backend, DuckDBBackend):
             tool.deps.backend.close()
 

@@ -28,6 +28,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+import store.approval_rows
 import store.policy_models  # noqa: F401  (its tables are part of Base)
 from store.models import Base
 from store.tables import ReplicaRow  # noqa: F401  (its table is in Base.metadata)

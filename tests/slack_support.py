@@ -23,6 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.playbook.learning.service import Learner
 from alerts.parse import Alert
 from bot.app import create_socbot
+from bot.approvals import SlackApprovals
 from bot.coordinator import ThreadRef
 from bot.lifecycle import SocBot
 from bot.listeners import Investigate
@@ -131,8 +132,10 @@ class SlackHarness:
         pacer: Pacer | None = None,
         learner: Learner | None = None,
         review: SlackReview | None = None,
+        approvals: SlackApprovals | None = None,
     ) -> None:
         self.fake = fake
+        self.approvals = approvals
         self.settings = settings
         self.investigate = investigate
         self.http_mode = http_mode
@@ -158,6 +161,7 @@ class SlackHarness:
             pacer=self.pacer,
             learner=self.learner,
             review=self.review,
+            approvals=self.approvals,
         )
         self.http = TestClient(TestServer(self.bot.web_app(), host="127.0.0.1"))
         await self.http.start_server()

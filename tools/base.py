@@ -33,8 +33,12 @@ from typing import (
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from tools.results import as_dict, truncate, validation_brief
+
 if TYPE_CHECKING:  # the SDK's types take a second to import: only when a model is called
     from google.genai import types
+
+    from core.approvals import Approver
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +63,7 @@ class RunContext(Generic[DepsT]):
     investigation_id: str
     budget: Budget
     deadline: float | None = None  # time.monotonic() by which the call must have ended
+    approver: Approver | None = None  # who is asked before a risky call (None: nobody)
 
     def time_left(self, limit: float) -> float:
         """``limit`` seconds, or less when the step's deadline comes first."""
@@ -84,7 +89,39 @@ class ToolResult:
         return json.dumps(self.data, ensure_ascii=False, default=str)
 
 
-class Tool:
+class BaseTool:
+    """What the registry needs of a tool: a name, a description, a JSON Schema, a call."""
+
+    name: str
+    description: str
+    schema_json: str  # the parameters' JSON Schema as Gemini takes it, generated once
+
+    def declaration(self) -> types.FunctionDeclaration:
+        """The model's view of this tool (a fresh object per call; the schema is cached)."""
+        from google.genai import types
+
+        return types.FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters_json_schema=json.loads(self.schema_json),
+        )
+
+    def signature_text(self) -> str:
+        """``name(arg: type, ...)`` plus description, for the planner's prompt."""
+        raise NotImplementedError
+
+    async def call(
+        self,
+        args: dict[str, Any],
+        investigation_id: str,
+        budget: Budget,
+        deadline: float | None = None,
+        approver: Approver | None = None,
+    ) -> Any:
+        raise NotImplementedError
+
+
+class Tool(BaseTool):
     """A typed function plus its injected dependencies."""
 
     def __init__(self, fn: ToolFn, deps: Any = None, *, name: str | None = None) -> None:
@@ -99,20 +136,9 @@ class Tool:
         self.description = doc.split("\n\n")[0].replace("\n", " ")
         self.params = _params_model(fn, self.name)
         # Generated once (at registration): every step turn sends the declarations.
-        self._schema = json.dumps(_clean_schema(self.params.model_json_schema()))
-
-    def declaration(self) -> types.FunctionDeclaration:
-        """The model's view of this tool (a fresh object per call; the schema is cached)."""
-        from google.genai import types
-
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema=json.loads(self._schema),
-        )
+        self.schema_json = json.dumps(_clean_schema(self.params.model_json_schema()))
 
     def signature_text(self) -> str:
-        """``name(arg: type, ...)`` plus description, for the planner's prompt."""
         args = ", ".join(
             f"{n}: {_type_name(f.annotation)}" for n, f in self.params.model_fields.items()
         )
@@ -124,28 +150,39 @@ class Tool:
         investigation_id: str,
         budget: Budget,
         deadline: float | None = None,
+        approver: Approver | None = None,
     ) -> Any:
         parsed = self.params.model_validate(args)
-        ctx = RunContext(self.deps, investigation_id, budget, deadline)
+        ctx = RunContext(self.deps, investigation_id, budget, deadline, approver)
         kwargs = {name: getattr(parsed, name) for name in self.params.model_fields}
         return await self.fn(ctx, **kwargs)
 
 
 class ToolRegistry:
-    """The enabled tools, and why the others are not. Dispatches every call."""
+    """The enabled tools, and why the others are not. Dispatches every call.
+
+    ``disabled`` (name → reason) is shown to the model too, so names and reasons there
+    are ours; ``details`` and ``unlisted`` (an MCP server's tools left out of its
+    allowlist) are for the operator only (``socbot tools list``): they may quote what a
+    server said.
+    """
 
     def __init__(self, result_chars: int = 8000) -> None:
-        self.tools: dict[str, Tool] = {}
+        self.tools: dict[str, BaseTool] = {}
         self.disabled: dict[str, str] = {}
+        self.details: dict[str, str] = {}
+        self.unlisted: dict[str, str] = {}
         self.result_chars = result_chars
 
-    def add(self, tool: Tool) -> None:
+    def add(self, tool: BaseTool) -> None:
         if tool.name in self.tools:
             raise ValueError(f"tool {tool.name!r} registered twice")
         self.tools[tool.name] = tool
 
-    def disable(self, name: str, reason: str) -> None:
+    def disable(self, name: str, reason: str, *, detail: str | None = None) -> None:
         self.disabled[name] = reason
+        if detail:
+            self.details[name] = detail
 
     def names(self) -> list[str]:
         return sorted(self.tools)
@@ -166,6 +203,7 @@ class ToolRegistry:
         investigation_id: str,
         budget: Budget,
         deadline: float | None = None,
+        approver: Approver | None = None,
     ) -> ToolResult:
         """Run one call the model asked for. Never raises for a tool's failure.
 
@@ -183,8 +221,10 @@ class ToolRegistry:
             timer = asyncio.timeout(left)
             try:
                 async with timer:
-                    result = await self.tools[name].call(args, investigation_id, budget, deadline)
-                data = _as_dict(result)
+                    result = await self.tools[name].call(
+                        args, investigation_id, budget, deadline, approver
+                    )
+                data = as_dict(result)
                 ok = "error" not in data
             except TimeoutError as exc:
                 if timer.expired():
@@ -196,7 +236,7 @@ class ToolRegistry:
                     log.exception("tool %r crashed", name)
                     data = {"error": f"tool failed unexpectedly ({type(exc).__name__})"}
             except ValidationError as exc:
-                data = {"error": f"invalid arguments: {_brief(exc)}"}
+                data = {"error": f"invalid arguments: {validation_brief(exc)}"}
             except ToolError as exc:
                 data = {"error": str(exc)}
             except Exception as exc:  # fail open: a broken tool must not end the run
@@ -212,52 +252,6 @@ class ToolRegistry:
             chars=chars,
             truncated=truncated,
         )
-
-
-def truncate(data: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, bool]:
-    """Cut a result to ``budget`` JSON characters, keeping it valid JSON-able data.
-
-    Long lists lose their tail items first, then long strings are clipped; the result
-    carries ``truncated: true`` when anything was cut.
-    """
-    size = len(json.dumps(data, ensure_ascii=False, default=str))
-    if size <= budget:
-        return data, size, False
-    cut = json.loads(json.dumps(data, ensure_ascii=False, default=str))
-    for limit in (200, 50, 20, 5, 1):
-        cut = _shrink(cut, items=limit, chars=max(budget // 4, 80))
-        cut["truncated"] = True
-        if len(json.dumps(cut, ensure_ascii=False)) <= budget:
-            return cut, size, True
-    text = json.dumps(cut, ensure_ascii=False)[: budget - 60]
-    return {"truncated": True, "partial": text}, size, True
-
-
-def _shrink(value: Any, *, items: int, chars: int) -> Any:
-    if isinstance(value, dict):
-        return {k: _shrink(v, items=items, chars=chars) for k, v in value.items()}
-    if isinstance(value, list):
-        kept = [_shrink(v, items=items, chars=chars) for v in value[:items]]
-        if len(value) > items:
-            kept.append(f"... {len(value) - items} more items omitted")
-        return kept
-    if isinstance(value, str) and len(value) > chars:
-        return value[:chars] + f"... [{len(value) - chars} chars omitted]"
-    return value
-
-
-def _as_dict(value: Any) -> dict[str, Any]:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, dict):
-        return value
-    return {"result": value}
-
-
-def _brief(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
-    )
 
 
 def _params_model(fn: ToolFn, name: str) -> type[BaseModel]:

@@ -1,4 +1,5 @@
-"""The tool registry built from configuration: log queries, threat intel, past alerts.
+"""The tool registry built from configuration: log queries, threat intel, past alerts,
+and the tools of the configured MCP servers (``mcp_hub``, started asynchronously).
 
 A tool is registered only when it is enabled and configured; the others are recorded
 with the reason (``registry.disabled``), which ``socbot tools list`` shows.
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     import httpx
 
     from store.db import Database
+    from tools.mcp.hub import McpHub
 
 
 def build_registry(settings: Settings, db: Database, http: httpx.AsyncClient) -> ToolRegistry:
@@ -37,3 +39,17 @@ def _registry(
     intel.register(registry, settings, db, http)
     past_alerts.register(registry, db)
     return registry
+
+
+def mcp_hub(settings: Settings) -> McpHub | None:
+    """The MCP servers of the settings, not yet started (``await hub.register(registry)``);
+    None when there are none (the SDK is then not imported)."""
+    if not settings.mcp.servers:
+        return None
+    from tools.mcp.hub import McpHub
+
+    return McpHub(
+        settings.mcp,
+        tuple(settings.intel.internal_domain_suffixes),
+        approval_timeout_s=settings.approvals.timeout_s,
+    )

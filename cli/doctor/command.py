@@ -57,4 +57,5 @@ async def run_checks(settings: Settings, *, offline: bool = False) -> list[Check
     checks += local.duckdb_files(settings)
     checks.append(local.intel_keys(settings))
     checks.append(await local.database(settings))
+    checks.append(await local.webhooks(settings))
     return checks

@@ -93,3 +93,30 @@ async def database(settings: Settings) -> Check:
             "run `socbot db upgrade`",
         )
     return Check.ok("database", f"{db_name(db)} at revision {head_revision()}")
+
+
+async def webhooks(settings: Settings) -> Check:
+    """Webhook deliveries (``store.notify_status``): any failed or waiting after a failure."""
+    if not settings.notify.webhooks:
+        return Check.skip("webhooks", "no [[notify.webhooks]] configured")
+    from cli.database import open_database, sqlite_file_missing
+    from store.notify_status import delivery_status
+
+    if sqlite_file_missing(settings.database_url):
+        return Check.ok("webhooks", "nothing delivered yet")
+    db = open_database(settings.database_url)
+    try:
+        status = await delivery_status(db)
+    finally:
+        await db.close()
+    detail = (
+        f"{status.delivered} delivered, {status.queued} waiting ({status.retrying} after a "
+        f"failure), {status.failed} failed"
+    )
+    if status.healthy:
+        return Check.ok("webhooks", detail)
+    return Check.fail(
+        "webhooks",
+        f"{detail}; last error: {status.last_error}",
+        "check the receiver (docs/integrations.md); failed deliveries are not sent again",
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
+import store.approval_rows  # noqa: F401  (its table is in Base.metadata)
 from store.models import Base
 from store.tables import ReplicaRow  # noqa: F401  (its table is in Base.metadata)
 

@@ -143,3 +143,11 @@ async def test_hostile_bench_tiny() -> None:
         assert "rows, truncated" not in row["outcome"] and row["outcome"], row
         assert row["peak_rss_mb"] > 0
     assert lat["runs"] == 3 and lat["pool_median_ms"] > 0 and lat["cold_start_ms"] > 0
+
+
+async def test_bench_mcp_reports_both_latencies() -> None:
+    from bench import bench_mcp
+
+    result = await bench_mcp.main(calls=3, warmup=1)
+    assert result["calls"] == 3
+    assert result["mcp_median_ms"] > 0 and result["builtin_median_ms"] > 0

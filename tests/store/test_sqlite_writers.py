@@ -19,7 +19,7 @@ from agent.engine import Request
 from alerts.parse import Alert
 from bot.pacer import Pacer
 from cli.app import new_conversation_id
-from cli.investigate import _read_alert, _remember_alert, investigation_record
+from cli.investigate import _read_alert, investigation_record, remember_alert
 from cli.progress import TerminalProgress
 from cli.runtime import open_runtime
 from config.settings import Settings
@@ -75,7 +75,7 @@ async def terminal_run(settings: Settings, alert: Alert) -> str:
                 progress,
             )
         await investigation_record(rt.investigations, outcome, 1.0)
-        await _remember_alert(AlertStore(rt.db), alert, outcome)
+        await remember_alert(AlertStore(rt.db), alert, outcome)
     assert outcome.status == "concluded", outcome.error
     return outcome.investigation_id
 

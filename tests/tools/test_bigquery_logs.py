@@ -21,7 +21,8 @@ from google.auth.credentials import AnonymousCredentials
 from google.cloud import bigquery
 
 from config.settings import LogSettings, Settings, TableSpec
-from tools.base import Budget, ToolRegistry
+from core.approvals import ApprovalRequest, Decision
+from tools.base import Budget, ToolRegistry, ToolResult
 from tools.logs import register
 from tools.logs.bigquery_backend import BigQueryBackend, label_value
 
@@ -397,3 +398,51 @@ async def test_table_schema_comes_from_bigquery(fake: FakeBigQuery) -> None:
 )
 def test_label_values_are_bigquery_safe(raw: str, label: str) -> None:
     assert label_value(raw) == label
+
+
+class Answering:
+    """A person at the approval prompt who answers ``approved`` (the edge of the system)."""
+
+    def __init__(self, approved: bool) -> None:
+        self.approved = approved
+        self.asked: list[ApprovalRequest] = []
+
+    async def decide(self, request: ApprovalRequest, within_s: float) -> Decision:
+        self.asked.append(request)
+        verb = "approved" if self.approved else "denied"
+        return Decision(approved=self.approved, note=f"{verb} by ULEAD0001", by="ULEAD0001")
+
+
+async def over_the_cap(approver: Answering) -> ToolResult:
+    registry = make_registry(max_bytes_per_query=10 * 1024**3)
+    return await registry.dispatch(
+        "query_logs",
+        {"sql": SQL},
+        allowed=["query_logs"],
+        investigation_id="inv-1",
+        budget=Budget(),
+        approver=approver,
+    )
+
+
+async def test_over_the_cap_an_approved_query_runs_capped_at_its_estimate(
+    fake: FakeBigQuery,
+) -> None:
+    fake.bytes_estimate = 20 * 1024**3
+    approver = Answering(approved=True)
+    result = await over_the_cap(approver)
+    assert result.ok
+    [asked] = approver.asked
+    assert (asked.tool, asked.args) == ("query_logs", {"sql": SQL})
+    assert "20.00 GB, over the 10.00 GB per-query cap" in asked.why
+    assert asked.estimate == "20.00 GB scanned, ≈ $0.12 at on-demand prices"
+    [job] = fake.jobs
+    assert job["configuration"]["query"]["maximumBytesBilled"] == str(22 * 1024**3)
+
+
+async def test_over_the_cap_a_denied_query_never_runs(fake: FakeBigQuery) -> None:
+    fake.bytes_estimate = 20 * 1024**3
+    result = await over_the_cap(Answering(approved=False))
+    assert not result.ok
+    assert "was not approved: denied by ULEAD0001" in result.data["error"]
+    assert fake.jobs == [] and len(fake.dry_runs) == 1

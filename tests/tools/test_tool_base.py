@@ -13,7 +13,8 @@ from pydantic import Field
 from agent.executor import ToolRunner
 from agent.model.fence import Fence
 from core.events import NullSink
-from tools.base import Budget, RunContext, Tool, ToolError, ToolRegistry, ToolResult, truncate
+from tools.base import Budget, RunContext, Tool, ToolError, ToolRegistry, ToolResult
+from tools.results import truncate
 
 
 class Greeter:

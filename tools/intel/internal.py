@@ -97,6 +97,18 @@ def url_part_reasons(parts: SplitResult, internal_suffixes: Iterable[str]) -> li
     return list(reasons)
 
 
+def text_reasons(text: str, internal_suffixes: Iterable[str]) -> list[str]:
+    """Why free text must not be sent (the tokens of ``url_part_reasons``: e-mail
+    addresses, internal names and non-public addresses in any spelling, also behind
+    percent, base64 or hex encoding), [] when nothing internal is in it."""
+    suffixes = tuple(internal_suffixes)
+    reasons: dict[str, None] = {}
+    for decoded in _decodings(text):
+        for token in _TOKEN_SPLIT.split(decoded):
+            reasons.update(dict.fromkeys(_token_reasons(token, suffixes, depth=0)))
+    return list(reasons)
+
+
 def _token_reasons(token: str, suffixes: tuple[str, ...], *, depth: int) -> Iterator[str]:
     token = token.strip(".-_")
     if not token:

@@ -50,7 +50,13 @@ def register(
         backend = built
     directory = resolve_path(cfg.runbooks_dir) if cfg.runbooks_dir else None
     runbooks = Runbooks(directory, catalogue.names())
-    deps = LogDeps(catalogue=catalogue, backend=backend, runbooks=runbooks, settings=cfg)
+    deps = LogDeps(
+        catalogue=catalogue,
+        backend=backend,
+        runbooks=runbooks,
+        settings=cfg,
+        approval_timeout_s=settings.approvals.timeout_s,
+    )
     for tool in log_tools(deps):
         registry.add(tool)
     log.info(  # the runbooks are read and checked on first use (tools.logs.runbooks)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -13,6 +13,9 @@ if TYPE_CHECKING:  # sqlglot: imported by the first query, not at start
     from tools.sql_guard import CheckedQuery
 
 ParamValue = str | int | float | bool | dt.datetime | None
+# Asks a person to approve a query over the per-query cap: (why, estimate) → returns when
+# approved, raises ``tools.approval.NotApproved`` otherwise.
+AskApproval = Callable[[str, str], Awaitable[None]]
 
 PAGING_HINT = (
     "Only the first {limit} rows are returned and there is no paging: aggregate "
@@ -82,9 +85,11 @@ class LogBackend(Protocol):
         investigation_id: str,
         budget: Budget,
         timeout_s: float | None = None,
+        ask: AskApproval | None = None,
     ) -> QueryResult:
         """Run one guarded query with typed parameters, charging ``budget``; stop it after
-        ``timeout_s`` (default: ``logs.query_timeout_s``)."""
+        ``timeout_s`` (default: ``logs.query_timeout_s``). A query over the per-query byte
+        cap is refused, or run once ``ask`` returns (a person approved it)."""
         ...
 
     async def schema(self, table: str) -> list[ColumnInfo]:

@@ -2,8 +2,10 @@
 
 Every query is dry-run first. The dry run must report a SELECT over catalogued tables
 only, calling no routine (UDF, remote function, table function), and an estimate within
-both the per-query cap and what is left of the investigation's bytes budget. The real
-job then runs with ``maximum_bytes_billed``, ``job_timeout_ms`` and labels
+what is left of the investigation's bytes budget. An estimate over the per-query cap
+is refused, unless a person approves it (``ask``: the estimate and its on-demand cost
+are shown) — then the cap of that one job is the approved size. The real job then
+runs with ``maximum_bytes_billed``, ``job_timeout_ms`` and labels
 (``app=socbot``, the investigation id); only the first ``row_limit`` rows are fetched.
 The synchronous client runs in a thread; a job still running at the time limit is
 cancelled.
@@ -28,7 +30,7 @@ from google.cloud.bigquery.retry import DEFAULT_RETRY
 from config.settings import LogSettings
 from tools.base import Budget, ToolError
 from tools.cells import json_value
-from tools.logs.backend import ColumnInfo, Param, QueryResult
+from tools.logs.backend import AskApproval, ColumnInfo, Param, QueryResult
 from tools.sql_guard import CheckedQuery
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,7 @@ _RETRY_S = 30.0
 _RETRY = DEFAULT_RETRY.with_timeout(_RETRY_S)
 _CANCEL_WAIT_S = 5.0  # how long a timed-out query waits for its cancel call
 _GB = 1024**3
+ON_DEMAND_USD_PER_TIB = 6.25  # BigQuery on-demand list price, for the approval message
 
 
 def label_value(text: str) -> str:
@@ -68,13 +71,18 @@ class BigQueryBackend:
         investigation_id: str,
         budget: Budget,
         timeout_s: float | None = None,
+        ask: AskApproval | None = None,
     ) -> QueryResult:
         limit = self.settings.query_timeout_s
         limit = max(limit if timeout_s is None else min(timeout_s, limit), 0.001)
         qparams = [bigquery.ScalarQueryParameter(p.name, p.type, p.value) for p in params.values()]
         estimate = await asyncio.to_thread(self._dry_run, query.sql, qparams, limit)
-        self._check_spend(estimate, budget)
-        result = await self._execute(query.sql, qparams, investigation_id, limit)
+        self._check_budget(estimate, budget)
+        billed = self.settings.max_bytes_per_query
+        if estimate > billed:
+            await self._ask(estimate, ask)
+            billed = estimate + estimate // 10  # the approved size, with room for drift
+        result = await self._execute(query.sql, qparams, investigation_id, limit, billed)
         spent = result.bytes_processed or 0
         budget.bytes_processed += spent
         budget.counters["bigquery_queries"] = budget.counters.get("bigquery_queries", 0) + 1
@@ -116,13 +124,18 @@ class BigQueryBackend:
             )
         return int(job.total_bytes_processed or 0)
 
-    def _check_spend(self, estimate: int, budget: Budget) -> None:
+    async def _ask(self, estimate: int, ask: AskApproval | None) -> None:
+        """Over the per-query cap: refused, or run once a person approves it."""
         cap = self.settings.max_bytes_per_query
-        if estimate > cap:
+        over = f"query would process {_size(estimate)}, over the {_size(cap)} per-query cap"
+        if ask is None:
             raise ToolError(
-                f"query would process {_size(estimate)}, over the {_size(cap)} per-query cap: "
-                "filter on the time column (partition), select fewer columns, or aggregate"
+                f"{over}: filter on the time column (partition), select fewer columns, or aggregate"
             )
+        cost = estimate / 2**40 * ON_DEMAND_USD_PER_TIB
+        await ask(over, f"{_size(estimate)} scanned, ≈ ${cost:,.2f} at on-demand prices")
+
+    def _check_budget(self, estimate: int, budget: Budget) -> None:
         left = self.settings.max_bytes_per_investigation - budget.bytes_processed
         if estimate > left:
             raise ToolError(
@@ -136,11 +149,12 @@ class BigQueryBackend:
         qparams: list[bigquery.ScalarQueryParameter],
         investigation_id: str,
         limit: float,
+        billed: int,
     ) -> QueryResult:
         config = bigquery.QueryJobConfig(
             use_legacy_sql=False,
             query_parameters=qparams,
-            maximum_bytes_billed=self.settings.max_bytes_per_query,
+            maximum_bytes_billed=billed,
             job_timeout_ms=max(int(limit * 1000), 1),
             labels={"app": "socbot", "investigation": label_value(investigation_id)},
         )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from config.settings import TableSpec
 from tools.base import Budget, ToolError
-from tools.logs.backend import ColumnInfo, Param, QueryResult
+from tools.logs.backend import AskApproval, ColumnInfo, Param, QueryResult
 from tools.logs.catalogue import resolve_path
 from tools.logs.duckdb_pool import DuckDBPool, WorkerFailed
 
@@ -107,6 +107,7 @@ class DuckDBBackend:
         investigation_id: str,
         budget: Budget,
         timeout_s: float | None = None,
+        ask: AskApproval | None = None,  # no byte cap on local files: never asks
     ) -> QueryResult:
         unavailable = sorted(t for t in query.tables if t in self.missing)
         if unavailable:

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from config.settings import LogSettings
+from core.approvals import ApprovalRequest
+from tools.approval import ask_first
 from tools.base import RunContext, Tool, ToolError
-from tools.logs.backend import LogBackend, Param
+from tools.logs.backend import AskApproval, LogBackend, Param
 from tools.logs.catalogue import Catalogue
 from tools.logs.runbooks import Runbooks
 
@@ -27,6 +29,7 @@ class LogDeps:
     backend: LogBackend
     runbooks: Runbooks
     settings: LogSettings
+    approval_timeout_s: float = 900.0  # a query over the byte cap waits this long for a person
 
 
 async def list_tables(ctx: RunContext[LogDeps]) -> dict[str, Any]:
@@ -67,7 +70,7 @@ async def query_logs(
     on the table's time column and select only the columns you need. Rows are capped
     (truncated: true says so) and there is no paging: aggregate (COUNT, GROUP BY, MIN/MAX)
     instead of fetching raw rows."""
-    return await _run(ctx, sql, {})
+    return await _run(ctx, sql, {}, ask=_asker(ctx, "query_logs", {"sql": sql}))
 
 
 async def list_runbooks(ctx: RunContext[LogDeps]) -> dict[str, Any]:
@@ -97,11 +100,30 @@ async def run_runbook(
     values = {
         k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in (params or {}).items()
     }
-    data = await _run(ctx, book.sql, book.bind(values))
+    asking = _asker(ctx, "run_runbook", {"name": name, "params": params or {}})
+    data = await _run(ctx, book.sql, book.bind(values), ask=asking)
     return {"runbook": book.name, **data}
 
 
-async def _run(ctx: RunContext[LogDeps], sql: str, params: Mapping[str, Param]) -> dict[str, Any]:
+def _asker(ctx: RunContext[LogDeps], tool: str, args: dict[str, Any]) -> AskApproval | None:
+    """How a query over the byte cap asks the run's approver (None: refused, as ever)."""
+    if ctx.approver is None:
+        return None
+
+    async def ask(why: str, estimate: str) -> None:
+        request = ApprovalRequest(tool=tool, args=args, why=why, estimate=estimate)
+        await ask_first(ctx.approver, request, ctx.time_left(ctx.deps.approval_timeout_s))
+
+    return ask
+
+
+async def _run(
+    ctx: RunContext[LogDeps],
+    sql: str,
+    params: Mapping[str, Param],
+    *,
+    ask: AskApproval | None = None,
+) -> dict[str, Any]:
     # Parsing is pure-Python CPU work (the first query also imports sqlglot, ~0.3 s): keep
     # it off the event loop.
     checked = await asyncio.to_thread(_check, sql, ctx.deps.catalogue.names())
@@ -111,6 +133,7 @@ async def _run(ctx: RunContext[LogDeps], sql: str, params: Mapping[str, Param]) 
         investigation_id=ctx.investigation_id,
         budget=ctx.budget,
         timeout_s=ctx.time_left(ctx.deps.settings.query_timeout_s),
+        ask=ask,
     )
     return result.as_dict()
 
