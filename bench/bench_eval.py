@@ -26,7 +26,7 @@ import resource
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -36,13 +36,12 @@ from google.genai import types
 from bench.common import print_table, union_length, write_json
 from cli.eval_run import run_eval
 from config.settings import Settings
-from core.approvals import Approver
 from evals.recording import ATTEMPT
 from evals.report import report
 from evals.results import RunFolder
 from evals.scenario import load_pack
 from tests.fakes.eval_model import KINDS, Answer, eval_model
-from tools.base import Budget, ToolRegistry, ToolResult
+from tools.base import ToolRegistry, ToolResult
 
 Intervals = dict[str, list[tuple[float, float]]]
 
@@ -69,29 +68,10 @@ def time_tools(intervals: Intervals) -> Iterator[None]:
     """Wrap ``ToolRegistry.dispatch`` (every registry) to record tool intervals."""
     inner = ToolRegistry.dispatch
 
-    async def dispatch(
-        self: ToolRegistry,
-        name: str,
-        args: dict[str, Any],
-        *,
-        allowed: Iterable[str],
-        investigation_id: str,
-        budget: Budget,
-        deadline: float | None = None,
-        approver: Approver | None = None,
-    ) -> ToolResult:
+    async def dispatch(self: ToolRegistry, *args: Any, **kwargs: Any) -> ToolResult:
         start = time.monotonic()
         try:
-            return await inner(
-                self,
-                name,
-                args,
-                allowed=allowed,
-                investigation_id=investigation_id,
-                budget=budget,
-                deadline=deadline,
-                approver=approver,
-            )
+            return await inner(self, *args, **kwargs)
         finally:
             intervals[ATTEMPT.get()].append((start, time.monotonic()))
 
