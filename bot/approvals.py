@@ -28,6 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.approval_blocks import decided_blocks, request_blocks
 from bot.blocks import SAFE_POST_FLAGS
 from bot.feedback import tell
+from bot.slack_body import clicker
 from config.approval_settings import ApprovalSettings
 from config.settings import Settings
 from core.approvals import ApprovalRequest, Decision
@@ -79,7 +80,7 @@ class SlackApprovals:
     ) -> None:
         """An Approve / Deny click: check who clicked, record the first decision."""
         await ack()
-        user = str((body.get("user") or {}).get("id") or "")
+        user = clicker(body)
         channel = str((body.get("channel") or {}).get("id") or "")
         value = str(action.get("value") or "")
         approval = await self.store.get(int(value)) if value.isdigit() else None

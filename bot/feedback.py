@@ -23,6 +23,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.concluder import VERDICT_LABELS
+from bot.slack_body import clicker
 from bot.webhooks import Facts, Notifier
 from store.feedback import FeedbackStore
 
@@ -93,7 +94,7 @@ class FeedbackActions:
         """A 👍 / 👎 click: check, record (or change) the vote, then thank or ask why."""
         await ack()
         investigation_id = str(action.get("value") or "")
-        user = str((body.get("user") or {}).get("id") or "")
+        user = clicker(body)
         channel = str((body.get("channel") or {}).get("id") or "")
         message = body.get("message") or {}
         thread_ts = str(message.get("thread_ts") or message.get("ts") or "")
@@ -126,7 +127,7 @@ class FeedbackActions:
     ) -> None:
         """The 👎 dialog was sent: store the right verdict and the reason, then learn."""
         await ack()
-        user = str((body.get("user") or {}).get("id") or "")
+        user = clicker(body)
         try:
             meta = json.loads(str(view.get("private_metadata") or ""))
             values = (view.get("state") or {}).get("values") or {}

@@ -24,6 +24,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks import SAFE_POST_FLAGS
 from bot.escape import mrkdwn, plain
 from bot.feedback import tell
+from bot.slack_body import clicker
 from bot.webhooks import Facts, Notifier
 from config.settings import LearningSettings
 from store.playbook import PlaybookBullet, PlaybookError, PlaybookStore
@@ -246,7 +247,7 @@ class SlackReview:
     async def on_edited(
         self, ack: Ack, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient
     ) -> None:
-        user = str((body.get("user") or {}).get("id") or "")
+        user = clicker(body)
         try:
             meta = json.loads(str(view.get("private_metadata") or ""))
             content = str(view["state"]["values"]["content"]["content"]["value"] or "").strip()
@@ -271,7 +272,7 @@ class SlackReview:
 
 
 def _where(body: dict[str, Any]) -> tuple[str, str, str]:
-    user = str((body.get("user") or {}).get("id") or "")
+    user = clicker(body)
     channel = str((body.get("channel") or {}).get("id") or "")
     ts = str((body.get("message") or {}).get("ts") or "")
     return user, channel, ts

@@ -27,6 +27,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks import SAFE_POST_FLAGS
 from bot.feedback import REFUSED, tell
+from bot.slack_body import clicker
 from bot.suppress_dialog import VIEW_ID, dialog, read_dialog, review_blocks
 from config.policy_settings import PolicySettings
 from config.settings import LearningSettings
@@ -76,7 +77,7 @@ class SuppressActions:
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        user = str((body.get("user") or {}).get("id") or "")
+        user = clicker(body)
         channel = str((body.get("channel") or {}).get("id") or "")
         message = body.get("message") or {}
         thread_ts = str(message.get("thread_ts") or message.get("ts") or "")
@@ -107,7 +108,7 @@ class SuppressActions:
     async def on_dialog(
         self, ack: Ack, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient
     ) -> None:
-        user = str((body.get("user") or {}).get("id") or "")
+        user = clicker(body)
         try:
             meta = json.loads(str(view.get("private_metadata") or ""))
             values = (view.get("state") or {}).get("values") or {}
@@ -166,7 +167,7 @@ class SuppressActions:
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        user = str((body.get("user") or {}).get("id") or "")
+        user = clicker(body)
         channel = str((body.get("channel") or {}).get("id") or "")
         ts = str((body.get("message") or {}).get("ts") or "")
         if not self.allowed(user, channel):
