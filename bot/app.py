@@ -41,7 +41,7 @@ from bot.suppress import SuppressActions
 from bot.web.app import pages_for
 from bot.webhook import AlertWebhook
 from bot.webhook_delivery import Webhooks
-from bot.work_setup import default_replica_id, work_queue
+from bot.work_setup import default_replica_id, replica_limit, work_queue
 from config.settings import Settings, SlackSettings
 from store.alert_status import AlertStatuses
 from store.alerts import AlertStore
@@ -145,7 +145,7 @@ def create_socbot(
     intake = AlertIntake(alerts, load_catalogue(settings.alerts.formats_dir))
     reporter = SlackReporter(client, pacer)
     coordinator = Coordinator(
-        slack.max_concurrent_investigations,
+        replica_limit(settings),
         reporter,
         work_queue(settings, db),
         replica=settings.work.replica_id or default_replica_id(),

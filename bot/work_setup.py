@@ -25,6 +25,13 @@ def work_queue(settings: Settings, db: Database) -> WorkQueue:
     return WorkQueue(db, limits, lease_s=work.lease_s, max_attempts=work.max_attempts)
 
 
+def replica_limit(settings: Settings) -> int:
+    """This replica's runs at once: ``work.max_running_per_replica``, never above the
+    limit that holds across all replicas (``slack.max_concurrent_investigations``)."""
+    every = settings.slack.max_concurrent_investigations
+    return min(settings.work.max_running_per_replica or every, every)
+
+
 def default_replica_id() -> str:
     """host:pid:random — unique even for a container restarted as pid 1 on one host."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"

@@ -113,6 +113,12 @@ class WorkSettings(Section):
     shutdown_grace_s: float = Field(
         20.0, ge=0, description="on SIGTERM, running work may finish this long, then is handed on"
     )
+    max_running_per_replica: int | None = Field(
+        None,
+        ge=1,
+        description="this replica's investigations at once (its CPU and memory); default and "
+        "cap: slack.max_concurrent_investigations, which holds across all replicas",
+    )
     max_running_per_user: int = Field(2, ge=1, description="one person's requests running at once")
     max_queued_per_user: int = Field(5, ge=0, description="one person's requests waiting")
     max_running_per_channel: int = Field(

@@ -249,6 +249,19 @@ class Cluster:
 
     # what the replicas did ------------------------------------------------------
 
+    def wait(self, condition: Callable[[], object], timeout_s: float, what: str) -> None:
+        """``wait_for``, saying on a timeout what the rows and the replicas show."""
+        try:
+            wait_for(condition, timeout_s, what)
+        except AssertionError as error:
+            raise AssertionError(f"{error}\n{self.describe()}") from None
+
+    def describe(self) -> str:
+        """The rows' states and owners and each replica's last log lines (for a failure)."""
+        rows = [(r.id, r.kind, r.state, r.owner, r.attempts) for r in self.rows()]
+        logs = [f"--- {r.name} (alive: {r.alive})\n{r.output()[-1500:]}" for r in self.replicas]
+        return "\n".join([f"rows: {rows}", *logs])
+
     def rows(self) -> list[WorkRow]:
         """Work rows of threads (not the replicas' own background work: pruning)."""
 

@@ -68,9 +68,13 @@ def post_alert(replica: Replica, alert: str, source: str | None = None) -> httpx
     )
 
 
-def settings_toml(*, limit: int, lease_s: float, poll_s: float, grace_s: float = 1.0) -> str:
+def settings_toml(
+    *, limit: int, lease_s: float, poll_s: float, grace_s: float = 1.0, per_replica: int = 0
+) -> str:
     """The replicas' settings file: webhook alerts on, review and learning off (fewer
-    model calls), ``limit`` investigations at once, short leases."""
+    model calls), ``limit`` investigations at once across the replicas (``per_replica``
+    of them on one replica, when given), short leases."""
+    one = f"max_running_per_replica = {per_replica}" if per_replica else ""
     return f"""
 [slack]
 webhook_channel = "{WEBHOOK_CHANNEL}"
@@ -88,6 +92,7 @@ enabled = false
 lease_s = {lease_s}
 poll_s = {poll_s}
 shutdown_grace_s = {grace_s}
+{one}
 max_running_per_user = {limit}
 max_running_per_channel = {limit}
 max_queued_per_user = 1000

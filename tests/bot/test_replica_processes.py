@@ -23,12 +23,14 @@ import pytest
 from bot.coordinator import RESTARTED
 from store.models import WorkRow
 from tests.pg_server import PostgresServer
-from tests.serve_cluster import SOC, WEBHOOK_CHANNEL, Cluster, Replica, wait_for
+from tests.serve_cluster import SOC, WEBHOOK_CHANNEL, Cluster, Replica
 from tests.serve_scenario import deliver, mention, post_alert, script, settings_toml
 
 LEASE_S = 10.0  # a loaded CI machine can starve a replica for seconds; takeover waits this long
 POLL_S = 0.5
-SETTINGS = settings_toml(limit=6, lease_s=LEASE_S, poll_s=POLL_S, grace_s=0.5)
+# six runs at once across the replicas, at most three on one: while the model answers
+# nobody, a storm must be spread over at least two replicas
+SETTINGS = settings_toml(limit=6, per_replica=3, lease_s=LEASE_S, poll_s=POLL_S, grace_s=0.5)
 ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"
 # genuine samples only (tests/fixtures/alerts/NOTICE), one per vendor format
 STORM = [
@@ -59,6 +61,14 @@ def cluster(
         cluster.close()
 
 
+@pytest.fixture(autouse=True)
+def quiet(cluster: Cluster) -> None:
+    """Each test starts on a settled cluster: a failed test's held runs cannot take the
+    next test's slots."""
+    cluster.gemini.release()
+    cluster.wait(lambda: settled(cluster, 0), PUTS_TO_WORK, "earlier runs to settle")
+
+
 def thread_calls(cluster: Cluster, row: WorkRow) -> list[tuple[str, str, str]]:
     """What was sent to a row's thread (for a failing assertion's message)."""
     return [
@@ -86,6 +96,15 @@ def settled(cluster: Cluster, count: int) -> bool:
 def running_owners(cluster: Cluster, first: int) -> set[str | None]:
     """The replicas running rows from the ``first``-th row on."""
     return {r.owner for r in cluster.rows()[first:] if r.state == "running"}
+
+
+def row_settled(cluster: Cluster, thread_ts: str) -> bool:
+    return thread_rows(cluster, thread_ts)[0].state in SETTLED
+
+
+def reached_the_model(cluster: Cluster, marker: str) -> None:
+    """Wait until a run whose text holds ``marker`` has sent the model a request."""
+    cluster.wait(lambda: cluster.gemini.arrivals_with(marker) > 0, PUTS_TO_WORK, "the run")
 
 
 def running_owner(cluster: Cluster, thread_ts: str) -> str | None:
@@ -144,12 +163,12 @@ def test_a_storm_over_three_replicas_investigates_each_alert_and_mention_once(
             ]
         assert [a.result().status_code for a in alerts] == [202] * len(STORM)
         assert [e.result() for e in events] == [200] * len(events)
-        wait_for(lambda: len(running_owners(cluster, before)) >= 2, PUTS_TO_WORK, "2 owners")
+        cluster.wait(lambda: len(running_owners(cluster, before)) >= 2, PUTS_TO_WORK, "2 owners")
     finally:
         cluster.gemini.release()
     alert_ids = [a.result().json()["alert_id"] for a in alerts]
     total = len(STORM) + len(mentions)
-    wait_for(lambda: settled(cluster, before + total), PUTS_TO_WORK, f"{total} runs to settle")
+    cluster.wait(lambda: settled(cluster, before + total), PUTS_TO_WORK, f"{total} runs to settle")
 
     rows = cluster.rows()[before:]
     assert len(rows) == total  # no redelivery queued a second row
@@ -175,7 +194,7 @@ def test_a_redelivery_to_another_replica_starts_nothing(cluster: Cluster) -> Non
     cluster.gemini.hold()  # the original run is still busy when the retry comes
     try:
         assert deliver(first, event) == 200
-        wait_for(lambda: cluster.gemini.arrivals_with(f"case {run}-1") > 0, PUTS_TO_WORK, "the run")
+        reached_the_model(cluster, f"case {run}-1")
         assert deliver(second, event, retry=1) == 200
         assert deliver(second, event, retry=2) == 200
         assert deliver(first, event, retry=3) == 200
@@ -186,7 +205,7 @@ def test_a_redelivery_to_another_replica_starts_nothing(cluster: Cluster) -> Non
     assert deliver(second, after[0]) == 200
     assert deliver(first, after[1]) == 200
     for ts in (thread_ts, *(e["event"]["ts"] for e in after)):
-        wait_for(lambda ts=ts: cluster.outcomes(ts), PUTS_TO_WORK, f"an answer in {ts}")
+        cluster.wait(lambda ts=ts: cluster.outcomes(ts), PUTS_TO_WORK, f"an answer in {ts}")
     assert len(thread_rows(cluster, thread_ts)) == 1
     assert len(cluster.outcomes(thread_ts)) == 1
     assert cluster.gemini.arrivals_with(f"case {run}-1)") == 2
@@ -202,12 +221,12 @@ def test_kill_9_of_the_running_replica_hands_the_run_to_another_within_the_lease
     cluster.gemini.hold()
     try:
         assert deliver(replicas[0], event) == 200
-        wait_for(lambda: cluster.gemini.arrivals_with(f"case {run}-7") > 0, PUTS_TO_WORK, "the run")
+        reached_the_model(cluster, f"case {run}-7")
         owner = running_owner(cluster, thread_ts)
         assert owner is not None
         victim = cluster.by_name(owner)
         # its status message is already in the thread
-        wait_for(
+        cluster.wait(
             lambda: thread_rows(cluster, thread_ts)[0].posted.get("status_ts"),
             PUTS_TO_WORK,
             "status",
@@ -238,7 +257,7 @@ def test_sigterm_hands_the_running_work_to_another_replica(cluster: Cluster) -> 
     cluster.gemini.hold()  # the run cannot finish within the grace period
     try:
         assert deliver(replicas[0], event) == 200
-        wait_for(lambda: cluster.gemini.arrivals_with(f"case {run}-9") > 0, PUTS_TO_WORK, "the run")
+        reached_the_model(cluster, f"case {run}-9")
         victim = cluster.by_name(running_owner(cluster, thread_ts))
         victim.terminate()
         assert victim.process.wait(30) == 0, victim.output()[-2000:]
@@ -264,8 +283,8 @@ def _taken_over_and_answered(cluster: Cluster, thread_ts: str, victim: Replica) 
         [row] = thread_rows(cluster, thread_ts)
         return row.owner not in (None, victim.name)
 
-    wait_for(other, PUTS_TO_WORK, "another replica to take the run")
+    cluster.wait(other, PUTS_TO_WORK, "another replica to take the run")
     taken = time.monotonic()
-    wait_for(lambda: cluster.outcomes(thread_ts), PUTS_TO_WORK, "the answer")
-    wait_for(lambda: thread_rows(cluster, thread_ts)[0].state in SETTLED, PUTS_TO_WORK, "the row")
+    cluster.wait(lambda: cluster.outcomes(thread_ts), PUTS_TO_WORK, "the answer")
+    cluster.wait(lambda: row_settled(cluster, thread_ts), PUTS_TO_WORK, "the row")
     return taken
