@@ -27,7 +27,6 @@ from pydantic import SecretStr
 from agent.errors import AgentError
 from agent.playbook.learning.corrections import Corrections
 from agent.playbook.learning.service import Learner
-from bot.ack_front import AckFront
 from bot.app import create_socbot
 from bot.approvals import SlackApprovals
 from bot.investigator import EngineInvestigator
@@ -39,6 +38,7 @@ from bot.socket_mode import run_socket_mode
 from bot.startup import startup_lines
 from bot.tracing import configure_tracing
 from bot.webhook_delivery import Webhooks
+from cli.ack_process import AckProcess
 from cli.app import command_app, fail, load_settings_or_exit, one_line
 from cli.log_setup import configure_logging
 from cli.runtime import Runtime, open_runtime
@@ -151,13 +151,14 @@ async def serve_until(
             log.info("%s", line)
         try:
             if mode is Mode.http:
-                # the app on a private loopback port; the public port acks from a thread
-                # of its own, so acks never queue behind investigations (bot.ack_front)
+                # the app on a private loopback port; the public port acks from a process
+                # of its own, so acks never queue behind investigations (cli.ack_process)
                 runner = await start_site(bot.web_app(), "127.0.0.1", 0)
-                front = AckFront(
+                front = AckProcess(
                     signing_secret=_secret(settings.slack.signing_secret),
                     backend=f"http://127.0.0.1:{bound_port(runner)}",
                     body_limit=body_limit(settings.slack.max_alert_bytes),
+                    log=settings.log,
                 )
                 try:
                     try:
