@@ -1,9 +1,11 @@
-"""Slack acks that never queue behind investigations: the public port in its own thread.
+"""Slack acks that never queue behind investigations: the public port, served alone.
 
 In HTTP mode socbot's one event loop also runs the investigations (prompt rendering,
 JSON parsing, grounding, Block Kit, the database): under load an event's 200 waited
 behind that work, past the 3 s after which Slack retries. ``AckFront`` serves the public
-port from a thread with an event loop of its own and nothing else on it:
+port from a thread with an event loop of its own and nothing else on it (``socbot serve``
+runs it in a process of its own, ``cli.ack_process``, so not even the interpreter lock is
+shared with the investigations):
 
 * ``POST /slack/events`` carrying an event (``event_callback``): the body is checked as
   before (``bot.slack_body``: signature, type, shape; refused with the same status), the
