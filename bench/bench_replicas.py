@@ -153,6 +153,10 @@ def throughput(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
         "threads_without_outcome": sum(n == 0 for n in outcomes),
         "rows_started_again": sum(r.attempts > 1 for r in rows),
         "rows_per_replica": dict(Counter(str(r.owner) for r in rows)),
+        "rows_by_kind": dict(Counter(r.kind for r in rows)),
+        "threads_with_more_rows": sorted(
+            [t, n] for t, n in Counter(r.thread_ts for r in rows).items() if n > 1
+        ),
     }
 
 
