@@ -230,9 +230,10 @@ class AlertTriage:
         finally:
             await self._move(alert.id, status)
 
-    async def dropped(self, alert_id: str) -> None:
-        """The alert's row ended without running (stopped while queued, or given up)."""
-        await self._move(alert_id, "cancelled")
+    async def dropped(self, alert_id: str, status: str = "cancelled") -> None:
+        """The alert's row ended without running here: stopped while queued
+        (``cancelled``), or given up after its last attempt (``failed``)."""
+        await self._move(alert_id, status)
 
     async def _move(self, alert_id: str, status: str) -> None:
         storm = await self.storms.move(alert_id, status)

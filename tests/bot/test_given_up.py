@@ -3,7 +3,9 @@ its thread is told once: the status message says the run was given up instead of
 "working…" for ever, the investigation it started is ``interrupted``, linked to no run.
 
 Real engine (scripted model), real worker, queue, ``SlackReporter`` and Web API client on
-SQLite and PostgreSQL; the Web API faked at the network edge (``tests/fakes/slack_api``).
+SQLite and PostgreSQL; for an alert, the real app (``/alerts``, triage, worker) twice on
+one database, the alert ``failed`` (nobody cancelled it). The Web API is faked at the
+network edge (``tests/fakes/slack_api``).
 """
 
 from __future__ import annotations
@@ -12,15 +14,20 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from bot.reporter import GAVE_UP_KEY
 from bot.worker_types import gave_up
 from cli.runtime import Runtime, open_runtime
+from config.settings import Settings
+from store.db import Database
 from store.investigations import InvestigationStore
+from store.models import AlertRow, WorkRow
 from store.work import QueueLimits, Work, WorkQueue
 from tests.bot.test_post_once import chat_script, dies, in_thread, mention, replica, row, state
 from tests.fakes.model import ScriptedModel
@@ -28,9 +35,16 @@ from tests.fakes.signals import writes
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.pg_server import PostgresServer
 from tests.queue_clock import LEASE_S, AheadQueue
-from tests.slack_support import make_settings
+from tests.slack_support import WEBHOOK_TOKEN, RecordingInvestigate, SlackHarness, make_settings
 
 TOLD = gave_up(1)  # every row below gets one attempt (``max_attempts=1``)
+ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"  # genuine samples (NOTICE there)
+AUTH = {"Authorization": f"Bearer {WEBHOOK_TOKEN}"}
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -56,6 +70,32 @@ def told(fake: FakeSlackAPI, method: str) -> list[Any]:
 
 async def failed(queue: WorkQueue) -> bool:
     return await state(queue) == "failed"
+
+
+def one_attempt(tmp_path: Path, fake: FakeSlackAPI, url: str, replica: str) -> Settings:
+    """A replica of the app on ``url``: one start per row, so a lapsed lease gives up."""
+    settings = make_settings(tmp_path, fake.base_url)
+    work = settings.work.model_copy(update={"replica_id": replica, "max_attempts": 1})
+    return settings.model_copy(update={"database_url": url, "work": work})
+
+
+async def work_rows(db: Database) -> list[WorkRow]:
+    async with db.session() as session:
+        return list((await session.scalars(select(WorkRow).order_by(WorkRow.id))).all())
+
+
+async def lapse(db: Database, work_id: int) -> None:
+    """The row's lease ran out (its replica stopped renewing it an hour ago)."""
+    async with db.session() as session:
+        row = await session.get(WorkRow, work_id)
+        assert row is not None and row.lease_until is not None
+        row.lease_until -= timedelta(hours=1)
+
+
+async def alert_is(db: Database, alert_id: str, status: str) -> bool:
+    async with db.session() as session:
+        row = await session.get(AlertRow, alert_id)
+        return row is not None and row.status == status
 
 
 async def test_a_run_given_up_edits_its_status_message_once_and_settles_its_investigation(
@@ -142,3 +182,46 @@ async def test_a_run_given_up_before_its_status_message_says_so_in_one_message(
     await b.coordinator.wait_idle()
     assert len(told(fake, "chat.postMessage")) == 1
     await b.coordinator.shutdown()
+
+
+async def test_an_alert_given_up_is_failed_and_its_thread_told_once_by_the_next_replica(
+    fake: FakeSlackAPI, tmp_path: Path, postgres: PostgresServer, backend: str
+) -> None:
+    """Through the real app (``/alerts``, triage, worker) on one database: replica a takes
+    the alert and dies mid-run at its last attempt; replica b, starting, gives it up."""
+    url = (
+        f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}"
+        if backend == "sqlite"
+        else postgres.create_database(f"gaveup_{uuid.uuid4().hex[:10]}")
+    )
+    first, second = Database(url), Database(url)
+    await first.create()
+    held = RecordingInvestigate()
+    held.gate = asyncio.Event()  # a's run never ends: a dies during it
+    async with SlackHarness(fake, one_attempt(tmp_path, fake, url, "a"), held, db=first) as a:
+        response = await a.client.post(
+            "/alerts", data=(ALERTS / "splunk-webhook.json").read_text(), headers=AUTH
+        )
+        assert response.status == 202
+        alert_id = str((await response.json())["alert_id"])
+        await held.wait_started()
+        await dies(a.app.coordinator)
+        [work] = [w for w in await work_rows(first) if w.alert_id == alert_id]
+        await lapse(first, work.id)  # a's lease ran out: a is gone
+        b_settings, b_ran = one_attempt(tmp_path, fake, url, "b"), RecordingInvestigate()
+        async with SlackHarness(fake, b_settings, b_ran, db=second) as b:
+            await writes(first, second).until(lambda: alert_is(first, alert_id, "failed"))
+            await fake.wait_for(lambda: bool(told(fake, "chat.postMessage")))
+            await b.settle()
+            rows = await work_rows(first)
+            assert await alert_is(first, alert_id, "failed")  # settled; not run again
+        held.gate.set()
+    await first.close()
+    await second.close()
+
+    [given_up] = [w for w in rows if w.alert_id == alert_id]  # no second run queued
+    assert given_up.state == "failed" and isinstance(given_up.posted[GAVE_UP_KEY], str)
+    assert b_ran.calls == []
+    [notice] = told(fake, "chat.postMessage")  # the run posted no status message: one notice
+    assert notice.args["thread_ts"] == work.thread_ts  # in the alert's own thread
+    assert notice.args["metadata"]["event_payload"]["post"] == given_up.posted[GAVE_UP_KEY]
