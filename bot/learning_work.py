@@ -19,6 +19,7 @@ import logging
 from agent.errors import LLMUnavailable
 from agent.playbook.learning.service import Learner
 from bot.coordinator import Coordinator, ThreadRef, Unavailable
+from bot.worker_types import Record, gave_up
 from store.learn_queue import LearnQueue
 from store.learning import LearningStore
 from store.work import Work
@@ -100,3 +101,6 @@ class Silent:
 
     async def cancelled(self, thread: ThreadRef) -> None:
         pass
+
+    async def gave_up(self, thread: ThreadRef, work: Work, record: Record) -> None:
+        log.info("%s: %s", self.what, gave_up(work.attempts))

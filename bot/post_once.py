@@ -14,14 +14,16 @@ thread message, no one else can post as socbot.
 Keys in ``work.posted``: ``status_post`` (token) → ``status_ts``; ``outcome``
 (``messages`` and their ``posts`` tokens) → ``outcome_ts`` (one ts or None per
 message, in order). With the outcome recorded, a later run only delivers what
-is missing: the investigation is not run again.
+is missing: the investigation is not run again. A row given up after its last
+attempt has its status message replaced once (``replace_status``: ``gave_up``,
+the intent, written before the edit).
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -29,14 +31,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks import Message
 from bot.pacer import Pacer
 from bot.posting import SLACK_ERRORS, post_until_accepted
-from bot.worker_types import RowLost, ThreadRef
+from bot.worker_types import Record, RowLost, ThreadRef
 
 log = logging.getLogger(__name__)
 
 EVENT_TYPE = "socbot_post"
 MAX_PAGES = 10  # conversations.replies pages read looking for our posts (200 messages each)
-
-Record = Callable[[str, Any], Awaitable[object]]
 
 
 def post_metadata(work_id: int, token: str) -> dict[str, Any]:
@@ -163,22 +163,68 @@ class RunPosts:
         """
         if not self.tracked or self.work_id is None:
             return None, None
-        ts = self.posted.get("status_ts")
-        if isinstance(ts, str):
+        ts = await self.posted_status()
+        if ts is not None:
             return ts, None
         token = self.posted.get("status_post")
-        if isinstance(token, str):
-            found = await self.search.find(self.thread, self.work_id, {token})
-            if token in found:
-                await self.record("status_ts", found[token])
-                return found[token], None
-        else:
+        if not isinstance(token, str):
             token = new_token()
             await self.record("status_post", token)
         return None, post_metadata(self.work_id, token)
 
+    async def posted_status(self) -> str | None:
+        """The status message's ts: recorded, or found in the thread by its intent's token
+        (then recorded); None when the run never posted one."""
+        ts = self.posted.get("status_ts")
+        if isinstance(ts, str):
+            return ts
+        token = self.posted.get("status_post")
+        if not isinstance(token, str) or self.work_id is None:
+            return None
+        found = await self.search.find(self.thread, self.work_id, {token})
+        if token not in found:
+            return None
+        await self.record("status_ts", found[token])
+        return found[token]
+
     async def status_posted(self, ts: str) -> None:
         await self.record("status_ts", ts)
+
+    async def replace_status(self, key: str, message: Message, *, what: str) -> str | None:
+        """Say ``message`` once, in place of the status message (a new message in the
+        thread when the run never posted one); the ts it is in, None if not said.
+
+        The intent (``key``: a token) is recorded before Slack is called: a crash in
+        between loses the notice, it never repeats it; with ``key`` recorded already
+        nothing is said.
+        """
+        if self.work_id is None or self.posted.get(key) is not None:
+            return None
+        ts = await self.posted_status()
+        token = new_token()
+        await self.record(key, token)
+        if ts is None:
+            return await post_until_accepted(
+                self.client,
+                self.pacer,
+                channel=self.thread.channel,
+                thread_ts=self.thread.thread_ts,
+                message=message,
+                what=what,
+                metadata=post_metadata(self.work_id, token),
+            )
+        try:
+            async with self.pacer.update_slot():
+                await self.client.chat_update(
+                    channel=self.thread.channel,
+                    ts=ts,
+                    text=message["text"],
+                    blocks=message.get("blocks"),
+                )
+        except SLACK_ERRORS as error:
+            log.warning("could not edit the status message of %s: %s", what, error)
+            return None
+        return ts
 
     # the outcome -------------------------------------------------------------
 

@@ -10,17 +10,21 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import AgentError
-from bot.blocks import SAFE_POST_FLAGS
+from bot.blocks import SAFE_POST_FLAGS, notice_message
 from bot.pacer import Pacer
+from bot.post_once import RunPosts, ThreadSearch
 from bot.render import (
     cancelled_message,
     error_message,
     queued_message,
     still_working_message,
 )
-from bot.worker_types import SlackRefused, ThreadRef, Unavailable
+from bot.worker_types import Record, RowLost, SlackRefused, ThreadRef, Unavailable, gave_up
+from store.work import Work
 
 log = logging.getLogger(__name__)
+
+GAVE_UP_KEY = "gave_up"  # ``work.posted``: the given-up notice's intent (its post token)
 
 
 class SlackReporter:
@@ -29,6 +33,7 @@ class SlackReporter:
     def __init__(self, client: AsyncWebClient, pacer: Pacer) -> None:
         self.client = client
         self.pacer = pacer
+        self.search = ThreadSearch(client)
 
     async def say(self, thread: ThreadRef, text: str) -> None:
         await self.post(thread, {"text": text})
@@ -51,6 +56,23 @@ class SlackReporter:
 
     async def cancelled(self, thread: ThreadRef) -> None:
         await self.post(thread, cancelled_message())
+
+    async def gave_up(self, thread: ThreadRef, work: Work, record: Record) -> None:
+        """The run's status message says it was given up (once: ``bot.post_once``)."""
+        posts = RunPosts(
+            self.client,
+            self.pacer,
+            self.search,
+            thread,
+            work_id=work.id,
+            posted=work.posted,
+            record=record,
+        )
+        message = notice_message(gave_up(work.attempts))
+        try:
+            await posts.replace_status(GAVE_UP_KEY, message, what=f"work {work.id}")
+        except RowLost:
+            log.info("work %s: told it was given up already (or the row is gone)", work.id)
 
     async def post(self, thread: ThreadRef, message: dict[str, Any]) -> str | None:
         """Post ``message`` (render output) in the thread; its ts, or None if Slack refused."""

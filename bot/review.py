@@ -4,13 +4,13 @@
 it came from — all escaped and defanged, since that evidence is alert and thread text
 an attacker may have written. Only users in ``learning.approvers`` may decide, and only
 in the review channel (fail closed: an empty list means nobody in Slack; use
-``socbot playbook``). Edit opens a dialog with the text; sending it saves the edited
-text and approves it. The message is updated with the decision and who made it.
+``socbot playbook``). Edit opens a dialog with the text and scope (``bot.review_dialog``);
+sending it checks both, saves the edit and approves it. The message is updated with the
+decision and who made it.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -24,17 +24,16 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks import SAFE_POST_FLAGS
 from bot.escape import mrkdwn, plain
 from bot.feedback import tell
+from bot.review_dialog import EDIT_VIEW, MAX_CONTENT, edit_view, submitted
 from bot.slack_body import clicker
 from bot.webhooks import Facts, Notifier
 from config.settings import LearningSettings
 from store.playbook import PlaybookBullet, PlaybookError, PlaybookStore
-from store.playbook_rules import BulletInvalid, content_problem
+from store.playbook_rules import BulletInvalid
 
 log = logging.getLogger(__name__)
 
 Ack = Callable[..., Awaitable[Any]]
-EDIT_VIEW = "playbook_edit"
-MAX_CONTENT = 600
 NOT_ALLOWED = "Only the playbook approvers (learning.approvers) can decide on proposals here."
 PROPOSAL_FIELDS = {"id", "op", "kind", "scope", "content", "targets", "provenance"}
 OPS = {"add": "New bullet", "update": "Change", "merge": "Merge", "retire": "Retire"}
@@ -217,29 +216,8 @@ class SlackReview:
         if not self.allowed(user, channel) or bullet is None or bullet.status != "proposed":
             await tell(client, channel, user, NOT_ALLOWED if bullet else "No such proposal.")
             return
-        meta = json.dumps({"id": bullet.id, "channel": channel, "ts": ts})
-        view = {
-            "type": "modal",
-            "callback_id": EDIT_VIEW,
-            "private_metadata": meta,
-            "title": {"type": "plain_text", "text": "Edit and approve"},
-            "submit": {"type": "plain_text", "text": "Approve"},
-            "blocks": [
-                {
-                    "type": "input",
-                    "block_id": "content",
-                    "label": {"type": "plain_text", "text": "Bullet text"},
-                    "element": {
-                        "type": "plain_text_input",
-                        "action_id": "content",
-                        "multiline": True,
-                        "max_length": MAX_CONTENT,
-                        "initial_value": _clip(bullet.content, MAX_CONTENT),
-                    },
-                }
-            ],
-        }
         try:
+            view = edit_view(bullet, channel, ts)
             await client.views_open(trigger_id=str(body.get("trigger_id") or ""), view=view)
         except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
             log.warning("could not open the edit dialog: %s", error)
@@ -247,28 +225,27 @@ class SlackReview:
     async def on_edited(
         self, ack: Ack, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient
     ) -> None:
-        user = clicker(body)
-        try:
-            meta = json.loads(str(view.get("private_metadata") or ""))
-            content = str(view["state"]["values"]["content"]["content"]["value"] or "").strip()
-        except (ValueError, KeyError, TypeError):
+        """A submitted dialog (``bot.review_dialog``): the sender and the channel checked
+        first, then every field; problems keep the dialog open, nothing is stored."""
+        user, edit = clicker(body), submitted(view)
+        if edit is None:
             await ack()
             return
-        problem = content_problem(content[:MAX_CONTENT])
-        if problem is not None:  # shown under the field; the dialog stays open
-            await ack(response_action="errors", errors={"content": problem})
+        if not self.allowed(user, edit.channel):
+            await ack(response_action="errors", errors={"content": NOT_ALLOWED})
+            return
+        problems = edit.problems()
+        if problems:  # shown under the fields; the dialog stays open
+            await ack(response_action="errors", errors=problems)
             return
         await ack()
-        channel, ts = str(meta.get("channel") or ""), str(meta.get("ts") or "")
-        if not self.allowed(user, channel):
-            return
         try:
-            await self.playbook.edit(str(meta.get("id") or ""), content[:MAX_CONTENT], user)
-            bullet = await self.playbook.approve(str(meta.get("id") or ""), user)
+            await self.playbook.edit(edit.bullet_id, edit.content, user, scope=edit.scope)
+            bullet = await self.playbook.approve(edit.bullet_id, user)
         except (PlaybookError, BulletInvalid) as error:
-            await tell(client, channel, user, str(error))
+            await tell(client, edit.channel, user, str(error))
             return
-        await _update(client, channel, ts, bullet, user, "edited and approved")
+        await _update(client, edit.channel, edit.ts, bullet, user, "edited and approved")
 
 
 def _where(body: dict[str, Any]) -> tuple[str, str, str]:

@@ -57,9 +57,11 @@ class AlertRunner:
             await self.investigate(thread, alert_request_text(alert), alert)
 
     async def dropped(self, work: Work) -> None:
+        """Stopped while queued (``cancelled``), or given up after its last attempt
+        (``failed``: nobody cancelled it)."""
         triage = self.triages.get(work.channel)
         if triage is not None and work.alert_id:
-            await triage.dropped(work.alert_id)
+            await triage.dropped(work.alert_id, "failed" if work.state == "failed" else "cancelled")
 
 
 def runners(

@@ -76,7 +76,6 @@ class AlertTriage:
         update_interval: float = 2.0,
         own_rows_only: bool = False,
         exclude_channels: tuple[str, ...] = (),
-        sweep_s: float = 2.0,
     ) -> None:
         self.channel = channel
         self.alerts = alerts
@@ -95,7 +94,7 @@ class AlertTriage:
             replica=coordinator.replica,
             lease_s=coordinator.queue.lease.total_seconds(),
         )
-        self.sweeper = Sweeper(self.sweep, sweep_s, f"sweep {channel}")
+        self.sweeper = Sweeper(self.sweep, settings.storm_sweep_s, f"sweep {channel}")
         self.statuses = AlertStatuses(alerts.db)
         self.board = StormBoard(reporter, self.storms, alerts, interval=update_interval)
         self._launching: set[str] = set()  # admitted here, card being posted
@@ -231,9 +230,10 @@ class AlertTriage:
         finally:
             await self._move(alert.id, status)
 
-    async def dropped(self, alert_id: str) -> None:
-        """The alert's row ended without running (stopped while queued, or given up)."""
-        await self._move(alert_id, "cancelled")
+    async def dropped(self, alert_id: str, status: str = "cancelled") -> None:
+        """The alert's row ended without running here: stopped while queued
+        (``cancelled``), or given up after its last attempt (``failed``)."""
+        await self._move(alert_id, status)
 
     async def _move(self, alert_id: str, status: str) -> None:
         storm = await self.storms.move(alert_id, status)

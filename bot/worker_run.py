@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from bot import metrics
 from bot.run_link import earlier_run
 from bot.worker_types import (
-    GAVE_UP,
     RESTARTED,
     Reporter,
     RowLost,
@@ -33,6 +32,7 @@ from bot.worker_types import (
     ThreadRef,
     Unavailable,
     current_run,
+    gave_up,
 )
 from store.investigations import InvestigationStore
 from store.work import Work, WorkQueue
@@ -153,9 +153,16 @@ class RowRuns:
 
     async def give_up(self, work: Work) -> None:
         """Expired ``max_attempts`` times: the row failed (its last investigation settled
-        as interrupted: ``bot.run_link``); its thread is told."""
+        as interrupted, linked to no run: ``bot.run_link``); its status message says so,
+        once (``Reporter.gave_up``)."""
         earlier = earlier_run(work.posted)
         if earlier is not None:
-            await InvestigationStore(self.queue.db).interrupt(earlier, replaced_by=None)
+            await InvestigationStore(self.queue.db).interrupt(
+                earlier, replaced_by=None, error=gave_up(work.attempts)
+            )
         await self.dropped(work)
-        await self._reporter(work).say(ThreadRef(work.channel, work.thread_ts), GAVE_UP)
+        await self._reporter(work).gave_up(
+            ThreadRef(work.channel, work.thread_ts),
+            work,
+            lambda key, value: self.queue.record_post(work.id, key, value, once=True),
+        )

@@ -18,11 +18,17 @@ from store.slack import conversation_id
 from store.work import Work
 
 RESTARTED = "socbot restarted; investigating again."
-GAVE_UP = "socbot restarted too often during this investigation, so it stopped."
+GAVE_UP = "✖ socbot gave up on this run after {attempts}: it restarted during each of them."
+Record = Callable[[str, Any], Awaitable[object]]  # remember ``posted[key]`` with the row
 REFUSED = {
     "user": "You already have several requests waiting; ask again when one is answered.",
     "channel": "This channel already has many requests waiting; ask again in a moment.",
 }
+
+
+def gave_up(attempts: int) -> str:
+    """What a thread is told of a run given up after ``attempts`` starts (``GAVE_UP``)."""
+    return GAVE_UP.format(attempts=f"{attempts} attempt{'s' if attempts != 1 else ''}")
 
 
 class Unavailable(Exception):
@@ -64,6 +70,11 @@ class Reporter(Protocol):
     async def failed(self, thread: ThreadRef, error: BaseException) -> None: ...
 
     async def cancelled(self, thread: ThreadRef) -> None: ...
+
+    async def gave_up(self, thread: ThreadRef, work: Work, record: Record) -> None:
+        """``work`` was given up after its last attempt: say so once (``record``: the
+        row's ``posted``, where the intent is written before it is said)."""
+        ...
 
 
 class Runner(Protocol):

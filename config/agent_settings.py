@@ -84,7 +84,9 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
     # output up to 200k-token prompts; $4.00 / $18.00 above). NOT confirmed from a
     # first-party copy: the 3 Pro cached prices ($0.20 / $0.40, 10 % of input as for every
     # other model here) and the 3.x cache storage (assumed as 2.5's: $1.00 Flash, $4.50
-    # Pro); override them in [gemini.prices] when the page says otherwise.
+    # Pro); override them in [gemini.prices] when the page says otherwise. A search of the
+    # stored copies reachable from here on 2026-11-25 found no first-party copy of the
+    # pricing page (Developer API or Vertex AI): see docs/models.md.
     "gemini-3-flash": ModelPrice(input=0.50, output=3.00, cached_input=0.05, cache_storage=1.0),
     "gemini-3-pro": _GEMINI_3_PRO,
     "gemini-3.1-pro": _GEMINI_3_PRO,

@@ -94,6 +94,13 @@ class SlackSettings(Section):
         description="webhook alerts like one seen this recently (same source, title and "
         "primary indicator) join its card and verdict instead of a new investigation; 0 = off",
     )
+    storm_sweep_s: float = Field(
+        2.0,
+        ge=0.1,
+        le=60.0,
+        description="how often each replica's triage places alerts a dead process stored but "
+        "never placed, and re-admits alerts a dead replica was launching (seconds)",
+    )
     http_port: int = 3000
     max_alert_bytes: int = 256 * 1024
 

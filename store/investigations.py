@@ -82,9 +82,15 @@ class InvestigationStore:
             if isinstance(result, CursorResult) and result.rowcount == 0:
                 log.warning("finish() for unknown investigation %r", investigation_id)
 
-    async def interrupt(self, investigation_id: str, *, replaced_by: str | None) -> bool:
+    async def interrupt(
+        self,
+        investigation_id: str,
+        *,
+        replaced_by: str | None,
+        error: str = "socbot stopped during this run",
+    ) -> bool:
         """Settle a run that a crash cut short (status ``interrupted``), linked to the run
-        that replaced it; False when it was settled already."""
+        that replaced it (None: given up, ``error`` says why); False when settled already."""
         async with self.db.session() as session:
             result = await session.execute(
                 update(Investigation)
@@ -92,7 +98,7 @@ class InvestigationStore:
                 .values(
                     status="interrupted",
                     replaced_by=replaced_by,
-                    error="socbot stopped during this run",
+                    error=error,
                     finished_at=utcnow(),
                 )
             )

@@ -164,12 +164,16 @@ class PlaybookStore:
             row.updated_at = utcnow()
         return await self._must(bullet_id)
 
-    async def edit(self, bullet_id: str, content: str, by: str) -> PlaybookBullet:
-        """Change a proposal's text before approving it (it stays proposed)."""
+    async def edit(
+        self, bullet_id: str, content: str, by: str, *, scope: str | None = None
+    ) -> PlaybookBullet:
+        """Change a proposal's text (and ``scope``, if given) before approving it (it
+        stays proposed)."""
         async with self.db.session() as session:
             row = await self._proposal(session, bullet_id)
-            check(content, row.scope)
+            check(content, scope if scope is not None else row.scope)
             row.content = content.strip()
+            row.scope = scope if scope is not None else row.scope
             row.provenance = {**row.provenance, "edited_by": by}
             row.updated_at = utcnow()
         return await self._must(bullet_id)

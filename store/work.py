@@ -177,18 +177,25 @@ class WorkQueue(ClaimingQueue):
         *,
         owner: str | None = None,
         attempt: int | None = None,
+        once: bool = False,
     ) -> bool:
         """Remember what was posted for a row (``posted[key]``): a takeover won't repeat it.
 
         With ``owner``, only while ``owner`` runs the row (a replica that lost it
         records nothing), and with ``attempt`` only while it runs that attempt (the same
-        replica may have taken its own lapsed row over). False when nothing was recorded.
+        replica may have taken its own lapsed row over); with ``once`` only if ``key`` is
+        not recorded yet. False when nothing was recorded.
         """
         async with self.db.session() as session:
-            row = await session.get(WorkRow, work_id)
+            statement = select(WorkRow).where(WorkRow.id == work_id)
+            if once and not self.db.is_sqlite:  # read and write under the row's lock
+                statement = statement.with_for_update()
+            row = (await session.execute(statement)).scalar_one_or_none()
             if row is None or (owner is not None and (row.owner, row.state) != (owner, "running")):
                 return False
             if attempt is not None and row.attempts != attempt:
+                return False
+            if once and key in (row.posted or {}):
                 return False
             row.posted = {**(row.posted or {}), key: value}
             return True

@@ -77,6 +77,7 @@ class Work:
     attempts: int
     posted: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    state: str = "queued"  # as read: "failed" for a row given up after its last attempt
 
     @property
     def text(self) -> str:
@@ -96,6 +97,7 @@ class Work:
             attempts=row.attempts,
             posted=dict(row.posted or {}),
             error=row.error,
+            state=row.state,
         )
 
 

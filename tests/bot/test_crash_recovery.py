@@ -1,6 +1,7 @@
 """``socbot serve`` killed with ``kill -9`` and started again on the same database
 (SQLite and PostgreSQL): nothing that got a 202 vanishes or waits for a timer, and the
-run the kill cut short is settled as interrupted, linked to the run that replaced it.
+run the kill cut short is settled as interrupted, linked to the run that replaced it;
+killed at its last attempt, it is given up and its status message says so, once.
 
 Real processes (``tests/serve_cluster.py``) with the fake Gemini and Slack; every wait
 is on something observable (rows in the database, the fakes' recorded calls), the
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from bot.worker_types import gave_up
 from store.models import AlertRow, Investigation
 from tests.pg_server import PostgresServer
 from tests.serve_cluster import WEBHOOK_CHANNEL, Cluster, wait_for
@@ -42,19 +44,36 @@ SETTLED_ALERT = ("concluded", "failed", "cancelled")
 BOUND_S = 150.0  # an upper bound on a loaded 2-core machine; half the old 300 s timer
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def cluster(
-    request: pytest.FixtureRequest, tmp_path: Path, postgres: PostgresServer
-) -> Iterator[Cluster]:
-    if request.param == "sqlite":
+ONE_ATTEMPT = SETTINGS.replace("[work]\n", "[work]\nmax_attempts = 1\n")
+TOLD = gave_up(1)
+
+
+def running(backend: str, tmp_path: Path, postgres: PostgresServer, toml: str) -> Iterator[Cluster]:
+    if backend == "sqlite":
         url = f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}"
     else:
         url = postgres.create_database(f"crash_{uuid.uuid4().hex[:10]}")
-    cluster = Cluster(url, tmp_path, script(), SETTINGS)
+    cluster = Cluster(url, tmp_path, script(), toml)
     try:
         yield cluster
     finally:
         cluster.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def cluster(
+    request: pytest.FixtureRequest, tmp_path: Path, postgres: PostgresServer
+) -> Iterator[Cluster]:
+    yield from running(request.param, tmp_path, postgres, SETTINGS)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def one_attempt(
+    request: pytest.FixtureRequest, tmp_path: Path, postgres: PostgresServer
+) -> Iterator[Cluster]:
+    """Replicas that start each row once (``work.max_attempts = 1``)."""
+    assert ONE_ATTEMPT != SETTINGS
+    yield from running(request.param, tmp_path, postgres, ONE_ATTEMPT)
 
 
 def alerts(cluster: Cluster) -> dict[str, AlertRow]:
@@ -87,6 +106,23 @@ def storm(cluster: Cluster, count: int) -> list[str]:
         answers = list(pool.map(lambda body: post_alert(replica, body), bodies))
     assert [a.status_code for a in answers] == [202] * count
     return [a.json()["alert_id"] for a in answers]
+
+
+def killed_mid_run(cluster: Cluster) -> tuple[str, Investigation]:
+    """One alert, killed once its status message and investigation row are in (with the
+    model held); its id and the investigation the kill cut short."""
+    [alert_id] = storm(cluster, 1)
+
+    def status_posted() -> bool:
+        rows = [r for r in cluster.rows() if r.alert_id == alert_id]
+        return bool(rows) and bool(rows[0].posted.get("status_ts"))
+
+    wait_for(status_posted, BOUND_S, "the status message")
+    wait_for(lambda: investigations(cluster), BOUND_S, "the investigation row")
+    [killed] = investigations(cluster)
+    assert killed.status == "running"
+    restart(cluster)
+    return alert_id, killed
 
 
 def restart(cluster: Cluster) -> float:
@@ -148,17 +184,7 @@ def test_the_killed_run_is_settled_interrupted_and_its_status_message_says_so(
     cluster.ensure(1)
     cluster.gemini.hold()
     try:
-        [alert_id] = storm(cluster, 1)
-
-        def status_posted() -> bool:
-            rows = [r for r in cluster.rows() if r.alert_id == alert_id]
-            return bool(rows) and bool(rows[0].posted.get("status_ts"))
-
-        wait_for(status_posted, BOUND_S, "the status message")
-        wait_for(lambda: investigations(cluster), BOUND_S, "the investigation row")
-        [killed] = investigations(cluster)
-        assert killed.status == "running"
-        restart(cluster)
+        alert_id, killed = killed_mid_run(cluster)
     finally:
         cluster.gemini.release()
     wait_for(lambda: all_settled(cluster, [alert_id]), BOUND_S, "the rerun")
@@ -181,3 +207,37 @@ def test_the_killed_run_is_settled_interrupted_and_its_status_message_says_so(
     assert any(f"run `{old.id[:12]}`" in e and "interrupted" in e for e in edits), edits
     top = [c for c in cluster.posts(WEBHOOK_CHANNEL) if not c.args.get("thread_ts")]
     assert len(top) == 1  # one card; the rerun edits the same status message
+
+
+def test_a_run_killed_at_its_last_attempt_is_given_up_and_its_status_message_says_so(
+    one_attempt: Cluster,
+) -> None:
+    cluster = one_attempt
+    cluster.ensure(1)
+    cluster.gemini.hold()
+    try:
+        alert_id, killed = killed_mid_run(cluster)
+    finally:
+        cluster.gemini.release()
+    cluster.wait(lambda: alerts(cluster)[alert_id].status == "failed", BOUND_S, "the give-up")
+    [row] = [r for r in cluster.rows() if r.alert_id == alert_id]
+
+    def edits() -> list[str]:
+        return [
+            str(c.args.get("text"))
+            for c in list(cluster.slack.calls)
+            if c.method == "chat.update" and c.args.get("ts") == row.posted["status_ts"]
+        ]
+
+    cluster.wait(lambda: TOLD in edits(), BOUND_S, "the status message to say so")
+    assert (row.state, row.attempts) == ("failed", 1)
+    assert edits().count(TOLD) == 1 and edits()[-1] == TOLD  # once, and it stays so
+    told = [c for c in list(cluster.slack.calls) if c.args.get("text") == TOLD]
+    assert [c.method for c in told] == ["chat.update"]  # the status message, no new post
+    [settled] = investigations(cluster)  # nothing ran again
+    assert (settled.id, settled.status, settled.replaced_by, settled.error) == (
+        killed.id,
+        "interrupted",
+        None,
+        TOLD,
+    )

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.coordinator import RESTARTED, Coordinator, ThreadRef, Unavailable
+from bot.worker_types import Record, gave_up
 from store.db import Database
 from store.work import Job, QueueLimits, Work, WorkQueue, priority
 from tests.fakes.signals import WAIT_S, Changes
@@ -46,6 +47,10 @@ class NoticeRecorder:
 
     async def cancelled(self, thread: ThreadRef) -> None:
         self.said.append(("cancelled", thread))
+
+    async def gave_up(self, thread: ThreadRef, work: Work, record: Record) -> None:
+        self.said.append(("gave_up", thread))
+        self.texts.append(gave_up(work.attempts))
 
 
 class GatedRunner:
