@@ -153,11 +153,11 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         {("host", "ray-xxx-laptop", "source"), ("domain", "is5-ssl.mzstatic.com", "destination")},
     ),
     (
-        "invented-alertmanager-webhook.json",
+        "msteams-alertmanager-webhook.json",
         "alertmanager",
-        "SSH brute force against bastion-1 (+1 more alert)",
-        "critical",
-        {("host", "bastion-1", "target")},
+        "Server High Memory usage",
+        "medium",  # severity: warning
+        {("host", "instance-with-hyphen_and_underscore", "target")},
     ),
     (
         "invented-elastic-security-alert.json",
@@ -171,11 +171,11 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         },
     ),
     (
-        "invented-datadog-signal.json",
+        "demisto-datadog-signal.json",
         "datadog",
-        "AWS ConsoleLogin from a new country for IAM user deploy-bot",
-        "high",
-        {("ip", "203.0.113.41", "source"), ("user", "deploy-bot", "actor")},
+        "Brute Force Login Detection",  # the rule's name (the signal has no title)
+        None,
+        set(),
     ),
     # Okta System Log as SIEMs deliver it (keys lower-cased): the title is what happened
     (
