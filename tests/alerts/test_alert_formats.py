@@ -160,15 +160,11 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         {("host", "instance-with-hyphen_and_underscore", "target")},
     ),
     (
-        "invented-elastic-security-alert.json",
+        "kibana-security-alert.json",
         "elastic",
-        "Suspicious PowerShell Download Cradle on WS-0231",
-        "high",
-        {
-            ("host", "WS-0231", "target"),
-            ("user", "j.smith", "actor"),
-            ("ip", "198.51.100.23", "destination"),
-        },
+        "threat-match-rule on security-linux-1",
+        "low",
+        {("host", "security-linux-1", "target")},
     ),
     (
         "demisto-datadog-signal.json",
@@ -580,7 +576,7 @@ def test_a_source_read_from_the_payload_must_be_a_plain_name(tmp_path: Path) -> 
             {
                 "_index": ".internal.alerts-security.alerts-default-000001",
                 "_id": "x",
-                "_source": load("invented-elastic-security-alert.json"),
+                "_source": load("kibana-security-alert.json"),
             },
             "elastic",
         ),
