@@ -30,6 +30,7 @@ from bot.lifecycle import SocBot
 from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
 from bot.pacer import Pacer
+from bot.policy_deferred import DeferredRunner
 from bot.policy_dispatch import PolicedTriage
 from bot.policy_gate import PolicyGate, SlackSuppressions
 from bot.prune_work import PruneWork
@@ -49,6 +50,7 @@ from store.db import Database
 from store.feedback import FeedbackStore
 from store.learn_queue import LearnQueue
 from store.policy import PolicyStore
+from store.policy_deferred import DeferredAlerts
 from store.retention import Pruner
 from store.slack import SlackStore
 from store.suppressions import SuppressionStore
@@ -259,6 +261,10 @@ def create_socbot(
     if bot.triage is not None and slack.webhook_channel:
         bot.policed = PolicedTriage(slack.webhook_channel, bot.triage, gate, routed, reporter)
     coordinator.register(runners(alerts, investigate, by_channel))
+    held = dict(policed)  # where a budget-held alert goes when its window frees
+    if bot.policed is not None and slack.webhook_channel:
+        held[slack.webhook_channel] = bot.policed
+    DeferredRunner.register(coordinator, alerts, gate, held)
     Webhooks.attach(webhooks, coordinator)
     holder.append(bot)
     return bot
@@ -271,7 +277,13 @@ def policy_parts(
     (``bot.suppress``), sharing the approved suppressions."""
     suppressions = SuppressionStore(db)
     slack = SlackSuppressions(suppressions, settings.policy.reload_s)
-    gate = PolicyGate(settings.policy, PolicyStore(db), AlertStatuses(db), extra=slack)
+    gate = PolicyGate(
+        settings.policy,
+        PolicyStore(db),
+        AlertStatuses(db),
+        extra=slack,
+        deferred=DeferredAlerts(db),
+    )
     suppress = SuppressActions(
         feedback=FeedbackStore(db),
         alerts=alerts,
