@@ -190,9 +190,16 @@ class PolicyGate:
             outcome = "deferred"
             if held:
                 return Verdict(decision, outcome, until=until)  # waits on: counted once
-        mode = rule.mode if outcome in ("investigated", "routed") else None
+        runs = outcome in ("investigated", "routed")
         await self.store.record(
-            alert.id, rule.id, decision.origin, alert.source, outcome, now, mode=mode
+            alert.id,
+            rule.id,
+            decision.origin,
+            alert.source,
+            outcome,
+            now,
+            mode=rule.mode if runs else None,
+            model=rule.model if runs else None,
         )
         if outcome in HELD:
             await self.statuses.set(alert.id, "over_budget" if outcome == "deferred" else outcome)
