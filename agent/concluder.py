@@ -148,6 +148,7 @@ class Speculation:
             ctx.deadline,
             Usage(),
             ctx.fence,
+            ctx.model,
         )
         return cls(asyncio.create_task(write(own)), own.usage, ctx.usage)
 

@@ -50,6 +50,7 @@ class Request:
     alert: Alert | None = None
     user: str | None = None  # who asked (a Slack user id), when known
     mode: Mode | None = None  # imposed (the alert policy's rule), else the engine chooses
+    model: str | None = None  # instead of gemini.model (the alert policy's rule; priced)
     approver: Approver | None = None  # asked before risky calls (None: they are refused)
 
     @property
@@ -130,27 +131,20 @@ async def open_run(
         review_reserve = min(settings.review.reserve_tokens, limits.token_budget // 5)
     usage = Usage()
     fence = Fence()
+
+    def context(tokens: int, until: float) -> CallContext:
+        """The run's calls, within ``tokens`` and by ``until``, on the request's model."""
+        return CallContext(investigation_id, fan, tokens, until, usage, fence, request.model)
+
     run = Run(
         id=investigation_id,
         request=request,
         sink=fan,
-        work=CallContext(
-            investigation_id,
-            fan,
-            limits.token_budget - reserve - review_reserve,
-            deadline - grace - review_grace,
-            usage,
-            fence,
+        work=context(
+            limits.token_budget - reserve - review_reserve, deadline - grace - review_grace
         ),
-        final=CallContext(
-            investigation_id,
-            fan,
-            limits.token_budget - review_reserve,
-            deadline - review_grace,
-            usage,
-            fence,
-        ),
-        review_ctx=CallContext(investigation_id, fan, limits.token_budget, deadline, usage, fence),
+        final=context(limits.token_budget - review_reserve, deadline - review_grace),
+        review_ctx=context(limits.token_budget, deadline),
         runner=ToolRunner(
             registry, investigation_id=investigation_id, sink=fan, fence=fence, request=request
         ),

@@ -30,28 +30,25 @@ from bot.lifecycle import SocBot
 from bot.listeners import Investigate, Listeners, ack_only
 from bot.middleware import Deduper, Gatekeeper
 from bot.pacer import Pacer
+from bot.policy_deferred import DeferredRunner
 from bot.policy_dispatch import PolicedTriage
-from bot.policy_gate import PolicyGate, SlackSuppressions
+from bot.policy_setup import policy_parts
 from bot.prune_work import PruneWork
 from bot.reporter import SlackReporter
 from bot.review import SlackReview
 from bot.runners import runners
 from bot.storm import AlertTriage
-from bot.suppress import SuppressActions
 from bot.web.app import pages_for
 from bot.webhook import AlertWebhook
 from bot.webhook_delivery import Webhooks
 from bot.work_setup import default_replica_id, replica_limit, work_queue
 from config.settings import Settings, SlackSettings
-from store.alert_status import AlertStatuses
 from store.alerts import AlertStore
 from store.db import Database
 from store.feedback import FeedbackStore
 from store.learn_queue import LearnQueue
-from store.policy import PolicyStore
 from store.retention import Pruner
 from store.slack import SlackStore
-from store.suppressions import SuppressionStore
 
 # What bolt reads from the environment for arguments it was not given. socbot gives it
 # everything from its own settings (a client carrying the bot token), so bolt must not
@@ -259,25 +256,10 @@ def create_socbot(
     if bot.triage is not None and slack.webhook_channel:
         bot.policed = PolicedTriage(slack.webhook_channel, bot.triage, gate, routed, reporter)
     coordinator.register(runners(alerts, investigate, by_channel))
+    held = dict(policed)  # where a budget-held alert goes when its window frees
+    if bot.policed is not None and slack.webhook_channel:
+        held[slack.webhook_channel] = bot.policed
+    DeferredRunner.register(coordinator, alerts, gate, held)
     Webhooks.attach(webhooks, coordinator)
     holder.append(bot)
     return bot
-
-
-def policy_parts(
-    settings: Settings, db: Database, alerts: AlertStore
-) -> tuple[PolicyGate, SuppressActions]:
-    """The alert policy (``bot.policy_gate``) and its "Suppress similar…" flow
-    (``bot.suppress``), sharing the approved suppressions."""
-    suppressions = SuppressionStore(db)
-    slack = SlackSuppressions(suppressions, settings.policy.reload_s)
-    gate = PolicyGate(settings.policy, PolicyStore(db), AlertStatuses(db), extra=slack)
-    suppress = SuppressActions(
-        feedback=FeedbackStore(db),
-        alerts=alerts,
-        suppressions=suppressions,
-        policy=settings.policy,
-        learning=settings.learning,
-        changed=slack.changed,
-    )
-    return gate, suppress

@@ -36,7 +36,7 @@ from bot.worker_types import SlackRefused, ThreadRef, Unavailable, current_run
 from core.events import Sink
 from store.alerts import AlertStore
 from store.investigations import InvestigationStore
-from store.policy import PolicyStore
+from store.policy import Asked, PolicyStore
 
 MODEL_UNAVAILABLE = "Gemini is unavailable right now."
 MODES: dict[str, Mode] = {"direct": "direct", "planned": "planned"}
@@ -122,7 +122,7 @@ class EngineInvestigator:
             earlier=earlier,
             record=context.record if context is not None else None,
         )
-        mode = await self.policy.mode_for(alert.id) if alert and self.policy else None
+        asked = await self.policy.asked_for(alert.id) if alert and self.policy else Asked()
         approver = (
             self.approvals.for_thread(thread.channel, thread.thread_ts) if self.approvals else None
         )
@@ -131,7 +131,8 @@ class EngineInvestigator:
             text=text,
             alert=alert,
             user=user,
-            mode=MODES.get(mode or ""),
+            mode=MODES.get(asked.mode or ""),
+            model=asked.model,
             approver=approver,
         )
         try:

@@ -4,7 +4,8 @@ channel a ``route`` rule names, or to nobody (ignored, suppressed, over budget).
 
 An alert forwarded into an alert channel that the policy holds gets a 🔕 reaction on
 its message (a reaction, not a message: quiet), one it routes a ↪ reaction; the
-alert's card and thread are then in the routed channel.
+alert's card and thread are then in the routed channel. An alert a budget held is
+followed the same way when its window frees (``bot.policy_deferred``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable
 
 from alerts.model import Alert
 from bot.listeners import AlertDispatch
-from bot.policy_gate import PolicyGate
+from bot.policy_gate import PolicyGate, Verdict
 from bot.posting import SLACK_ERRORS
 from bot.reporter import SlackReporter
 
@@ -43,7 +44,13 @@ class PolicedTriage:
         self.reporter = reporter
 
     async def dispatch(self, alert: Alert, *, message_ts: str | None = None) -> None:
-        verdict = await self.gate.decide(alert)
+        verdict = await self.gate.decide(alert, channel=self.channel)
+        await self.follow(verdict, alert, message_ts=message_ts)
+
+    async def follow(
+        self, verdict: Verdict, alert: Alert, *, message_ts: str | None = None
+    ) -> None:
+        """Do what ``verdict`` says with the alert (also for one a budget held until now)."""
         if not verdict.investigate:
             await self._react(message_ts, HELD_REACTION)
             return

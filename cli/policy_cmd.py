@@ -63,7 +63,7 @@ def _rules(settings: Settings, folder: Path | None) -> tuple[list[CompiledRule],
         return await SuppressionStore(db).active()
 
     slack = suppression_rules(_database(settings, active, []))
-    files = load_folder(folder or Path(settings.policy.dir))
+    files = load_folder(folder or Path(settings.policy.dir), settings.gemini.prices)
     return [*slack.rules, *files.rules], [*slack.errors, *files.errors]
 
 

@@ -3,6 +3,7 @@ learning and alert formats. ``config.settings.Settings`` holds one of each."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
@@ -32,6 +33,15 @@ class ModelPrice(Section):
     cache_storage: float | None = Field(
         None, ge=0, description="explicit context cache storage, USD per 1M tokens per hour"
     )
+
+
+def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
+    """The entry for ``model``: exact name, else the longest key it starts with."""
+    name = model.rsplit("/", 1)[-1]  # "models/gemini-2.5-flash" → "gemini-2.5-flash"
+    if name in prices:
+        return prices[name]
+    keys = [k for k in prices if name.startswith(k)]
+    return prices[max(keys, key=len)] if keys else None
 
 
 # Gemini Developer API list prices, Standard (paid) tier, text, USD per 1M tokens, from

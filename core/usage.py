@@ -5,7 +5,9 @@ checked against ``Usage.total_tokens``; ``Usage.as_dict`` is what the outcome,
 the investigation record and ``--json`` show. ``absorb`` folds the usage of a
 call made on the side (the speculative conclusion) into the run's usage under
 one stage name. ``cost_usd`` is the list-price cost (``agent.model.pricing``) of the calls
-whose model has a price; ``unpriced_calls`` counts those whose model has none.
+whose model has a price; ``unpriced_calls`` counts those whose model has none;
+``models`` counts the calls per model that answered (the one served, else asked for:
+a policy rule may run an investigation on another model than ``gemini.model``).
 """
 
 from __future__ import annotations
@@ -58,11 +60,13 @@ class Usage:
     """Token and latency accounting for one investigation, per stage."""
 
     stages: dict[str, StageUsage] = field(default_factory=dict)
+    models: dict[str, int] = field(default_factory=dict)  # calls per model used
 
     def add(
         self,
         stage: str,
         *,
+        model: str | None = None,
         prompt_tokens: int = 0,
         output_tokens: int = 0,
         thinking_tokens: int = 0,
@@ -82,11 +86,15 @@ class Usage:
             int(cost_usd is None),
         )
         self.stages.setdefault(stage, StageUsage()).merge(call)
+        if model:
+            self.models[model] = self.models.get(model, 0) + 1
 
     def absorb(self, other: Usage, *, stage: str) -> None:
         """Add everything ``other`` recorded (whatever its stages) under ``stage``."""
         if other.calls:
             self.stages.setdefault(stage, StageUsage()).merge(other.total())
+        for model, calls in other.models.items():
+            self.models[model] = self.models.get(model, 0) + calls
 
     def total(self) -> StageUsage:
         """All stages summed."""
@@ -111,5 +119,6 @@ class Usage:
             "llm_calls": total.pop("calls"),
             "total_tokens": self.total_tokens,
             **total,
+            "models": dict(self.models),
             "stages": {name: s.as_dict() for name, s in self.stages.items()},
         }

@@ -36,6 +36,14 @@ class RuleHits:
 
 
 @dataclass(frozen=True)
+class Asked:
+    """What the rule that let an alert through asked of its investigation."""
+
+    mode: str | None = None  # direct | planned
+    model: str | None = None  # a Gemini model instead of gemini.model
+
+
+@dataclass(frozen=True)
 class Limit:
     """A budget as the store applies it (``alerts.policy.rules.Budget``)."""
 
@@ -66,6 +74,7 @@ class PolicyStore:
         at: datetime | None = None,
         *,
         mode: str | None = None,
+        model: str | None = None,
     ) -> None:
         """One alert decided by ``rule_id`` with ``outcome`` (one of ``OUTCOMES``)."""
         if outcome not in OUTCOMES:
@@ -79,6 +88,7 @@ class PolicyStore:
                     source=source[:32],
                     outcome=outcome,
                     mode=mode,
+                    model=model,
                     at=at or utcnow(),
                 )
             )
@@ -142,15 +152,22 @@ class PolicyStore:
                 update(AlertRow).where(AlertRow.id == alert_id).values(severity=severity)
             )
 
-    async def mode_for(self, alert_id: str) -> str | None:
-        """The engine mode the rule that let ``alert_id`` through asked for, if any."""
+    async def asked_for(self, alert_id: str) -> Asked:
+        """The engine mode and model the rule that let ``alert_id`` through asked for
+        (the latest such decision: a held alert is decided again when let through)."""
         async with self.db.session() as session:
-            return await session.scalar(
-                select(PolicyHit.mode)
-                .where(PolicyHit.alert_id == alert_id, PolicyHit.mode.is_not(None))
-                .order_by(PolicyHit.id.desc())
-                .limit(1)
-            )
+            row = (
+                await session.execute(
+                    select(PolicyHit.mode, PolicyHit.model)
+                    .where(
+                        PolicyHit.alert_id == alert_id,
+                        PolicyHit.outcome.in_(("investigated", "routed")),
+                    )
+                    .order_by(PolicyHit.id.desc())
+                    .limit(1)
+                )
+            ).first()
+        return Asked(row.mode, row.model) if row is not None else Asked()
 
     async def decided(self, alert_id: str) -> PolicyHit | None:
         """The decision recorded for an alert, if a rule decided it."""

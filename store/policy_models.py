@@ -28,6 +28,7 @@ class PolicyHit(Base):
     # ignored | suppressed | routed | investigated | deferred (by a budget)
     outcome: Mapped[str] = mapped_column(String(16))
     mode: Mapped[str | None] = mapped_column(String(16), nullable=True)  # engine mode asked for
+    model: Mapped[str | None] = mapped_column(String(80), nullable=True)  # Gemini model asked for
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     __table_args__ = (

@@ -26,7 +26,7 @@ from store.work_types import (
     ACTIVE,
     CHAT_KINDS,
     CHAT_PRIORITY,
-    PRUNE_KIND,
+    WAITING_KINDS,
     Claimed,
     Job,
     QueueLimits,
@@ -231,11 +231,11 @@ class WorkQueue(ClaimingQueue):
 
     async def counts(self) -> dict[str, int]:
         """Rows queued and running right now, across every replica (``/healthz``; the
-        replicas' own bookkeeping, pruning, left out)."""
+        replicas' own bookkeeping, pruning, and alerts a budget holds left out)."""
         async with self.db.session() as session:
             rows = await session.execute(
                 select(WorkRow.state, func.count())
-                .where(WorkRow.state.in_(ACTIVE), WorkRow.kind != PRUNE_KIND)
+                .where(WorkRow.state.in_(ACTIVE), WorkRow.kind.not_in(WAITING_KINDS))
                 .group_by(WorkRow.state)
             )
             found = {state: int(n) for state, n in rows}
@@ -245,7 +245,9 @@ class WorkQueue(ClaimingQueue):
         """When the longest-waiting queued row was stored (``/metrics``), or ``None``."""
         async with self.db.session() as session:
             oldest = await session.scalar(
-                select(func.min(WorkRow.created_at)).where(WorkRow.state == "queued")
+                select(func.min(WorkRow.created_at)).where(
+                    WorkRow.state == "queued", WorkRow.kind.not_in(WAITING_KINDS)
+                )
             )
         if oldest is None:
             return None

@@ -16,6 +16,8 @@ from store.slack import conversation_id
 CHAT_KINDS = ("mention", "followup")
 LEARN_KIND = "learn"
 PRUNE_KIND = "prune"  # data lifetime (``store.retention``)
+DEFERRED_KIND = "policy_deferred"  # an alert a budget held (``store.policy_deferred``)
+WAITING_KINDS = (PRUNE_KIND, DEFERRED_KIND)  # not "queued" in the counts: they wait by design
 BACKGROUND_KINDS = (LEARN_KIND, PRUNE_KIND)  # not an investigation's slot (``running_background``)
 ACTIVE = ("queued", "running")
 SEVERITY_PRIORITY = {"critical": 50, "high": 40, "medium": 30, "low": 25, "info": 22}

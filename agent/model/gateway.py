@@ -88,6 +88,7 @@ class CallContext:
     deadline: float  # a time.monotonic() value
     usage: Usage = field(default_factory=Usage)
     fence: Fence = field(default_factory=Fence)  # the run's data fence (repair turns use it)
+    model: str | None = None  # instead of ``gemini.model`` (a policy rule's); light keeps its
 
 
 class LLMGateway:
@@ -113,7 +114,8 @@ class LLMGateway:
         thinking: bool = True,
     ) -> ModelTurn:
         """One model turn (text and/or function calls); a garbled turn is retried once."""
-        config = self._config(system, light=light, thinking=thinking, stage=stage)
+        model = self._model(ctx, light)
+        config = self._config(system, model, thinking=thinking, stage=stage)
         if tools:
             config.tools = [types.Tool(function_declarations=tools)]
             config.tool_config = types.ToolConfig(
@@ -124,7 +126,6 @@ class LLMGateway:
                     else None,
                 )
             )
-        model = self._model(light)
         for attempt in (1, 2):
             turn = await self._call(ctx, stage, model, contents, config)
             if turn.function_calls or turn.text.strip():
@@ -157,10 +158,10 @@ class LLMGateway:
         thinking: bool = True,
     ) -> T:
         """The model's JSON answer parsed into ``schema``; one repair call on bad output."""
-        config = self._config(system, light=light, thinking=thinking, stage=stage)
+        model = self._model(ctx, light)
+        config = self._config(system, model, thinking=thinking, stage=stage)
         config.response_mime_type = "application/json"
         config.response_json_schema = json_schema(schema)
-        model = self._model(light)
         turn = await self._call(ctx, stage, model, contents, config)
         try:
             return parse_structured(schema, turn)
@@ -181,11 +182,15 @@ class LLMGateway:
                 "after one repair attempt."
             ) from exc
 
-    def _model(self, light: bool) -> str:
-        return self.settings.light_model if light else self.settings.model
+    def _model(self, ctx: CallContext, light: bool) -> str:
+        """The light model for light stages; else the investigation's own (a policy rule
+        chose it), else ``gemini.model``."""
+        if light:
+            return self.settings.light_model
+        return ctx.model or self.settings.model
 
     def _config(
-        self, system: str, *, light: bool, thinking: bool, stage: str
+        self, system: str, model: str, *, thinking: bool, stage: str
     ) -> types.GenerateContentConfig:
         config = types.GenerateContentConfig(
             system_instruction=system,
@@ -193,7 +198,7 @@ class LLMGateway:
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )
         config.thinking_config = thinking_config(
-            self._model(light), stage, thinking=thinking, levels=self.settings.thinking_levels
+            model, stage, thinking=thinking, levels=self.settings.thinking_levels
         )
         return config
 
@@ -261,6 +266,7 @@ class LLMGateway:
         )
         ctx.usage.add(
             stage,
+            model=response.model_version or model,
             prompt_tokens=prompt,
             output_tokens=output,
             thinking_tokens=thoughts,

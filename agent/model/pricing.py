@@ -16,18 +16,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
+from config.agent_settings import price_for as price_for  # a rule's model is checked there
 from config.settings import ModelPrice
 
 log = logging.getLogger(__name__)
-
-
-def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
-    """The entry for ``model``: exact name, else the longest key it starts with."""
-    name = model.rsplit("/", 1)[-1]  # "models/gemini-2.5-flash" → "gemini-2.5-flash"
-    if name in prices:
-        return prices[name]
-    keys = [k for k in prices if name.startswith(k)]
-    return prices[max(keys, key=len)] if keys else None
 
 
 def call_cost(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,12 @@ from pydantic import ValidationError
 
 from alerts.policy.decide import CompiledRule
 from alerts.policy.rules import Rule
+from config.agent_settings import ModelPrice
 
 log = logging.getLogger(__name__)
 
 Stamp = tuple[tuple[str, int, int], ...]
+Prices = Mapping[str, ModelPrice]  # gemini.prices: a rule's ``model`` must be priced there
 
 
 @dataclass
@@ -44,7 +47,9 @@ def _problem(error: ValidationError | ValueError) -> str:
     return str(error)
 
 
-def parse_rules(text: str, origin: str, out: Loaded, seen: set[str]) -> None:
+def parse_rules(
+    text: str, origin: str, out: Loaded, seen: set[str], prices: Prices | None = None
+) -> None:
     """Add the rules of one file's ``text`` to ``out`` (errors included)."""
     try:
         data = tomllib.loads(text)
@@ -59,7 +64,7 @@ def parse_rules(text: str, origin: str, out: Loaded, seen: set[str]) -> None:
         out.errors.append(f"{origin}: rule must be an array of tables ([[rule]])")
         return
     for position, item in enumerate(items, 1):
-        compiled = _compile(item, position, origin, out)
+        compiled = _compile(item, position, origin, out, prices)
         if compiled is None:
             continue
         if compiled.id in seen:
@@ -80,10 +85,12 @@ def parse_items(items: list[dict[str, Any]], origin: str) -> Loaded:
     return out
 
 
-def _compile(item: Any, position: int, origin: str, out: Loaded) -> CompiledRule | None:
+def _compile(
+    item: Any, position: int, origin: str, out: Loaded, prices: Prices | None = None
+) -> CompiledRule | None:
     """One rule checked and compiled, or its one-line error added to ``out``."""
     try:
-        return CompiledRule.of(Rule.model_validate(item), origin)
+        return CompiledRule.of(Rule.model_validate(item, context={"prices": prices}), origin)
     except (ValidationError, ValueError) as error:
         name = _name(item, position)
         out.errors.append(" ".join(f"{origin}: rule {name}: {_problem(error)}".split()))
@@ -96,8 +103,9 @@ def _name(item: Any, position: int) -> str:
     return f"#{position}"
 
 
-def load_folder(folder: Path) -> Loaded:
-    """Every ``*.toml`` of ``folder`` in name order (a missing folder: no rules)."""
+def load_folder(folder: Path, prices: Prices | None = None) -> Loaded:
+    """Every ``*.toml`` of ``folder`` in name order (a missing folder: no rules);
+    ``prices``: the table a rule's ``model`` is checked against."""
     out = Loaded()
     seen: set[str] = set()
     for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
@@ -106,7 +114,7 @@ def load_folder(folder: Path) -> Loaded:
         except (OSError, UnicodeDecodeError) as error:
             out.errors.append(f"{path}: cannot read: {error}")
             continue
-        parse_rules(text, str(path), out, seen)
+        parse_rules(text, str(path), out, seen, prices)
     return out
 
 
@@ -126,9 +134,12 @@ def _stamp(folder: Path) -> Stamp:
 class RuleFiles:
     """The rule files of one folder, re-read when they change."""
 
-    def __init__(self, folder: Path | str, *, reload_s: float = 5.0) -> None:
+    def __init__(
+        self, folder: Path | str, *, reload_s: float = 5.0, prices: Prices | None = None
+    ) -> None:
         self.folder = Path(folder)
         self.reload_s = reload_s
+        self.prices = prices
         self._stamp: Stamp | None = None
         self._checked = 0.0
         self.loaded = Loaded()
@@ -143,7 +154,7 @@ class RuleFiles:
         stamp = _stamp(self.folder)
         if stamp != self._stamp:
             self._stamp = stamp
-            self.loaded = load_folder(self.folder)
+            self.loaded = load_folder(self.folder, self.prices)
             self.loads += 1
             for error in self.loaded.errors:
                 log.error("policy rule not loaded: %s", error)

@@ -18,9 +18,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from alerts.model import EntityKind, Severity
+from config.agent_settings import price_for
 
 Action = Literal["ignore", "suppress", "route", "investigate"]
 QUIET_ACTIONS: frozenset[str] = frozenset({"ignore", "suppress"})
@@ -110,6 +118,11 @@ class Rule(_Strict):
     mode: Literal["direct", "planned"] | None = Field(
         None, description="investigate in this engine mode (direct: one tool loop, cheaper)"
     )
+    model: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,79}$",
+        description="investigate on this Gemini model instead of gemini.model (a cheaper one)",
+    )
     budget: Budget | None = None
 
     @field_validator("expires")
@@ -117,6 +130,16 @@ class Rule(_Strict):
     def _aware(cls, value: datetime | None) -> datetime | None:
         if value is not None and value.tzinfo is None:
             raise ValueError("expires needs a time zone (e.g. 2026-12-31T00:00:00Z)")
+        return value
+
+    @field_validator("model")
+    @classmethod
+    def _priced(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """With the price table in the context (``alerts.policy.load``), only a model it
+        prices: an unpriced one would run uncounted by a dollar budget."""
+        prices = (info.context or {}).get("prices")
+        if value is not None and prices is not None and price_for(prices, value) is None:
+            raise ValueError(f"{value!r} has no price in gemini.prices (a typo?)")
         return value
 
     @model_validator(mode="after")
@@ -127,10 +150,12 @@ class Rule(_Strict):
             raise ValueError("a route rule needs channel (a Slack channel id)")
         if self.action != "route" and self.channel:
             raise ValueError("channel applies to route rules only")
-        if self.action in QUIET_ACTIONS and (self.severity or self.budget or self.mode):
+        if self.action in QUIET_ACTIONS and (
+            self.severity or self.budget or self.mode or self.model
+        ):
             raise ValueError(
-                f"{self.action} investigates nothing: severity, mode and budget apply to "
-                "route and investigate rules"
+                f"{self.action} investigates nothing: severity, mode, model and budget apply "
+                "to route and investigate rules"
             )
         return self
 

@@ -153,29 +153,25 @@ CASES: list[tuple[str, str, str, str | None, set[E]]] = [
         {("host", "ray-xxx-laptop", "source"), ("domain", "is5-ssl.mzstatic.com", "destination")},
     ),
     (
-        "invented-alertmanager-webhook.json",
+        "msteams-alertmanager-webhook.json",
         "alertmanager",
-        "SSH brute force against bastion-1 (+1 more alert)",
-        "critical",
-        {("host", "bastion-1", "target")},
+        "Server High Memory usage",
+        "medium",  # severity: warning
+        {("host", "instance-with-hyphen_and_underscore", "target")},
     ),
     (
-        "invented-elastic-security-alert.json",
+        "kibana-security-alert.json",
         "elastic",
-        "Suspicious PowerShell Download Cradle on WS-0231",
-        "high",
-        {
-            ("host", "WS-0231", "target"),
-            ("user", "j.smith", "actor"),
-            ("ip", "198.51.100.23", "destination"),
-        },
+        "threat-match-rule on security-linux-1",
+        "low",
+        {("host", "security-linux-1", "target")},
     ),
     (
-        "invented-datadog-signal.json",
+        "demisto-datadog-signal.json",
         "datadog",
-        "AWS ConsoleLogin from a new country for IAM user deploy-bot",
-        "high",
-        {("ip", "203.0.113.41", "source"), ("user", "deploy-bot", "actor")},
+        "Brute Force Login Detection",  # the rule's name (the signal has no title)
+        None,
+        set(),
     ),
     # Okta System Log as SIEMs deliver it (keys lower-cased): the title is what happened
     (
@@ -580,7 +576,7 @@ def test_a_source_read_from_the_payload_must_be_a_plain_name(tmp_path: Path) -> 
             {
                 "_index": ".internal.alerts-security.alerts-default-000001",
                 "_id": "x",
-                "_source": load("invented-elastic-security-alert.json"),
+                "_source": load("kibana-security-alert.json"),
             },
             "elastic",
         ),

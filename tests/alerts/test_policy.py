@@ -15,6 +15,7 @@ from alerts.model import Alert
 from alerts.parse import parse_alert
 from alerts.policy.decide import RuleSet
 from alerts.policy.load import Loaded, RuleFiles, load_folder, parse_rules
+from config.settings import DEFAULT_PRICES
 
 ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
@@ -241,3 +242,38 @@ def test_rule_files_reload_on_change(tmp_path: Path) -> None:
 def test_missing_folder_has_no_rules(tmp_path: Path) -> None:
     loaded = load_folder(tmp_path / "absent")
     assert loaded.rules == [] and loaded.errors == []
+
+
+CHEAP_MODEL = 'id = "cheap"\naction = "investigate"\nmode = "direct"\nmodel = "{model}"'
+
+
+def test_a_rule_model_must_be_in_the_price_table() -> None:
+    out = Loaded()
+    good = CHEAP_MODEL.format(model="gemini-2.5-flash-lite")
+    parse_rules(f"[[rule]]\n{good}\n", "policy/m.toml", out, set(), DEFAULT_PRICES)
+    assert [r.rule.model for r in out.rules] == ["gemini-2.5-flash-lite"] and out.errors == []
+
+    out = Loaded()
+    typo = CHEAP_MODEL.format(model="gemini-2.5-flahs-lite")
+    parse_rules(f"[[rule]]\n{typo}\n", "policy/m.toml", out, set(), DEFAULT_PRICES)
+    assert out.rules == []
+    assert out.errors == [
+        "policy/m.toml: rule 'cheap': model: Value error, 'gemini-2.5-flahs-lite' has no "
+        "price in gemini.prices (a typo?)"
+    ]
+
+
+def test_a_quiet_rule_names_no_model() -> None:
+    out = Loaded()
+    body = 'id = "q"\naction = "ignore"\nmodel = "gemini-2.5-flash-lite"'
+    parse_rules(f"[[rule]]\n{body}\n", "policy/q.toml", out, set(), DEFAULT_PRICES)
+    assert out.rules == [] and "severity, mode, model and budget apply" in out.errors[0]
+
+
+def test_rule_files_check_models_against_the_prices_they_are_given(tmp_path: Path) -> None:
+    (tmp_path / "m.toml").write_text(
+        "[[rule]]\n" + CHEAP_MODEL.format(model="gemini-9-ultra") + "\n"
+    )
+    files = RuleFiles(tmp_path, reload_s=0, prices=DEFAULT_PRICES)
+    assert files.current().rules == []
+    assert files.current().errors[0].startswith(f"{tmp_path / 'm.toml'}: rule 'cheap': model:")

@@ -22,6 +22,7 @@ from config.settings import Settings
 from store.alerts import AlertStore
 from store.models import AlertRow, Investigation
 from store.policy import PolicyStore
+from store.policy_models import PolicyHit
 from tests.bot.test_slack_storm import forwarded_event, posts_in
 from tests.fakes.model import ScriptedModel, text_response
 from tests.fakes.slack_api import FakeSlackAPI
@@ -209,3 +210,50 @@ async def test_a_rule_asks_the_engine_for_direct_mode(fake: FakeSlackAPI, tmp_pa
                 run = (await session.scalars(select(Investigation))).one()
     assert (run.kind, run.mode) == ("alert", "direct")
     assert [r.stage for r in model.requests] == ["direct"]  # no classifier, no planner
+
+
+CHEAP_RULE = """
+[[rule]]
+id = "wazuh-cheap"
+description = "Wazuh hardening findings: direct, on the cheapest model"
+action = "investigate"
+mode = "direct"
+model = "gemini-2.5-flash-lite"
+match = { source = "wazuh" }
+"""
+
+
+async def test_a_rule_runs_the_investigation_on_a_cheaper_model(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    folder = tmp_path / "policy"
+    folder.mkdir()
+    (folder / "cheap.toml").write_text(CHEAP_RULE)
+    settings = make_settings(tmp_path, fake.base_url).model_copy(
+        update={"policy": PolicySettings(dir=str(folder), reload_s=0)}
+    )
+    assert settings.gemini.model != "gemini-2.5-flash-lite"
+    answer = text_response("Known hardening gap.", model_version="gemini-2.5-flash-lite")
+    model = ScriptedModel({"direct": [answer]})
+    async with open_runtime(settings, backend=model) as rt:
+        client = build_client(settings.slack, backoff_s=0.01)
+        investigate = EngineInvestigator(
+            rt.engine,
+            client,
+            AlertStore(rt.db),
+            pacer=Pacer(rate_per_s=200),
+            update_interval=0.02,
+            policy=PolicyStore(rt.db),
+        )
+        async with SlackHarness(fake, settings, investigate, db=rt.db, client=client) as h:
+            response = await h.client.post(
+                "/alerts", json=fixture("wazuh-rootcheck.json"), headers=AUTH
+            )
+            assert response.status == 202
+            await h.settle()
+            async with rt.db.session() as session:
+                run = (await session.scalars(select(Investigation))).one()
+                hit = (await session.scalars(select(PolicyHit))).one()
+    assert [(r.stage, r.model) for r in model.requests] == [("direct", "gemini-2.5-flash-lite")]
+    assert run.usage["models"] == {"gemini-2.5-flash-lite": 1}
+    assert (hit.rule_id, hit.mode, hit.model) == ("wazuh-cheap", "direct", "gemini-2.5-flash-lite")
