@@ -4,8 +4,9 @@
 cursor (``created_at, id`` descending, on ``ix_investigations_created``), so the
 hundredth page costs what the first does. Filters narrow the scan: verdict, the
 conclusion's severity and the alert's source (columns ``finish`` fills from the record), the Slack
-channel (``slack:<channel>:…`` conversations), a date range, and a search in the
-request text, the objective and the linked alerts' indicators. ``Visibility`` is
+channel (``slack:<channel>:…`` conversations), a date range, and a search (whole
+words, on an index: ``store.search``) in the request text, the objective and the
+linked alerts' indicators. ``Visibility`` is
 who is asking: the channels they may see and whether terminal runs are theirs.
 """
 
@@ -16,10 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, false, func, or_, select, tuple_
+from sqlalchemy import ColumnElement, and_, false, func, or_, select, tuple_
 
 from store.db import Database
 from store.models import AlertRow, Investigation
+from store.search import matches
 
 TITLE_CHARS = 160
 
@@ -91,7 +93,9 @@ def _visible(visibility: Visibility) -> ColumnElement[bool] | None:
     return or_(*allowed) if allowed else false()
 
 
-def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[bool]]:
+def _conditions(
+    filters: Filters, visibility: Visibility, *, sqlite: bool
+) -> list[ColumnElement[bool]]:
     out: list[ColumnElement[bool]] = []
     if (seen := _visible(visibility)) is not None:
         out.append(seen)
@@ -108,18 +112,7 @@ def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[
     if filters.until:
         out.append(Investigation.created_at < filters.until)
     if filters.text:
-        pattern = _like(filters.text.lower())
-        indicator = exists().where(
-            AlertRow.investigation_id == Investigation.id,
-            func.lower(AlertRow.indicator_text).like(pattern, escape="\\"),
-        )
-        out.append(
-            or_(
-                func.lower(Investigation.input).like(pattern, escape="\\"),
-                func.lower(Investigation.objective).like(pattern, escape="\\"),
-                indicator,
-            )
-        )
+        out.append(matches(filters.text, sqlite=sqlite))
     return out
 
 
@@ -162,7 +155,7 @@ class BrowseStore:
                 func.substr(Investigation.input, 1, TITLE_CHARS),
             ).label("title"),
         )
-        conditions = _conditions(filters, visibility)
+        conditions = _conditions(filters, visibility, sqlite=self.db.is_sqlite)
         position = decode_cursor(cursor) if cursor else None
         if position is not None:
             conditions.append(tuple_(Investigation.created_at, Investigation.id) < position)

@@ -1,0 +1,81 @@
+"""Text search on an index (store/search.py): SQLite FTS5 tables kept in step by
+triggers, PostgreSQL ``pg_trgm`` GIN indexes.
+
+SQLite: ``investigations_fts`` (input, objective) and ``alerts_fts`` (indicator_text)
+hold no copy of the text (external content, keyed by the tables' rowid); triggers
+write each insert, delete and change of those columns, and ``rebuild`` indexes the
+rows already there. A later migration that rebuilds ``investigations`` or ``alerts``
+on SQLite (``batch_alter_table`` copies the table, dropping its triggers) must call
+``fts_triggers`` and ``rebuild`` again.
+
+Revision ID: 0011
+Revises: 0009
+Create Date: 2026-11-25
+"""
+
+from __future__ import annotations
+
+from alembic import op
+
+revision: str = "0011"
+down_revision: str | None = "0009"
+branch_labels: str | None = None
+depends_on: str | None = None
+
+TOKENIZE = "unicode61 remove_diacritics 0 tokenchars '_'"
+FTS = {"investigations": ("input", "objective"), "alerts": ("indicator_text",)}
+TRGM = {
+    "ix_investigations_text_trgm": ("investigations", ("input", "objective")),
+    "ix_alerts_indicators_trgm": ("alerts", ("indicator_text",)),
+}
+
+
+def fts_triggers(name: str, columns: tuple[str, ...]) -> list[str]:
+    """The triggers that keep ``<name>_fts`` in step with ``name``."""
+    fts = f"{name}_fts"
+    listed = ", ".join(columns)
+    new = ", ".join(f"new.{c}" for c in columns)
+    old = ", ".join(f"old.{c}" for c in columns)
+    add = f"INSERT INTO {fts}(rowid, {listed}) VALUES (new.rowid, {new});"
+    drop = f"INSERT INTO {fts}({fts}, rowid, {listed}) VALUES ('delete', old.rowid, {old});"
+    return [
+        f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {name} BEGIN {add} END",
+        f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {name} BEGIN {drop} END",
+        f"CREATE TRIGGER {fts}_update AFTER UPDATE OF {listed} ON {name}"
+        f" BEGIN {drop} {add} END",
+    ]
+
+
+def rebuild(name: str) -> str:
+    return f"INSERT INTO {name}_fts({name}_fts) VALUES ('rebuild')"
+
+
+def upgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+        for index, (name, columns) in TRGM.items():
+            ops = ", ".join(f"{c} gin_trgm_ops" for c in columns)
+            op.execute(f"CREATE INDEX IF NOT EXISTS {index} ON {name} USING gin ({ops})")
+        return
+    for name, columns in FTS.items():
+        op.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {name}_fts USING fts5("
+            f"{', '.join(columns)}, content='{name}', content_rowid='rowid',"
+            f' tokenize="{TOKENIZE}")'
+        )
+        for trigger in ("insert", "delete", "update"):
+            op.execute(f"DROP TRIGGER IF EXISTS {name}_fts_{trigger}")
+        for statement in fts_triggers(name, columns):
+            op.execute(statement)
+        op.execute(rebuild(name))
+
+
+def downgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        for index in TRGM:
+            op.execute(f"DROP INDEX IF EXISTS {index}")
+        return
+    for name in FTS:
+        for trigger in ("insert", "delete", "update"):
+            op.execute(f"DROP TRIGGER IF EXISTS {name}_fts_{trigger}")
+        op.execute(f"DROP TABLE IF EXISTS {name}_fts")
