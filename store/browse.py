@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, false, func, or_, select, tuple_
+from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select, true, tuple_, union
 
 from store.db import Database
 from store.models import AlertRow, Investigation
-from store.search import matches
+from store.search import branches
 
 TITLE_CHARS = 160
 
@@ -93,9 +93,7 @@ def _visible(visibility: Visibility) -> ColumnElement[bool] | None:
     return or_(*allowed) if allowed else false()
 
 
-def _conditions(
-    filters: Filters, visibility: Visibility, *, sqlite: bool
-) -> list[ColumnElement[bool]]:
+def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[bool]]:
     out: list[ColumnElement[bool]] = []
     if (seen := _visible(visibility)) is not None:
         out.append(seen)
@@ -111,8 +109,6 @@ def _conditions(
         out.append(Investigation.created_at >= filters.since)
     if filters.until:
         out.append(Investigation.created_at < filters.until)
-    if filters.text:
-        out.append(matches(filters.text, sqlite=sqlite))
     return out
 
 
@@ -131,6 +127,30 @@ def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
         return None
 
 
+def _newest(where: ColumnElement[bool], size: int) -> Select[Any]:
+    """The list's columns, newest first, ``size + 1`` rows (one more: is there a next page)."""
+    title = func.coalesce(
+        func.substr(Investigation.objective, 1, TITLE_CHARS),
+        func.substr(Investigation.input, 1, TITLE_CHARS),
+    )
+    return (
+        select(
+            Investigation.id,
+            Investigation.created_at,
+            Investigation.kind,
+            Investigation.status,
+            Investigation.verdict,
+            Investigation.severity,
+            Investigation.source,
+            Investigation.conversation_id,
+            title.label("title"),
+        )
+        .where(where)
+        .order_by(Investigation.created_at.desc(), Investigation.id.desc())
+        .limit(size + 1)
+    )
+
+
 class BrowseStore:
     """Reads for the pages: the list, and the alerts of one investigation."""
 
@@ -141,26 +161,17 @@ class BrowseStore:
         self, filters: Filters, visibility: Visibility, *, cursor: str | None, size: int = 50
     ) -> Page:
         """Up to ``size`` investigations after ``cursor``, newest first."""
-        query = select(
-            Investigation.id,
-            Investigation.created_at,
-            Investigation.kind,
-            Investigation.status,
-            Investigation.verdict,
-            Investigation.severity,
-            Investigation.source,
-            Investigation.conversation_id,
-            func.coalesce(
-                func.substr(Investigation.objective, 1, TITLE_CHARS),
-                func.substr(Investigation.input, 1, TITLE_CHARS),
-            ).label("title"),
-        )
-        conditions = _conditions(filters, visibility, sqlite=self.db.is_sqlite)
+        conditions = _conditions(filters, visibility)
         position = decode_cursor(cursor) if cursor else None
         if position is not None:
             conditions.append(tuple_(Investigation.created_at, Investigation.id) < position)
-        query = query.where(and_(*conditions)) if conditions else query
-        query = query.order_by(Investigation.created_at.desc(), Investigation.id.desc())
+        if filters.text:  # a page of each branch, merged: each on its own index
+            found_by = branches(filters.text, sqlite=self.db.is_sqlite)
+            pages = (select(_newest(and_(*conditions, b), size).subquery()) for b in found_by)
+            merged = union(*pages).subquery()
+            query = select(merged).order_by(merged.c.created_at.desc(), merged.c.id.desc())
+        else:
+            query = _newest(and_(true(), *conditions), size)
         async with self.db.session() as session:
             found = (await session.execute(query.limit(size + 1))).all()
         rows = [Listed(**row._asdict()) for row in found[:size]]

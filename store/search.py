@@ -1,34 +1,49 @@
 """Text search over investigations, on an index: whole words, never a piece of a longer one.
 
 What is searched: the request text (``input``), the objective and the linked alerts'
-indicators (``alerts.indicator_text``). A query is cut into words (letters, digits,
-``_``) and matches where those words stand next to each other, in order, separated by
+indicators (``alerts.indicator_text``). A query is cut into words (runs of letters and
+digits) and matches where those words stand next to each other, in order, separated by
 anything else: ``203.0.113.7`` finds ``203.0.113.7`` and ``203.0.113.7:443`` but not
 ``203.0.113.70`` nor ``1203.0.113.7``; ``host-4242`` does not find ``host-42420``.
 
 The indexes (migration ``0011``): on SQLite, FTS5 tables with external content
 (``investigations_fts``, ``alerts_fts``) that triggers keep in step with every write,
-searched with one phrase query; on PostgreSQL, ``pg_trgm`` GIN indexes on the same
-columns, searched with a case-insensitive regular expression bounded by word edges
-(``\\m…\\M``), which the trigram index answers. The query is always a bound
-parameter: its words are letters and digits only, so nothing in it is syntax.
+searched with one phrase query; on PostgreSQL, GIN indexes on a ``tsvector`` of the
+same columns cut into the same words (``RUN_WORDS``, ``ALERT_WORDS``), searched with
+``phraseto_tsquery``; ANALYZE keeps statistics on those words, so the planner knows a
+rare word (read the index) from a common one (read newest first and stop at a page).
+The query is a bound parameter and holds words only: nothing in it is syntax.
+
+``branches`` gives two conditions, the run's own text and its alerts': the list reads
+a page from each and merges them, since one ``OR`` across two tables hides from the
+planner how many rows match.
 """
 
 from __future__ import annotations
 
 import re
 
-from sqlalchemy import ColumnElement, false, literal_column, or_, select, table
+from sqlalchemy import ColumnElement, exists, false, func, literal_column, select, table
 
 from store.models import AlertRow, Investigation
 
 # what the index adds to the schema beside the models (left out when comparing them)
 SEARCH_TABLES = frozenset({"investigations_fts", "alerts_fts"})
-SEARCH_INDEXES = frozenset({"ix_investigations_text_trgm", "ix_alerts_indicators_trgm"})
+SEARCH_INDEXES = frozenset({"ix_investigations_words", "ix_alerts_words"})
 MAX_WORDS = 16  # a longer query is cut: a phrase of 16 words is already unique
+MAX_CHARS = 100_000  # PostgreSQL: what of a column is indexed (a tsvector stays < 1 MB)
 
-_WORD = re.compile(r"\w+")
-_SEPARATOR = "[^[:alnum:]_]+"  # PostgreSQL: what may stand between two words
+
+def _words_of(column: str) -> str:
+    spaced = f"regexp_replace(left({column}, {MAX_CHARS}), '[^[:alnum:]]+', ' ', 'g')"
+    return f"to_tsvector('simple'::regconfig, {spaced})"
+
+
+# PostgreSQL: the indexed expressions (the migration indexes these very strings)
+RUN_WORDS = _words_of("coalesce(input, '') || ' ' || coalesce(objective, '')")
+ALERT_WORDS = _words_of("indicator_text")
+
+_WORD = re.compile(r"[^\W_]+")
 
 
 def words(text: str) -> list[str]:
@@ -46,41 +61,33 @@ def is_search_object(name: str | None) -> bool:
     )
 
 
-def matches(text: str, *, sqlite: bool) -> ColumnElement[bool]:
-    """A condition on ``investigations``: the run's text or its alerts' indicators hold
-    ``text`` as whole words (false when ``text`` has no word)."""
+def branches(text: str, *, sqlite: bool) -> list[ColumnElement[bool]]:
+    """Conditions on ``investigations``, any of which is a match: the run's text holds
+    ``text`` as whole words; one of its alerts' indicators does. ``[false()]`` when
+    ``text`` has no word."""
     found = words(text)
     if not found:
-        return false()
-    return _fts(found) if sqlite else _regex(found)
+        return [false()]
+    return _fts(found) if sqlite else _tsvector(found)
 
 
-def _fts(found: list[str]) -> ColumnElement[bool]:
+def _fts(found: list[str]) -> list[ColumnElement[bool]]:
     phrase = '"' + " ".join(found) + '"'  # words only: no quote or operator inside
-    runs = table("investigations_fts")
-    alerts = table("alerts_fts")
-    in_runs = select(literal_column("rowid")).select_from(runs)
-    in_alerts = select(literal_column("rowid")).select_from(alerts)
-    alert_runs = select(AlertRow.investigation_id).where(
-        literal_column("alerts.rowid").in_(
-            in_alerts.where(literal_column("alerts_fts").op("MATCH")(phrase))
-        )
-    )
-    return or_(
-        literal_column("investigations.rowid").in_(
-            in_runs.where(literal_column("investigations_fts").op("MATCH")(phrase))
-        ),
-        Investigation.id.in_(alert_runs),
-    )
+
+    def hits(name: str) -> ColumnElement[bool]:
+        matched = select(literal_column("rowid")).select_from(table(f"{name}_fts"))
+        where = literal_column(f"{name}_fts").op("MATCH")(phrase)
+        return literal_column(f"{name}.rowid").in_(matched.where(where))
+
+    alert_runs = select(AlertRow.investigation_id).where(hits("alerts"))
+    return [hits("investigations"), Investigation.id.in_(alert_runs)]
 
 
-def _regex(found: list[str]) -> ColumnElement[bool]:
-    pattern = r"\m" + _SEPARATOR.join(found) + r"\M"
-    alert_runs = select(AlertRow.investigation_id).where(
-        AlertRow.indicator_text.op("~*")(pattern)
+def _tsvector(found: list[str]) -> list[ColumnElement[bool]]:
+    query = func.phraseto_tsquery(literal_column("'simple'::regconfig"), " ".join(found))
+    in_run = literal_column(RUN_WORDS).op("@@")(query)
+    in_alert = literal_column(ALERT_WORDS)  # unqualified: only ``alerts`` has the column
+    alert = exists().where(
+        AlertRow.investigation_id == Investigation.id, in_alert.op("@@")(query)
     )
-    return or_(
-        Investigation.input.op("~*")(pattern),
-        Investigation.objective.op("~*")(pattern),
-        Investigation.id.in_(alert_runs),
-    )
+    return [in_run, alert]

@@ -1,5 +1,5 @@
 """Text search on an index (store/search.py): SQLite FTS5 tables kept in step by
-triggers, PostgreSQL ``pg_trgm`` GIN indexes.
+triggers, PostgreSQL GIN indexes on the words (``tsvector``) of the same columns.
 
 SQLite: ``investigations_fts`` (input, objective) and ``alerts_fts`` (indicator_text)
 hold no copy of the text (external content, keyed by the tables' rowid); triggers
@@ -17,17 +17,16 @@ from __future__ import annotations
 
 from alembic import op
 
+from store.search import ALERT_WORDS, RUN_WORDS
+
 revision: str = "0011"
 down_revision: str | None = "0009"
 branch_labels: str | None = None
 depends_on: str | None = None
 
-TOKENIZE = "unicode61 remove_diacritics 0 tokenchars '_'"
+TOKENIZE = "unicode61 remove_diacritics 0"
 FTS = {"investigations": ("input", "objective"), "alerts": ("indicator_text",)}
-TRGM = {
-    "ix_investigations_text_trgm": ("investigations", ("input", "objective")),
-    "ix_alerts_indicators_trgm": ("alerts", ("indicator_text",)),
-}
+WORDS = {"ix_investigations_words": ("investigations", RUN_WORDS), "ix_alerts_words": ("alerts", ALERT_WORDS)}
 
 
 def fts_triggers(name: str, columns: tuple[str, ...]) -> list[str]:
@@ -52,10 +51,9 @@ def rebuild(name: str) -> str:
 
 def upgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
-        op.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-        for index, (name, columns) in TRGM.items():
-            ops = ", ".join(f"{c} gin_trgm_ops" for c in columns)
-            op.execute(f"CREATE INDEX IF NOT EXISTS {index} ON {name} USING gin ({ops})")
+        for index, (name, expression) in WORDS.items():
+            op.execute(f"CREATE INDEX IF NOT EXISTS {index} ON {name} USING gin (({expression}))")
+            op.execute(f"ANALYZE {name}")  # statistics on the words, for the planner
         return
     for name, columns in FTS.items():
         op.execute(
@@ -72,7 +70,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
-        for index in TRGM:
+        for index in WORDS:
             op.execute(f"DROP INDEX IF EXISTS {index}")
         return
     for name in FTS:
