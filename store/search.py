@@ -87,7 +87,5 @@ def _tsvector(found: list[str]) -> list[ColumnElement[bool]]:
     query = func.phraseto_tsquery(literal_column("'simple'::regconfig"), " ".join(found))
     in_run = literal_column(RUN_WORDS).op("@@")(query)
     in_alert = literal_column(ALERT_WORDS)  # unqualified: only ``alerts`` has the column
-    alert = exists().where(
-        AlertRow.investigation_id == Investigation.id, in_alert.op("@@")(query)
-    )
+    alert = exists().where(AlertRow.investigation_id == Investigation.id, in_alert.op("@@")(query))
     return [in_run, alert]

@@ -26,7 +26,10 @@ depends_on: str | None = None
 
 TOKENIZE = "unicode61 remove_diacritics 0"
 FTS = {"investigations": ("input", "objective"), "alerts": ("indicator_text",)}
-WORDS = {"ix_investigations_words": ("investigations", RUN_WORDS), "ix_alerts_words": ("alerts", ALERT_WORDS)}
+WORDS = {
+    "ix_investigations_words": ("investigations", RUN_WORDS),
+    "ix_alerts_words": ("alerts", ALERT_WORDS),
+}
 
 
 def fts_triggers(name: str, columns: tuple[str, ...]) -> list[str]:
@@ -40,8 +43,7 @@ def fts_triggers(name: str, columns: tuple[str, ...]) -> list[str]:
     return [
         f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {name} BEGIN {add} END",
         f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {name} BEGIN {drop} END",
-        f"CREATE TRIGGER {fts}_update AFTER UPDATE OF {listed} ON {name}"
-        f" BEGIN {drop} {add} END",
+        f"CREATE TRIGGER {fts}_update AFTER UPDATE OF {listed} ON {name} BEGIN {drop} {add} END",
     ]
 
 
