@@ -165,14 +165,13 @@ class BrowseStore:
         position = decode_cursor(cursor) if cursor else None
         if position is not None:
             conditions.append(tuple_(Investigation.created_at, Investigation.id) < position)
-        if filters.text:  # a page of each branch, merged: each on its own index
-            found_by = branches(filters.text, sqlite=self.db.is_sqlite)
-            pages = (select(_newest(and_(*conditions, b), size).subquery()) for b in found_by)
-            merged = union(*pages).subquery()
-            query = select(merged).order_by(merged.c.created_at.desc(), merged.c.id.desc())
-        else:
-            query = _newest(and_(true(), *conditions), size)
         async with self.db.session() as session:
+            query = _newest(and_(true(), *conditions), size)
+            if filters.text:  # a page of each branch, merged: each on its own index
+                found_by = await branches(session, filters.text, sqlite=self.db.is_sqlite)
+                pages = (select(_newest(and_(*conditions, b), size).subquery()) for b in found_by)
+                merged = union(*pages).subquery()
+                query = select(merged).order_by(merged.c.created_at.desc(), merged.c.id.desc())
             found = (await session.execute(query.limit(size + 1))).all()
         rows = [Listed(**row._asdict()) for row in found[:size]]
         more = len(found) > size

@@ -8,10 +8,11 @@ anything else: ``203.0.113.7`` finds ``203.0.113.7`` and ``203.0.113.7:443`` but
 
 The indexes (migration ``0011``): on SQLite, FTS5 tables with external content
 (``investigations_fts``, ``alerts_fts``) that triggers keep in step with every write,
-searched with one phrase query; on PostgreSQL, GIN indexes on a ``tsvector`` of the
-same columns cut into the same words (``RUN_WORDS``, ``ALERT_WORDS``), searched with
-``phraseto_tsquery``; ANALYZE keeps statistics on those words, so the planner knows a
-rare word (read the index) from a common one (read newest first and stop at a page).
+searched with one phrase query (``_fts`` says how the plan is chosen); on PostgreSQL,
+GIN indexes on a ``tsvector`` of the same columns cut into the same words
+(``RUN_WORDS``, ``ALERT_WORDS``), searched with ``phraseto_tsquery``; ANALYZE
+(autovacuum) keeps statistics on those words, so the planner knows a rare word (read
+the index) from a common one (read newest first and stop at a page full).
 The query is a bound parameter and holds words only: nothing in it is syntax.
 
 ``branches`` gives two conditions, the run's own text and its alerts': the list reads
@@ -22,14 +23,17 @@ planner how many rows match.
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from sqlalchemy import ColumnElement, exists, false, func, literal_column, select, table
+from sqlalchemy import ColumnElement, Select, exists, false, func, literal_column, select, table
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.models import AlertRow, Investigation
 
 # what the index adds to the schema beside the models (left out when comparing them)
 SEARCH_TABLES = frozenset({"investigations_fts", "alerts_fts"})
 SEARCH_INDEXES = frozenset({"ix_investigations_words", "ix_alerts_words"})
+COMMON = 1000  # SQLite: more matches than this, and the list reads newest first
 MAX_WORDS = 16  # a longer query is cut: a phrase of 16 words is already unique
 MAX_CHARS = 100_000  # PostgreSQL: what of a column is indexed (a tsvector stays < 1 MB)
 
@@ -43,6 +47,7 @@ def _words_of(column: str) -> str:
 RUN_WORDS = _words_of("coalesce(input, '') || ' ' || coalesce(objective, '')")
 ALERT_WORDS = _words_of("indicator_text")
 
+Condition = ColumnElement[bool]
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -61,29 +66,45 @@ def is_search_object(name: str | None) -> bool:
     )
 
 
-def branches(text: str, *, sqlite: bool) -> list[ColumnElement[bool]]:
+async def branches(session: AsyncSession, text: str, *, sqlite: bool) -> list[Condition]:
     """Conditions on ``investigations``, any of which is a match: the run's text holds
     ``text`` as whole words; one of its alerts' indicators does. ``[false()]`` when
     ``text`` has no word."""
     found = words(text)
     if not found:
         return [false()]
-    return _fts(found) if sqlite else _tsvector(found)
+    return await _fts(session, found) if sqlite else _tsvector(found)
 
 
-def _fts(found: list[str]) -> list[ColumnElement[bool]]:
+async def _fts(session: AsyncSession, found: list[str]) -> list[Condition]:
+    """SQLite has no statistics on words: how many rows match is counted (up to
+    ``COMMON``). Few: the matches are read first, then sorted. Many: the list reads
+    newest first and checks each row against the matches (``+`` keeps SQLite from
+    starting at them), so it stops once a page is full."""
     phrase = '"' + " ".join(found) + '"'  # words only: no quote or operator inside
 
-    def hits(name: str) -> ColumnElement[bool]:
+    def hits(name: str) -> Select[Any]:
         matched = select(literal_column("rowid")).select_from(table(f"{name}_fts"))
-        where = literal_column(f"{name}_fts").op("MATCH")(phrase)
-        return literal_column(f"{name}.rowid").in_(matched.where(where))
+        return matched.where(literal_column(f"{name}_fts").op("MATCH")(phrase))
 
-    alert_runs = select(AlertRow.investigation_id).where(hits("alerts"))
-    return [hits("investigations"), Investigation.id.in_(alert_runs)]
+    async def common(name: str) -> bool:
+        counted = select(func.count()).select_from(hits(name).limit(COMMON + 1).subquery())
+        return int(await session.scalar(counted) or 0) > COMMON
+
+    plus = "+" if await common("investigations") else ""
+    in_run = literal_column(f"{plus}investigations.rowid").in_(hits("investigations"))
+    if await common("alerts"):
+        alert: Condition = exists().where(
+            AlertRow.investigation_id == Investigation.id,
+            literal_column("+alerts.rowid").in_(hits("alerts")),
+        )
+    else:
+        alert_rows = literal_column("alerts.rowid").in_(hits("alerts"))
+        alert = Investigation.id.in_(select(AlertRow.investigation_id).where(alert_rows))
+    return [in_run, alert]
 
 
-def _tsvector(found: list[str]) -> list[ColumnElement[bool]]:
+def _tsvector(found: list[str]) -> list[Condition]:
     query = func.phraseto_tsquery(literal_column("'simple'::regconfig"), " ".join(found))
     in_run = literal_column(RUN_WORDS).op("@@")(query)
     in_alert = literal_column(ALERT_WORDS)  # unqualified: only ``alerts`` has the column
