@@ -144,6 +144,7 @@ class InvestigationPages:
 
 
 def add_routes(app: web.Application, pages: Web) -> None:
+    from bot.web.eval_pages import EvalPages
     from bot.web.more_pages import MorePages
 
     inv = InvestigationPages(pages)
@@ -155,3 +156,4 @@ def add_routes(app: web.Application, pages: Web) -> None:
     app.router.add_get("/web/api/investigations", inv.api_list)
     app.router.add_get("/web/api/investigations/{id}/live", inv.live)
     MorePages(pages).add_routes(app)
+    EvalPages(pages).add_routes(app)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import delete, update
 
+from store import search
 from store.browse import BrowseStore, Filters, Visibility
 from store.db import Database
 from store.models import AlertRow, Investigation
@@ -69,6 +71,20 @@ async def test_an_indicator_is_found_whole(any_db: Database) -> None:
     assert await _found(any_db, "evil_host") == {"e"}
     assert await _found(any_db, "evil") == {"d", "e"}  # "_" parts words, as "-" does
     assert await _found(any_db, "ip:203.0.113.7") == {"d"}
+
+
+async def test_a_common_word_reads_newest_first_and_finds_the_same(
+    any_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await _store(any_db)
+    monkeypatch.setattr(search, "COMMON", 0)  # every word is common: SQLite's other plan
+    assert await _found(any_db, "203.0.113.7") == {"b", "d"}
+    assert await _found(any_db, "host-4242") == {"c"}
+    browse, wanted = BrowseStore(any_db), Filters(text="203.0.113.7")
+    first = await browse.page(wanted, EVERYONE, cursor=None, size=1)
+    assert [r.id for r in first.rows] == ["d"] and first.next_cursor is not None
+    second = await browse.page(wanted, EVERYONE, cursor=first.next_cursor, size=1)
+    assert [r.id for r in second.rows] == ["b"] and second.next_cursor is None
 
 
 async def test_a_query_is_data(any_db: Database) -> None:
