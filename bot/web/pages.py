@@ -146,6 +146,7 @@ class InvestigationPages:
 def add_routes(app: web.Application, pages: Web) -> None:
     from bot.web.eval_pages import EvalPages
     from bot.web.more_pages import MorePages
+    from bot.web.suppression_pages import SuppressionPages
 
     inv = InvestigationPages(pages)
     app.router.add_get("/", inv.home)
@@ -157,3 +158,4 @@ def add_routes(app: web.Application, pages: Web) -> None:
     app.router.add_get("/web/api/investigations/{id}/live", inv.live)
     MorePages(pages).add_routes(app)
     EvalPages(pages).add_routes(app)
+    SuppressionPages(pages).add_routes(app)

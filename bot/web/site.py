@@ -55,6 +55,7 @@ class Web:
             viewer=viewer,
             csrf=self.signer.csrf_token(viewer.sid) if isinstance(viewer, Viewer) else "",
             signin=self.signin is not None,
+            approvers=self.settings.learning.approvers,
             **values,
         )
         return web.Response(text=html, status=status, content_type="text/html")
