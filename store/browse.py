@@ -1,13 +1,14 @@
-"""The investigation pages' queries: a filtered list, newest first, one keyset page at a time.
+"""The one reader of investigation lists: filtered, newest first, one keyset page at a time.
 
+The pages' list and ``socbot list`` (``store.listing``) both read here.
 ``BrowseStore.page`` never counts or offsets: it reads ``size + 1`` rows after the
 cursor (``created_at, id`` descending, on ``ix_investigations_created``), so the
-hundredth page costs what the first does. Filters narrow the scan: verdict, the
-conclusion's severity and the alert's source (columns ``finish`` fills from the record), the Slack
-channel (``slack:<channel>:…`` conversations), a date range, and a search (whole
-words, on an index: ``store.search``) in the request text, the objective and the
-linked alerts' indicators. ``Visibility`` is
-who is asking: the channels they may see and whether terminal runs are theirs.
+hundredth page costs what the first does. Filters narrow the scan: verdict, status,
+the conclusion's severity and the alert's source (columns ``finish`` fills from the
+record), the Slack channel (``slack:<channel>:…`` conversations), a date range, and
+a search (whole words, on an index: ``store.search``) in the request text, the
+objective and the linked alerts' indicators. ``Visibility`` is who is asking: the
+channels they may see and whether terminal runs are theirs (``EVERYONE``: all).
 """
 
 from __future__ import annotations
@@ -34,9 +35,15 @@ class Visibility:
     terminal: bool
 
 
+EVERYONE = Visibility(channels=None, terminal=True)
+
+
 @dataclass(frozen=True)
 class Filters:
+    """What the list keeps (``None``: any)."""
+
     verdict: str | None = None
+    status: str | None = None
     severity: str | None = None
     source: str | None = None
     channel: str | None = None
@@ -58,6 +65,7 @@ class Listed:
     source: str | None
     conversation_id: str
     title: str
+    cost_usd: float | None
 
     @property
     def channel(self) -> str | None:
@@ -77,13 +85,13 @@ def channel_of(conversation_id: str) -> str | None:
     return channel or None
 
 
-def _like(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+def escape_like(text: str) -> str:
+    """``text`` with ``LIKE``'s wildcards taken literally (use ``escape="\\"``)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _in_channel(channel: str) -> ColumnElement[bool]:
-    return Investigation.conversation_id.like(_like(f"slack:{channel}:")[1:], escape="\\")
+    return Investigation.conversation_id.like(escape_like(f"slack:{channel}:") + "%", escape="\\")
 
 
 def _visible(visibility: Visibility) -> ColumnElement[bool] | None:
@@ -99,6 +107,8 @@ def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[
         out.append(seen)
     if filters.verdict:
         out.append(Investigation.verdict == filters.verdict)
+    if filters.status:
+        out.append(Investigation.status == filters.status)
     if filters.severity:
         out.append(Investigation.severity == filters.severity)
     if filters.source:
@@ -144,6 +154,7 @@ def _newest(where: ColumnElement[bool], size: int) -> Select[Any]:
             Investigation.source,
             Investigation.conversation_id,
             title.label("title"),
+            Investigation.usage["cost_usd"].as_float().label("cost_usd"),
         )
         .where(where)
         .order_by(Investigation.created_at.desc(), Investigation.id.desc())

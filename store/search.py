@@ -84,8 +84,9 @@ async def _fts(session: AsyncSession, found: list[str]) -> list[Condition]:
     phrase = '"' + " ".join(found) + '"'  # words only: no quote or operator inside
 
     def hits(name: str) -> Select[Any]:
-        matched = select(literal_column("rowid")).select_from(table(f"{name}_fts"))
-        return matched.where(literal_column(f"{name}_fts").op("MATCH")(phrase))
+        rowid: ColumnElement[int] = literal_column("rowid")
+        matching = literal_column(f"{name}_fts").op("MATCH")(phrase)
+        return select(rowid).select_from(table(f"{name}_fts")).where(matching)
 
     async def common(name: str) -> bool:
         counted = select(func.count()).select_from(hits(name).limit(COMMON + 1).subquery())
@@ -107,6 +108,7 @@ async def _fts(session: AsyncSession, found: list[str]) -> list[Condition]:
 def _tsvector(found: list[str]) -> list[Condition]:
     query = func.phraseto_tsquery(literal_column("'simple'::regconfig"), " ".join(found))
     in_run = literal_column(RUN_WORDS).op("@@")(query)
-    in_alert = literal_column(ALERT_WORDS)  # unqualified: only ``alerts`` has the column
+    # unqualified: only ``alerts`` has the column
+    in_alert: ColumnElement[Any] = literal_column(ALERT_WORDS)
     alert = exists().where(AlertRow.investigation_id == Investigation.id, in_alert.op("@@")(query))
     return [in_run, alert]
