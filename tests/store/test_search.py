@@ -8,16 +8,19 @@ nothing or the words they hold, and never raise).
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import delete, update
 
-from store import search
+from store import migrate, search
 from store.browse import BrowseStore, Filters, Visibility
 from store.db import Database
 from store.models import AlertRow, Investigation
 from store.search import words
+from tests.pg_server import PostgresServer
 
 EVERYONE = Visibility(channels=None, terminal=True)
 RUNS = {
@@ -107,6 +110,26 @@ async def test_the_index_follows_writes(any_db: Database) -> None:
     assert await _found(any_db, "host-4242") == set()
     assert await _found(any_db, "x9") == {"c"}
     assert await _found(any_db, "203.0.113.7") == set()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_runs_stored_before_the_index_are_found(
+    backend: str, tmp_path: Path, postgres: PostgresServer
+) -> None:
+    url = (
+        f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
+        if backend == "sqlite"
+        else postgres.create_database(f"t_{uuid.uuid4().hex[:12]}")
+    )
+    db = Database(url)
+    try:
+        await migrate.upgrade(db.engine, "0009")  # the revision before the index
+        await _store(db)
+        await db.create()  # to the head, as every start does
+        assert await _found(db, "203.0.113.7") == {"b", "d"}
+        assert await _found(db, "host-4242") == {"c"}
+    finally:
+        await db.close()
 
 
 def test_words_are_cut_as_the_indexes_cut_them() -> None:

@@ -6,7 +6,9 @@ hold no copy of the text (external content, keyed by the tables' rowid); trigger
 write each insert, delete and change of those columns, and ``rebuild`` indexes the
 rows already there. A later migration that rebuilds ``investigations`` or ``alerts``
 on SQLite (``batch_alter_table`` copies the table, dropping its triggers) must call
-``fts_triggers`` and ``rebuild`` again.
+``fts_triggers`` and ``rebuild`` again. PostgreSQL: the indexed expressions are
+``store.search``'s, the very strings its queries use (an index serves only the
+expression it was built on).
 
 Revision ID: 0011
 Revises: 0009
