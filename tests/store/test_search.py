@@ -123,7 +123,7 @@ async def test_runs_stored_before_the_index_are_found(
     )
     db = Database(url)
     try:
-        await migrate.upgrade(db.engine, "0009")  # the revision before the index
+        await migrate.upgrade(db.engine, "0010")  # the revision before the index
         await _store(db)
         await db.create()  # to the head, as every start does
         assert await _found(db, "203.0.113.7") == {"b", "d"}

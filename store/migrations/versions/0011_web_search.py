@@ -11,7 +11,7 @@ on SQLite (``batch_alter_table`` copies the table, dropping its triggers) must c
 expression it was built on).
 
 Revision ID: 0011
-Revises: 0009
+Revises: 0010
 Create Date: 2026-11-25
 """
 
@@ -22,7 +22,7 @@ from alembic import op
 from store.search import ALERT_WORDS, RUN_WORDS
 
 revision: str = "0011"
-down_revision: str | None = "0009"
+down_revision: str | None = "0010"
 branch_labels: str | None = None
 depends_on: str | None = None
 
