@@ -25,9 +25,10 @@ from cli.eval_run import run_eval
 from cli.eval_view import pack_rows, pack_table, print_comparison, print_summary
 from config.settings import ConfigError, Settings
 from evals.report import report
-from evals.results import Attempt, RunFolder, RunMeta
+from evals.results import Attempt, RunFolder
 from evals.runner import Stop, estimate_cost
 from evals.scenario import Scenario, ScenarioError, load_pack, pack_folder
+from store.eval_reports import RunMeta, write_report
 
 app = command_app(help="Measure verdict quality on a scenario pack.")
 eval_app = command_app(help="Measure verdict quality on a scenario pack.")
@@ -107,6 +108,7 @@ def run(
     attempts = [a for a in folder.attempts() if (a.scenario, a.repeat) in wanted]
     meta = folder.meta()
     result = report(scenarios, attempts, meta.model_dump() if meta else None)
+    write_report(folder.path, result)  # what the web pages show (store/eval_reports.py)
     print_summary(err, result)
     if html is not None:
         from evals.report_html import write_html
@@ -214,6 +216,7 @@ def report_cmd(
 ) -> None:
     """Score a run folder again (after a scorer or pack change) and report it."""
     result = load_report(run_dir)
+    write_report(run_dir, result)
     print_summary(Console(stderr=True), result)
     if html is not None:
         from evals.report_html import write_html
@@ -245,7 +248,9 @@ def compare_cmd(
     """Compare two runs scenario by scenario; exit 1 when B is clearly worse."""
     from evals.compare import compare
 
-    result = compare(load_report(run_a), load_report(run_b))
+    judged = load_report(run_b)
+    result = compare(load_report(run_a), judged)
+    write_report(run_b, {**judged, "baseline": result})  # B's report shows its baseline
     if as_json:
         typer.echo(json.dumps(result, indent=2))
     else:

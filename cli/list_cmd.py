@@ -18,7 +18,8 @@ from cli.app import clean, command_app, fail, load_settings_or_exit, one_line
 from cli.tables import text_table
 
 if TYPE_CHECKING:
-    from store.listing import Filters, Listed
+    from store.browse import Filters
+    from store.listing import Listed
 
 ID_CHARS = 12
 TITLE_CHARS = 60
@@ -37,11 +38,11 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """List recent investigations (or alerts): id, time, source, title, verdict, cost."""
-    from store.listing import Filters
+    from store.browse import Filters
 
     since = datetime.now(UTC) - timedelta(days=days) if days else None
-    filters = Filters(limit, since, source, verdict, status)
-    rows = _rows_or_exit(filters, alerts=alerts, announce=not as_json)
+    filters = Filters(verdict=verdict, status=status, source=source, since=since)
+    rows = _rows_or_exit(filters, limit, alerts=alerts, announce=not as_json)
     if as_json:
         typer.echo(json.dumps([row.as_dict() for row in rows], indent=2, ensure_ascii=False))
         return
@@ -71,21 +72,21 @@ def _cells(row: Listed) -> list[str]:
     ]
 
 
-def _rows_or_exit(filters: Filters, *, alerts: bool, announce: bool) -> list[Listed]:
+def _rows_or_exit(filters: Filters, limit: int, *, alerts: bool, announce: bool) -> list[Listed]:
     from config.settings import ConfigError
 
     url = load_settings_or_exit(announce=announce).database_url
     try:
-        return asyncio.run(_rows(url, filters, alerts))
+        return asyncio.run(_rows(url, filters, limit, alerts))
     except ConfigError as exc:
         raise fail(one_line(exc)) from None
 
 
-async def _rows(url: str, filters: Filters, alerts: bool) -> list[Listed]:
+async def _rows(url: str, filters: Filters, limit: int, alerts: bool) -> list[Listed]:
     from cli.database import migrated_database, sqlite_file_missing
     from store.listing import recent_alerts, recent_investigations
 
     if sqlite_file_missing(url):  # nothing was ever stored there: do not create it
         return []
     async with migrated_database(url) as db:
-        return await (recent_alerts if alerts else recent_investigations)(db, filters)
+        return await (recent_alerts if alerts else recent_investigations)(db, filters, limit)

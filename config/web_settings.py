@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import Field, SecretStr
 
 from config.agent_settings import Section
@@ -27,6 +29,11 @@ class WebSettings(Section):
     session_hours: float = Field(12.0, gt=0, description="a sign-in lasts this long")
     membership_cache_s: float = Field(
         60.0, ge=0, description="how long a person's channel list is trusted"
+    )
+
+    eval_runs: Path = Field(
+        Path("var/eval"),
+        description="where `socbot eval run` keeps its run folders (the Evals page, admins)",
     )
 
     def sign_in_configured(self) -> bool:

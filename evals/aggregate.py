@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from evals.score import Score
+from store.eval_reports import Score
 
 ESCALATED = "true_positive"
 REJECTED = frozenset({"false_positive", "benign"})

@@ -12,7 +12,8 @@ from typing import Any
 from evals.aggregate import summary
 from evals.results import Attempt
 from evals.scenario import Scenario
-from evals.score import Score, score
+from evals.score import score
+from store.eval_reports import Score
 
 SCHEMA_VERSION = 1
 

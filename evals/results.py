@@ -1,9 +1,10 @@
 """What one scenario run leaves behind, and the run folder that keeps them.
 
-A run folder holds ``run.json`` (pack, model, when) and ``results/<id>__r<k>.json``,
-one ``Attempt`` per scenario and repeat, written as soon as it ends: a run stopped
-half-way (Ctrl-C, ``--max-cost``) continues from there, and a run can be scored again
-after a scorer change without a model call.
+A run folder holds ``run.json`` (pack, model, when: ``store.eval_reports.RunMeta``)
+and ``results/<id>__r<k>.json``, one ``Attempt`` per scenario and repeat, written as
+soon as it ends: a run stopped half-way (Ctrl-C, ``--max-cost``) continues from there,
+and a run can be scored again after a scorer change without a model call. Its report
+(``report.json``) is written beside them (``store.eval_reports``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from store.eval_reports import RunMeta
 
 
 class Attempt(BaseModel):
@@ -36,13 +39,6 @@ class Attempt(BaseModel):
     judge_criteria: dict[str, float] | None = None
     judge_notes: str = ""
     judge_cost_usd: float = 0.0
-
-
-class RunMeta(BaseModel):
-    pack: str
-    model: str
-    started: str
-    settings: dict[str, Any] = Field(default_factory=dict)
 
 
 class RunFolder:

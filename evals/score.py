@@ -12,47 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel
-
 from evals.normalise import found, normalise
 from evals.results import Attempt
 from evals.scenario import SEVERITIES, Scenario
 from evals.techniques import claimed_techniques, technique_match
-
-
-class Gates(BaseModel):
-    verdict: bool
-    severity: bool | None
-    recall: bool | None
-    technique: bool | None
-    forbidden: bool
-
-
-class Score(BaseModel):
-    """One attempt, scored (what ``--json``'s ``results`` holds per scenario)."""
-
-    id: str
-    repeat: int
-    category: str
-    expected_verdict: str
-    given_verdict: str | None
-    given_severity: str | None
-    gates: Gates
-    passed: bool
-    recall: float | None
-    missing: list[str]
-    techniques_claimed: list[str]
-    forbidden_made: list[str]
-    verified_share: float | None
-    status: str
-    error: str | None
-    cost_usd: float
-    latency_s: float
-    calls: int
-    tokens: int
-    investigation_id: str | None
-    judge_score: float | None = None
-    judge_cost_usd: float = 0.0
+from store.eval_reports import Gates, Score
 
 
 def conclusion_text(conclusion: Mapping[str, Any]) -> str:

@@ -1,12 +1,14 @@
-"""The investigation pages' queries: a filtered list, newest first, one keyset page at a time.
+"""The one reader of investigation lists: filtered, newest first, one keyset page at a time.
 
+The pages' list and ``socbot list`` (``store.listing``) both read here.
 ``BrowseStore.page`` never counts or offsets: it reads ``size + 1`` rows after the
 cursor (``created_at, id`` descending, on ``ix_investigations_created``), so the
-hundredth page costs what the first does. Filters narrow the scan: verdict, the
-conclusion's severity and the alert's source (columns ``finish`` fills from the record), the Slack
-channel (``slack:<channel>:…`` conversations), a date range, and a search in the
-request text, the objective and the linked alerts' indicators. ``Visibility`` is
-who is asking: the channels they may see and whether terminal runs are theirs.
+hundredth page costs what the first does. Filters narrow the scan: verdict, status,
+the conclusion's severity and the alert's source (columns ``finish`` fills from the
+record), the Slack channel (``slack:<channel>:…`` conversations), a date range, and
+a search (whole words, on an index: ``store.search``) in the request text, the
+objective and the linked alerts' indicators. ``Visibility`` is who is asking: the
+channels they may see and whether terminal runs are theirs (``EVERYONE``: all).
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, false, func, or_, select, tuple_
+from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select, true, tuple_, union
 
 from store.db import Database
 from store.models import AlertRow, Investigation
+from store.search import branches
 
 TITLE_CHARS = 160
 
@@ -32,9 +35,15 @@ class Visibility:
     terminal: bool
 
 
+EVERYONE = Visibility(channels=None, terminal=True)
+
+
 @dataclass(frozen=True)
 class Filters:
+    """What the list keeps (``None``: any)."""
+
     verdict: str | None = None
+    status: str | None = None
     severity: str | None = None
     source: str | None = None
     channel: str | None = None
@@ -56,6 +65,7 @@ class Listed:
     source: str | None
     conversation_id: str
     title: str
+    cost_usd: float | None
 
     @property
     def channel(self) -> str | None:
@@ -75,13 +85,13 @@ def channel_of(conversation_id: str) -> str | None:
     return channel or None
 
 
-def _like(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+def escape_like(text: str) -> str:
+    """``text`` with ``LIKE``'s wildcards taken literally (use ``escape="\\"``)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _in_channel(channel: str) -> ColumnElement[bool]:
-    return Investigation.conversation_id.like(_like(f"slack:{channel}:")[1:], escape="\\")
+    return Investigation.conversation_id.like(escape_like(f"slack:{channel}:") + "%", escape="\\")
 
 
 def _visible(visibility: Visibility) -> ColumnElement[bool] | None:
@@ -97,6 +107,8 @@ def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[
         out.append(seen)
     if filters.verdict:
         out.append(Investigation.verdict == filters.verdict)
+    if filters.status:
+        out.append(Investigation.status == filters.status)
     if filters.severity:
         out.append(Investigation.severity == filters.severity)
     if filters.source:
@@ -107,19 +119,6 @@ def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[
         out.append(Investigation.created_at >= filters.since)
     if filters.until:
         out.append(Investigation.created_at < filters.until)
-    if filters.text:
-        pattern = _like(filters.text.lower())
-        indicator = exists().where(
-            AlertRow.investigation_id == Investigation.id,
-            func.lower(AlertRow.indicator_text).like(pattern, escape="\\"),
-        )
-        out.append(
-            or_(
-                func.lower(Investigation.input).like(pattern, escape="\\"),
-                func.lower(Investigation.objective).like(pattern, escape="\\"),
-                indicator,
-            )
-        )
     return out
 
 
@@ -138,6 +137,31 @@ def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
         return None
 
 
+def _newest(where: ColumnElement[bool], size: int) -> Select[Any]:
+    """The list's columns, newest first, ``size + 1`` rows (one more: is there a next page)."""
+    title = func.coalesce(
+        func.substr(Investigation.objective, 1, TITLE_CHARS),
+        func.substr(Investigation.input, 1, TITLE_CHARS),
+    )
+    return (
+        select(
+            Investigation.id,
+            Investigation.created_at,
+            Investigation.kind,
+            Investigation.status,
+            Investigation.verdict,
+            Investigation.severity,
+            Investigation.source,
+            Investigation.conversation_id,
+            title.label("title"),
+            Investigation.usage["cost_usd"].as_float().label("cost_usd"),
+        )
+        .where(where)
+        .order_by(Investigation.created_at.desc(), Investigation.id.desc())
+        .limit(size + 1)
+    )
+
+
 class BrowseStore:
     """Reads for the pages: the list, and the alerts of one investigation."""
 
@@ -148,27 +172,17 @@ class BrowseStore:
         self, filters: Filters, visibility: Visibility, *, cursor: str | None, size: int = 50
     ) -> Page:
         """Up to ``size`` investigations after ``cursor``, newest first."""
-        query = select(
-            Investigation.id,
-            Investigation.created_at,
-            Investigation.kind,
-            Investigation.status,
-            Investigation.verdict,
-            Investigation.severity,
-            Investigation.source,
-            Investigation.conversation_id,
-            func.coalesce(
-                func.substr(Investigation.objective, 1, TITLE_CHARS),
-                func.substr(Investigation.input, 1, TITLE_CHARS),
-            ).label("title"),
-        )
         conditions = _conditions(filters, visibility)
         position = decode_cursor(cursor) if cursor else None
         if position is not None:
             conditions.append(tuple_(Investigation.created_at, Investigation.id) < position)
-        query = query.where(and_(*conditions)) if conditions else query
-        query = query.order_by(Investigation.created_at.desc(), Investigation.id.desc())
         async with self.db.session() as session:
+            query = _newest(and_(true(), *conditions), size)
+            if filters.text:  # a page of each branch, merged: each on its own index
+                found_by = await branches(session, filters.text, sqlite=self.db.is_sqlite)
+                pages = (select(_newest(and_(*conditions, b), size).subquery()) for b in found_by)
+                merged = union(*pages).subquery()
+                query = select(merged).order_by(merged.c.created_at.desc(), merged.c.id.desc())
             found = (await session.execute(query.limit(size + 1))).all()
         rows = [Listed(**row._asdict()) for row in found[:size]]
         more = len(found) > size

@@ -1,24 +1,23 @@
-"""Recent investigations and alerts for ``socbot list``, and ids as people type them.
+"""``socbot list``: recent investigations and alerts as rows, and ids as people type them.
 
 ``resolve_investigation`` turns ``last``, a full id or a unique prefix into the
-investigation's id; ``recent_investigations`` and ``recent_alerts`` are the newest
-rows first, with the alert (source, title) an investigation was about and its cost.
+investigation's id. ``recent_investigations`` is the first page of the list reader
+the web pages use (``store.browse``), every run visible; ``recent_alerts`` reads the
+alerts table, newest first, with its investigation's status and cost.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
-from sqlalchemy import Select, select
-from sqlalchemy.orm import InstrumentedAttribute
+from sqlalchemy import ColumnElement, select
 
+from store.browse import EVERYONE, BrowseStore, Filters, escape_like
+from store.browse import Listed as Run
 from store.db import Database
 from store.models import AlertRow, Investigation
-
-Q = TypeVar("Q", bound="Select[*tuple[Any, ...]]")
-Column = InstrumentedAttribute[Any]
 
 LAST = "last"
 MIN_PREFIX = 4
@@ -55,8 +54,7 @@ async def resolve_investigation(db: Database, typed: str) -> str:
     elif len(typed) < MIN_PREFIX:
         raise IdNotFound(f"{typed!r} is too short: give {MIN_PREFIX} or more characters of an id")
     else:
-        escaped = typed.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        query = query.where(Investigation.id.like(f"{escaped}%", escape="\\")).limit(6)
+        query = query.where(Investigation.id.like(f"{escape_like(typed)}%", escape="\\")).limit(6)
     async with db.session() as session:
         ids = list(await session.scalars(query))
     if typed in ids or len(ids) == 1:
@@ -71,54 +69,46 @@ async def resolve_investigation(db: Database, typed: str) -> str:
     raise IdNotFound(f"{typed!r} is the start of several investigations ({shown}): type more")
 
 
-@dataclass(frozen=True)
-class Filters:
-    """What ``socbot list`` keeps: the newest ``limit`` rows since ``since`` with the
-    given alert source, verdict and status (``None``: any)."""
-
-    limit: int = 20
-    since: datetime | None = None
-    source: str | None = None
-    verdict: str | None = None
-    status: str | None = None
-
-    def apply(self, query: Q, created: Column, verdict: Column, status: Column) -> Q:
-        """``query`` with these filters on its columns, newest first."""
-        if self.source is not None:
-            query = query.where(AlertRow.source == self.source)
-        if self.since is not None:
-            query = query.where(created >= self.since)
-        if self.verdict is not None:
-            query = query.where(verdict == self.verdict)
-        if self.status is not None:
-            query = query.where(status == self.status)
-        return query.order_by(created.desc()).limit(self.limit)
+async def recent_investigations(db: Database, filters: Filters, limit: int = 20) -> list[Listed]:
+    """The newest ``limit`` investigations that pass ``filters``."""
+    page = await BrowseStore(db).page(filters, EVERYONE, cursor=None, size=limit)
+    return [_run(row) for row in page.rows]
 
 
-async def recent_investigations(db: Database, filters: Filters) -> list[Listed]:
-    """The newest investigations first, with the alert each was about (if any)."""
-    query = filters.apply(
-        select(Investigation, AlertRow).outerjoin(
-            AlertRow, AlertRow.investigation_id == Investigation.id
-        ),
-        Investigation.created_at,
-        Investigation.verdict,
-        Investigation.status,
+def _run(row: Run) -> Listed:
+    lines = row.title.strip().splitlines()
+    return Listed(
+        id=row.id,
+        at=_utc(row.created_at),
+        kind=row.kind,
+        source=row.source or ("chat" if row.kind == "question" else "-"),
+        title=lines[0] if lines else "",
+        status=row.status,
+        verdict=row.verdict,
+        cost_usd=row.cost_usd,
+        investigation_id=row.id,
     )
-    async with db.session() as session:
-        rows = (await session.execute(query)).all()
-    return [_investigation(inv, alert) for inv, alert in rows]
 
 
-async def recent_alerts(db: Database, filters: Filters) -> list[Listed]:
-    """The newest alerts first, with their triage status and investigation's cost."""
-    query = filters.apply(
-        select(AlertRow, Investigation).outerjoin(
-            Investigation, AlertRow.investigation_id == Investigation.id
-        ),
-        AlertRow.created_at,
-        AlertRow.verdict,
-        AlertRow.status,
+async def recent_alerts(db: Database, filters: Filters, limit: int = 20) -> list[Listed]:
+    """The newest ``limit`` alerts (source, time, verdict and triage status as filtered),
+    with their investigation's status and cost."""
+    conditions: list[ColumnElement[bool]] = []
+    for column, wanted in (
+        (AlertRow.source, filters.source),
+        (AlertRow.verdict, filters.verdict),
+        (AlertRow.status, filters.status),
+    ):
+        if wanted is not None:
+            conditions.append(column == wanted)
+    if filters.since is not None:
+        conditions.append(AlertRow.created_at >= filters.since)
+    query = (
+        select(AlertRow, Investigation)
+        .outerjoin(Investigation, AlertRow.investigation_id == Investigation.id)
+        .where(*conditions)
+        .order_by(AlertRow.created_at.desc())
+        .limit(limit)
     )
     async with db.session() as session:
         rows = (await session.execute(query)).all()
@@ -136,21 +126,6 @@ async def recent_alerts(db: Database, filters: Filters) -> list[Listed]:
         )
         for alert, inv in rows
     ]
-
-
-def _investigation(inv: Investigation, alert: AlertRow | None) -> Listed:
-    title = alert.title if alert else inv.input.strip().splitlines()[0] if inv.input.strip() else ""
-    return Listed(
-        id=inv.id,
-        at=_utc(inv.created_at),
-        kind=inv.kind,
-        source=alert.source if alert else "chat",
-        title=title,
-        status=inv.status,
-        verdict=inv.verdict,
-        cost_usd=_cost(inv),
-        investigation_id=inv.id,
-    )
 
 
 def _cost(inv: Investigation | None) -> float | None:

@@ -31,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import store.approval_rows
 import store.policy_models  # noqa: F401  (its tables are part of Base)
 from store.models import Base
+from store.search import is_search_object
 from store.tables import ReplicaRow  # noqa: F401  (its table is in Base.metadata)
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -72,11 +73,21 @@ async def current(engine: AsyncEngine) -> str | None:
         )
 
 
+def include(name: str | None, _type: str, _parents: object) -> bool:
+    """Whether Alembic compares this object with the models (not the search index's)."""
+    return not is_search_object(name)
+
+
+def include_object(_obj: object, name: str | None, kind: str, *_rest: object) -> bool:
+    return include(name, kind, None)
+
+
 async def differences(engine: AsyncEngine) -> list[Any]:
     """What the models have that the database lacks, or the other way round (empty: equal)."""
 
     def compare(sync: Connection) -> list[Any]:
-        context = MigrationContext.configure(sync, opts={"compare_type": True})
+        opts = {"compare_type": True, "include_name": include, "include_object": include_object}
+        context = MigrationContext.configure(sync, opts=opts)
         return list(compare_metadata(context, Base.metadata))
 
     async with engine.connect() as conn:

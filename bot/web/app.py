@@ -24,22 +24,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.web.access import Access
 from bot.web.session import Signer, Viewer
 from bot.web.signin import SignIn, redirect
-from bot.web.site import HERE, VIEWER, Web, templates
+from bot.web.site import HEADERS, HERE, VIEWER, Web, templates
 from config.settings import Settings
 from store.db import Database
 
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
-HEADERS = {
-    "Content-Security-Policy": CSP,
-    "Referrer-Policy": "same-origin",
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Cache-Control": "no-store",
-    "Cross-Origin-Opener-Policy": "same-origin",
-}
 PUBLIC = ("/web/signin", "/web/auth/", "/web/static/")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

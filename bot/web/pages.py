@@ -2,8 +2,9 @@
 
 Every handler asks ``Access`` before reading data: an investigation someone may not
 see answers 404, the same as one that does not exist, so ids reveal nothing. While a
-run is going, its page polls ``/web/api/investigations/{id}/live`` (status and how
-many trace events) and fetches the page body again when that changed.
+run is going, its page listens to ``/web/api/investigations/{id}/events`` (server-sent
+events: status and how many trace events, ``bot.web.live``) and fetches the page body
+again on each.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.web.site import VIEWER, Web
+from bot.web.live import Live
+from bot.web.site import HEADERS, VIEWER, Web
 from bot.web.view import investigation_view
 from store.browse import BrowseStore, Filters, Page
 from store.feedback import FeedbackStore
@@ -48,8 +50,9 @@ def filters_of(query: Any) -> Filters:
 
 
 class InvestigationPages:
-    def __init__(self, pages: Web) -> None:
+    def __init__(self, pages: Web, live: Live) -> None:
         self.pages = pages
+        self.live = live
         self.browse = BrowseStore(pages.db)
         self.investigations = InvestigationStore(pages.db)
         self.feedback = FeedbackStore(pages.db)
@@ -128,11 +131,9 @@ class InvestigationPages:
             raise web.HTTPNotFound(text="No such tool call.")
         return web.Response(text=found, content_type="text/plain", charset="utf-8")
 
-    async def live(self, request: web.Request) -> web.Response:
+    async def events(self, request: web.Request) -> web.StreamResponse:
         row = await self._visible(request)
-        found = await self.browse.status(row["id"])
-        status, events = found if found else ("gone", 0)
-        return web.json_response({"status": status, "events": events})
+        return await self.live.stream(request, lambda: self.browse.status(row["id"]), HEADERS)
 
     async def api_list(self, request: web.Request) -> web.Response:
         from store.browse import listed_as_dict
@@ -144,14 +145,21 @@ class InvestigationPages:
 
 
 def add_routes(app: web.Application, pages: Web) -> None:
+    from bot.web.eval_pages import EvalPages
     from bot.web.more_pages import MorePages
+    from bot.web.suppression_pages import SuppressionPages
 
-    inv = InvestigationPages(pages)
+    live = Live()
+    pages.db.watch_writes(live.wake)
+    app.on_shutdown.append(live.shutdown)
+    inv = InvestigationPages(pages, live)
     app.router.add_get("/", inv.home)
     app.router.add_get("/web/investigations", inv.listing)
     app.router.add_get("/web/investigations/{id}", inv.investigation)
     app.router.add_get("/web/investigations/{id}/body", inv.body)
     app.router.add_get("/web/investigations/{id}/calls/{seq}", inv.tool_result)
     app.router.add_get("/web/api/investigations", inv.api_list)
-    app.router.add_get("/web/api/investigations/{id}/live", inv.live)
+    app.router.add_get("/web/api/investigations/{id}/events", inv.events)
     MorePages(pages).add_routes(app)
+    EvalPages(pages).add_routes(app)
+    SuppressionPages(pages).add_routes(app)

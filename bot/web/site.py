@@ -1,5 +1,7 @@
 """What every page handler shares: the ``Web`` (database, settings, access, signer,
-sign-in, templates), the viewer's request key, and the templates' ``clip`` filter."""
+sign-in, templates), the viewer's request key, the security headers of every answer
+(``app.guard`` sets them; a stream sets them itself) and the templates' ``clip``
+filter."""
 
 from __future__ import annotations
 
@@ -15,6 +17,18 @@ from bot.web.signin import SignIn
 from config.settings import Settings
 from store.db import Database
 
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "Referrer-Policy": "same-origin",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
 HERE = Path(__file__).parent
 TEXT_CHARS = 4000  # one field of alert or model text on a page
 VIEWER = web.RequestKey("viewer", Viewer)
@@ -55,6 +69,7 @@ class Web:
             viewer=viewer,
             csrf=self.signer.csrf_token(viewer.sid) if isinstance(viewer, Viewer) else "",
             signin=self.signin is not None,
+            approvers=self.settings.learning.approvers,
             **values,
         )
         return web.Response(text=html, status=status, content_type="text/html")

@@ -6,6 +6,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 import store.approval_rows  # noqa: F401  (its table is in Base.metadata)
+from store.migrate import include, include_object
 from store.models import Base
 from store.tables import ReplicaRow  # noqa: F401  (its table is in Base.metadata)
 
@@ -15,6 +16,8 @@ context.configure(
     target_metadata=Base.metadata,
     render_as_batch=True,  # SQLite alters tables by copying them
     compare_type=True,
+    include_name=include,  # the search index (store/search.py) is not in the models
+    include_object=include_object,
 )
 with context.begin_transaction():
     context.run_migrations()

@@ -14,8 +14,9 @@ from typer.testing import CliRunner
 from cli.eval_run import run_eval
 from cli.main import app
 from config.settings import Settings
-from evals.results import RunFolder, RunMeta
+from evals.results import RunFolder
 from evals.scenario import Scenario, load_pack
+from store.eval_reports import RunMeta
 from tests.fakes.eval_model import KINDS, Answer, eval_model
 
 ONLY = "aws-*,okta-password-spray,otrf-lsass*,edr-defender*"

@@ -11,9 +11,10 @@ from sqlalchemy import update
 
 from alerts.parse import parse_alert
 from store.alerts import AlertStore
+from store.browse import Filters
 from store.db import Database
 from store.investigations import InvestigationStore
-from store.listing import Filters, IdNotFound, recent_alerts, recent_investigations
+from store.listing import IdNotFound, recent_alerts, recent_investigations
 from store.listing import resolve_investigation as resolve
 from store.models import Investigation
 
@@ -23,14 +24,15 @@ NOW = datetime.now(UTC)
 
 async def store_runs(db: Database) -> None:
     """Three runs: an SCC alert (true positive, $0.02), a GuardDuty alert (failed),
-    a chat question; ids chosen so that ``abcd`` starts two of them."""
+    a chat question; ids chosen so that ``abcd`` starts two of them. The record names
+    the alert's source, as the engine's does."""
     store, alerts = InvestigationStore(db), AlertStore(db)
     runs = [
-        ("abcd1111", "warren-scc.json", "concluded", "true_positive", 0.02, 3),
-        ("abcd2222", "warren-guardduty.json", "failed", None, None, 2),
-        ("ef001111", None, "answered", None, 0.001, 1),
+        ("abcd1111", "warren-scc.json", "scc", "concluded", "true_positive", 0.02, 3),
+        ("abcd2222", "warren-guardduty.json", "guardduty", "failed", None, None, 2),
+        ("ef001111", None, None, "answered", None, 0.001, 1),
     ]
-    for inv_id, alert_file, status, verdict, cost, hours_ago in runs:
+    for inv_id, alert_file, source, status, verdict, cost, hours_ago in runs:
         text = "is 185.220.101.42 bad?\nthanks" if alert_file is None else "Investigate"
         await store.create(inv_id, f"cli:{inv_id}", "question" if not alert_file else "alert", text)
         await store.finish(
@@ -39,7 +41,7 @@ async def store_runs(db: Database) -> None:
             mode="planned",
             objective=None,
             verdict=verdict,
-            record={},
+            record={"alert": {"source": source}} if source else {},
             usage={"cost_usd": cost} if cost is not None else {},
             error=None,
         )
@@ -85,7 +87,6 @@ async def test_recent_investigations_newest_first_with_their_alert_and_cost(
 @pytest.mark.parametrize(
     ("filters", "ids"),
     [
-        (Filters(limit=1), ["ef001111"]),
         (Filters(source="scc"), ["abcd1111"]),
         (Filters(verdict="true_positive"), ["abcd1111"]),
         (Filters(status="failed"), ["abcd2222"]),
@@ -95,6 +96,12 @@ async def test_recent_investigations_newest_first_with_their_alert_and_cost(
 async def test_filters(db: Database, filters: Filters, ids: list[str]) -> None:
     await store_runs(db)
     assert [r.id for r in await recent_investigations(db, filters)] == ids
+
+
+async def test_a_limit_keeps_the_newest(db: Database) -> None:
+    await store_runs(db)
+    assert [r.id for r in await recent_investigations(db, Filters(), limit=1)] == ["ef001111"]
+    assert [r.source for r in await recent_alerts(db, Filters(), limit=1)] == ["guardduty"]
 
 
 async def test_recent_alerts_carry_their_investigation(db: Database) -> None:

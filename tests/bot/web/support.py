@@ -44,7 +44,9 @@ def settings_for(url: str, authorize_url: str, api_url: str, **web: object) -> S
 
 
 @asynccontextmanager
-async def signed_in_site(db: Database, *, local: bool = False) -> AsyncIterator[Site]:
+async def signed_in_site(
+    db: Database, *, local: bool = False, **web_settings: object
+) -> AsyncIterator[Site]:
     """The pages on 127.0.0.1 (a free port) with the fake Slack and OpenID provider."""
     from slack_sdk.web.async_client import AsyncWebClient
 
@@ -58,7 +60,7 @@ async def signed_in_site(db: Database, *, local: bool = False) -> AsyncIterator[
         host, port = runner.addresses[0][:2]
         url = f"http://{host}:{port}"
         await runner.cleanup()
-        settings = settings_for(url, openid.authorize_url, api.base_url)
+        settings = settings_for(url, openid.authorize_url, api.base_url, **web_settings)
         client = AsyncWebClient(token="xoxb-test", base_url=api.base_url)
         pages = create_web(settings, db, client, local=local)
         app = web.Application()

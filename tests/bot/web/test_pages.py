@@ -64,7 +64,7 @@ async def test_a_member_sees_their_channel_and_not_another(db: Database) -> None
                 for path in ("", "/body", "/calls/1", "/calls/3"):
                     async with alice.get(f"{site.url}/web/investigations/{other}{path}") as r:
                         assert r.status == 404
-                async with alice.get(f"{site.url}/web/api/investigations/{other}/live") as r:
+                async with alice.get(f"{site.url}/web/api/investigations/{other}/events") as r:
                     assert r.status == 404
             async with alice.get(f"{site.url}/web/investigations/{mine}") as r:
                 assert r.status == 200 and "mine-185.220.101.42" in await r.text()
