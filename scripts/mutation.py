@@ -131,6 +131,25 @@ GROUPS: dict[str, Group] = {
         ),
     ),
     "webhook": Group(("bot/webhook.py",), ("tests/bot/test_webhook.py",)),
+    "policy": Group(
+        ("alerts/policy/match.py", "alerts/policy/decide.py"),
+        ("tests/alerts/test_policy.py",),
+    ),
+    "web_access": Group(
+        ("bot/web/access.py", "bot/web/app.py"),
+        ("tests/bot/web/test_access.py", "tests/bot/web/test_pages.py"),
+        only=(  # who may see what, and the guard in front of every route
+            "bot.web.access.*",
+            "bot.web.app.x__expected_origin*",
+            "bot.web.app.x__csrf_ok*",
+            "bot.web.app.x_guard*",
+            "bot.web.app.x__guarded*",
+        ),
+    ),
+    "mcp_egress": Group(
+        ("tools/mcp/egress.py",),
+        ("tests/tools/test_mcp_egress.py",),
+    ),
 }
 # A small fixed subset for CI: pure functions, fast tests, nothing timing-dependent.
 CI_GROUPS = ("grounding_ci",)
@@ -158,6 +177,9 @@ EQUIVALENT: dict[str, str] = {
     _G + "xǁHaystackǁhas_number__mutmut_7": "< or <= 1e-9: no two parsed floats differ by 1e-9",
     _G + "xǁHaystackǁhas_number__mutmut_15": (
         "0 or 1 decimals for a value without '.' (>= 1e16): floats there are whole"
+    ),
+    "tools.mcp.egress.x__texts__mutmut_1": (
+        "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),
 }
 
