@@ -133,7 +133,7 @@ GROUPS: dict[str, Group] = {
     "webhook": Group(("bot/webhook.py",), ("tests/bot/test_webhook.py",)),
     "policy": Group(
         ("alerts/policy/match.py", "alerts/policy/decide.py"),
-        ("tests/alerts/test_policy.py",),
+        ("tests/alerts/test_policy.py", "tests/alerts/test_policy_match.py"),
     ),
     "web_access": Group(
         ("bot/web/access.py", "bot/web/app.py"),
@@ -163,6 +163,10 @@ GROUPS["grounding_ci"] = Group(
 _G = "agent.review.grounding."
 _SET = "the dict is an ordered set: its values are never read"
 _ONE_COLON = 'kind is "bytes:<unit>", one colon: every split gives the same [1]'
+_P = "alerts.policy."
+_UNUSED_BOUNDS = "start and end are read only when hours is given, which sets both"
+_APP = "bot.web.app."
+_HEADER_CASE = "aiohttp's request headers are case-insensitive"
 EQUIVALENT: dict[str, str] = {
     _G + "x__refang__mutmut_21": r"\bHXXP with re.I matches what \bhxxp does",
     _G + "x__refang__mutmut_23": "the haystack is lower-cased right after: HTTP is http",
@@ -178,6 +182,25 @@ EQUIVALENT: dict[str, str] = {
     _G + "xǁHaystackǁhas_number__mutmut_15": (
         "0 or 1 decimals for a value without '.' (>= 1e16): floats there are whole"
     ),
+    _P + "match.x__entity_check__mutmut_21": (
+        'a missing role read as "" or "xxxx": only a rule asking for role "xxxx" tells'
+    ),
+    _P + "match.x__window_check__mutmut_6": _UNUSED_BOUNDS,
+    _P + "match.x__window_check__mutmut_7": _UNUSED_BOUNDS,
+    _P + "match.x_networks__mutmut_2": "strict=None is strict=False (falsy)",
+    _P + "decide.xǁRuleSetǁtrials__mutmut_11": (
+        "the refusal is also computed after a miss, but the miss is reported first"
+    ),
+    "bot.web.access.xǁAccessǁmay_see__mutmut_6": (
+        'channel_of("XXXX") is None like channel_of(""): not a slack: conversation'
+    ),
+    _APP + "x__csrf_ok__mutmut_4": _HEADER_CASE,
+    _APP + "x__csrf_ok__mutmut_5": _HEADER_CASE,
+    _APP + "x__csrf_ok__mutmut_17": _HEADER_CASE,
+    _APP + "x__csrf_ok__mutmut_18": _HEADER_CASE,
+    _APP + "x__csrf_ok__mutmut_30": 'check_csrf refuses "" and "XXXX" alike (not the MAC)',
+    _APP + "x__guarded__mutmut_22": 'quote\'s default safe is "/"',
+    _APP + "x__guarded__mutmut_23": 'safe="XX/XX": letters are never quoted anyway',
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),

@@ -68,6 +68,14 @@ async def test_channels_are_cached_for_cache_s_then_asked_again() -> None:
         clock.now += 0.1  # exactly cache_s after the look-up: stale
         assert await access.channels("U0ALICE1") == {"C0MINE01", "C0MINE02", "C0MINE03"}
         assert len(api.calls_to("users.conversations")) == 6
+        by_default = Access(client, [], clock=clock)  # a minute
+        await by_default.channels("U0ALICE1")
+        clock.now += 59.9
+        await by_default.channels("U0ALICE1")
+        assert len(api.calls_to("users.conversations")) == 8
+        clock.now += 0.1
+        await by_default.channels("U0ALICE1")
+        assert len(api.calls_to("users.conversations")) == 10
 
 
 async def test_a_slack_error_fails_closed_and_is_not_cached(
