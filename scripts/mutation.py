@@ -130,14 +130,18 @@ GROUPS: dict[str, Group] = {
             "tools.logs.duckdb_pool.x__worker_env*",
         ),
     ),
-    "webhook": Group(("bot/webhook.py",), ("tests/bot/test_webhook.py",)),
+    "webhook": Group(("bot/webhook.py",), ("tests/bot/test_webhook_checks.py",)),
     "policy": Group(
         ("alerts/policy/match.py", "alerts/policy/decide.py"),
         ("tests/alerts/test_policy.py", "tests/alerts/test_policy_match.py"),
     ),
     "web_access": Group(
         ("bot/web/access.py", "bot/web/app.py"),
-        ("tests/bot/web/test_access.py", "tests/bot/web/test_pages.py"),
+        (
+            "tests/bot/web/test_access.py",
+            "tests/bot/web/test_guard.py",
+            "tests/bot/web/test_pages.py",
+        ),
         only=(  # who may see what, and the guard in front of every route
             "bot.web.access.*",
             "bot.web.app.x__expected_origin*",
