@@ -83,7 +83,10 @@ class AlertWebhook:
         limit = self.settings.max_alert_bytes
         if request.content_length is not None and request.content_length > limit:
             return _problem(413, f"alert body is larger than {limit} bytes")
-        body = await request.content.read(limit + 1)
+        try:  # read() may return only the first piece of a body sent in several
+            body = await request.content.readexactly(limit + 1)
+        except asyncio.IncompleteReadError as ended:
+            body = ended.partial
         if len(body) > limit:
             return _problem(413, f"alert body is larger than {limit} bytes")
         try:

@@ -6,6 +6,7 @@ card, thread) is ``test_webhook.py``'s. Tokens and alerts are invented for the t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -34,6 +35,7 @@ class Received:
     dispatched: list[Alert] = field(default_factory=list)
     fail_dispatch: bool = False
     refuse: BaseException | None = None
+    gate: asyncio.Event | None = None  # set: dispatching waits for it
 
     async def accept(self, data: dict[str, Any], hint: str | None) -> Alert:
         if self.refuse is not None:
@@ -42,6 +44,8 @@ class Received:
         return parse_alert(data, hint)
 
     async def dispatch(self, alert: Alert) -> None:
+        if self.gate is not None:
+            await self.gate.wait()
         if self.fail_dispatch:
             raise RuntimeError("Slack is down")
         self.dispatched.append(alert)
@@ -149,7 +153,9 @@ async def test_no_hint_is_none(post: Post, got: Received) -> None:
 
 
 async def chunks(data: bytes) -> AsyncIterator[bytes]:
+    """The body in two pieces, the second sent once the server has read the first."""
     yield data[:50]
+    await asyncio.sleep(0.2)
     yield data[50:]
 
 
@@ -209,6 +215,23 @@ async def test_an_accepted_alert_is_answered_then_dispatched(
     got.fail_dispatch = False
     status, _, _ = await post(json={"title": "z"}, headers=AUTH)  # still serving
     assert status == 202 and len(got.dispatched) == 2
+
+
+async def test_the_answer_does_not_wait_for_the_dispatch_and_drain_does(got: Received) -> None:
+    got.gate = asyncio.Event()
+    settings = SlackSettings(webhook_token=TOKEN, webhook_channel="C0ALERTS1")
+    client, hook = await served(settings, got)
+    try:
+        response = await client.post("/alerts", json={"title": "x"}, headers=AUTH)
+        assert response.status == 202 and got.dispatched == []
+        draining = asyncio.create_task(hook.drain())
+        await asyncio.sleep(0.05)
+        assert not draining.done()  # the dispatch is still waiting
+        got.gate.set()
+        await asyncio.wait_for(draining, 10)
+        assert [a.id for a in got.dispatched] == [(await response.json())["alert_id"]]
+    finally:
+        await client.close()
 
 
 @pytest.mark.parametrize(
