@@ -214,8 +214,11 @@ EQUIVALENT: dict[str, str] = {
     _HOOK + "authorized__mutmut_21": (
         'a non-bearer header compared as "XXXX": only a configured token "XXXX" tells'
     ),
-    _HOOK + "handle__mutmut_103": "the task's name is for debugging only",
-    _HOOK + "handle__mutmut_105": "the task's name is for debugging only",
+    _HOOK + "handle__mutmut_104": "the task's name is for debugging only",
+    _HOOK + "handle__mutmut_106": "the task's name is for debugging only",
+    _HOOK + "handle__mutmut_52": (
+        "reading limit + 2 bytes: a body over the limit is still over it, one under is whole"
+    ),
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),
