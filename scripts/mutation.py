@@ -172,6 +172,9 @@ _UNUSED_BOUNDS = "start and end are read only when hours is given, which sets bo
 _APP = "bot.web.app."
 _HEADER_CASE = "aiohttp's request headers are case-insensitive"
 _HOOK = "bot.webhook.xǁAlertWebhookǁ"
+_BODY = "bot.slack_body."
+_FIRST_PART = 'split(";") with any maxsplit: the part before the first ";" is the same'
+_UTF8 = '"UTF-8" and "utf-8" name the same codec'
 EQUIVALENT: dict[str, str] = {
     _G + "x__refang__mutmut_21": r"\bHXXP with re.I matches what \bhxxp does",
     _G + "x__refang__mutmut_23": "the haystack is lower-cased right after: HTTP is http",
@@ -219,6 +222,13 @@ EQUIVALENT: dict[str, str] = {
     _HOOK + "handle__mutmut_52": (
         "reading limit + 2 bytes: a body over the limit is still over it, one under is whole"
     ),
+    _BODY + "x_check_slack_request__mutmut_20": _FIRST_PART,
+    _BODY + "x_check_slack_request__mutmut_31": _FIRST_PART,
+    _BODY + "x_check_slack_request__mutmut_29": 'no Content-Type read as "xxxx": 415 either way',
+    _BODY + "x_check_slack_request__mutmut_42": _UTF8,
+    _BODY + "x_signature_valid__mutmut_56": _UTF8,
+    _BODY + "x_signature_valid__mutmut_9": 'no timestamp read as "XXXX": not digits either',
+    _BODY + "x_signature_valid__mutmut_18": 'no signature read as "XXXX": no HMAC either',
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),

@@ -111,6 +111,22 @@ def test_a_json_event_passes_whatever_the_content_types_spelling(content_type: s
     )
 
 
+@pytest.mark.parametrize(
+    ("content_type", "raw", "reason"),
+    [
+        (FORM, b"", "body is empty"),
+        (JSON, b"", "body is empty"),
+        (FORM, b"payload=", "payload is not valid JSON"),  # a blank payload is a payload
+        (FORM, b"payload=%ff%fe", "body is not a valid form encoding"),
+        (f"{JSON}; charset=utf-8; boundary=x", b"x", "body is not valid JSON"),
+    ],
+)
+def test_the_exact_reasons_of_empty_blank_and_mis_encoded_bodies(
+    content_type: str, raw: bytes, reason: str
+) -> None:
+    assert refusal(raw, {"Content-Type": content_type, **signed(raw)}) == (400, reason)
+
+
 def test_form_bodies_that_pass() -> None:
     clicked = action()
     assert check_slack_request(clicked, {"Content-Type": FORM, **signed(clicked)}, SIGNING_SECRET)
