@@ -60,6 +60,9 @@ GROUPS: dict[str, Group] = {
     "intel_egress": Group(
         ("tools/intel/internal.py", "tools/intel/indicators.py", "alerts/addresses.py"),
         (
+            "tests/tools/test_intel_internal.py",
+            "tests/alerts/test_addresses.py",
+            "tests/tools/test_mcp_egress.py",
             "tests/tools/test_intel_egress.py",
             "tests/tools/test_intel.py",
             "tests/alerts/test_indicators.py",

@@ -1,0 +1,75 @@
+"""Every IPv4 address an IPv6 address carries, by name, and the reason it may not leave.
+
+The Teredo address is RFC 4380's example (server 65.54.227.120, client 192.0.2.45) and
+the same with the client bits of 10.0.0.1 / 185.220.101.42 (obfuscated: inverted); the
+other addresses are built from RFC 4291 (mapped, compatible), RFC 2765 (translated),
+RFC 6052/8215 (NAT64), RFC 3056 (6to4) and RFC 5214 (ISATAP) layouts.
+185.220.101.42 is the public indicator of the sample alerts."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv6Address
+
+import pytest
+
+from alerts.addresses import embedded_ipv4, non_public_reason, unwrap
+
+V4 = IPv4Address
+TEREDO_EXAMPLE = "2001:0:4136:e378:8000:63bf:3fff:fdd2"
+
+
+@pytest.mark.parametrize(
+    ("address", "embedded"),
+    [
+        ("::ffff:10.0.0.1", [("IPv4-mapped", V4("10.0.0.1"))]),
+        ("::ffff:0:10.0.0.1", [("IPv4-translated", V4("10.0.0.1"))]),
+        ("::10.0.0.1", [("IPv4-compatible", V4("10.0.0.1"))]),
+        ("::2", [("IPv4-compatible", V4("0.0.0.2"))]),
+        ("::1", []),  # loopback, not 0.0.0.1
+        ("::", []),
+        ("64:ff9b::10.0.0.1", [("NAT64", V4("10.0.0.1"))]),
+        ("2002:a00:1::", [("6to4", V4("10.0.0.1"))]),
+        (
+            TEREDO_EXAMPLE,
+            [("Teredo server", V4("65.54.227.120")), ("Teredo client", V4("192.0.2.45"))],
+        ),
+        ("fe80::5efe:10.0.0.1", [("ISATAP", V4("10.0.0.1"))]),
+        ("fe80::200:5efe:10.0.0.1", [("ISATAP", V4("10.0.0.1"))]),
+        ("2001:db8::1", []),
+    ],
+)
+def test_each_embedding_by_name(address: str, embedded: list[tuple[str, IPv4Address]]) -> None:
+    assert embedded_ipv4(IPv6Address(address)) == embedded
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("::ffff:10.0.0.1", "private address"),  # a spelling of 10.0.0.1: judged as it
+        ("::ffff:b9dc:652a", None),
+        ("64:ff9b::b9dc:652a", None),
+        ("64:ff9b:1::a00:1", "local-use NAT64 address"),
+        ("2002:a00:1::", "private address (10.0.0.1, embedded as 6to4)"),
+        ("2002:b9dc:652a::1", None),  # 6to4 is judged by its IPv4 address alone
+        (
+            "2001:0:4136:e378:8000:63bf:f5ff:fffe",
+            "private address (10.0.0.1, embedded as Teredo client)",
+        ),
+        ("2001:0:4136:e378:8000:63bf:4623:9ad5", None),  # client 185.220.101.42
+        ("fe80::5efe:10.0.0.1", "private address (10.0.0.1, embedded as ISATAP)"),
+        ("fe80::5efe:b9dc:652a", "link-local address"),  # public inside, link-local outside
+        ("2001:4860::5efe:b9dc:652a", None),
+        ("::1", "loopback address"),
+    ],
+)
+def test_the_reason_names_the_embedded_address(address: str, reason: str | None) -> None:
+    assert non_public_reason(IPv6Address(address)) == reason
+
+
+def test_only_representational_forms_unwrap() -> None:
+    public = V4("185.220.101.42")
+    for form in ("::ffff:b9dc:652a", "::ffff:0:b9dc:652a", "64:ff9b::b9dc:652a", "::b9dc:652a"):
+        assert unwrap(IPv6Address(form)) == public
+    for kept in ("2002:b9dc:652a::1", "::1", "::", "fe80::5efe:b9dc:652a"):
+        assert unwrap(IPv6Address(kept)) == IPv6Address(kept)
+    assert unwrap(public) is public
