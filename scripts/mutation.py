@@ -75,23 +75,28 @@ GROUPS: dict[str, Group] = {
         ),
     ),
     "slack_body": Group(("bot/slack_body.py",), ("tests/bot/test_slack_body.py",)),
-    "slack_auth": Group(
-        (
-            "bot/middleware.py",
-            "bot/stop_policy.py",
-            "bot/feedback.py",
-            "bot/review.py",
+    "slack_gate": Group(
+        ("bot/middleware.py", "bot/stop_policy.py"),
+        ("tests/bot/test_slack_gate.py",),
+        only=(  # who may use socbot where, and who may stop a run
+            "bot.middleware.xǁGatekeeperǁ*",
+            "bot.middleware.x__app_team*",
+            "bot.middleware.x__is_bot_event*",
+            "bot.middleware.x__who_where*",
+            "bot.middleware.x__s__*",
+            "bot.stop_policy.*",
         ),
+    ),
+    "slack_auth": Group(  # the approval and feedback checks, through the whole app
+        ("bot/middleware.py", "bot/feedback.py", "bot/review.py"),
         (
             "tests/bot/test_slack_hostile.py",
             "tests/bot/test_slack_app.py",
-            "tests/bot/test_slack_stop.py",
             "tests/bot/test_slack_feedback.py",
             "tests/bot/test_playbook_authority.py",
         ),
         only=(
-            "bot.middleware.*",
-            "bot.stop_policy.*",
+            "bot.middleware.xǁDeduperǁ*",
             "bot.feedback.xǁFeedbackActionsǁon_*",
             "bot.review.xǁSlackReviewǁallowed*",
             "bot.review.xǁSlackReviewǁon_*",
