@@ -12,7 +12,14 @@ from ipaddress import IPv4Address, IPv6Address
 
 import pytest
 
-from alerts.addresses import embedded_ipv4, non_public_reason, unwrap
+from alerts.addresses import (
+    embedded_ipv4,
+    ipv4_in_host,
+    loopback_wildcard,
+    non_public_reason,
+    parse_ipv4_loose,
+    unwrap,
+)
 
 V4 = IPv4Address
 TEREDO_EXAMPLE = "2001:0:4136:e378:8000:63bf:3fff:fdd2"
@@ -73,3 +80,45 @@ def test_only_representational_forms_unwrap() -> None:
     for kept in ("2002:b9dc:652a::1", "::1", "::", "fe80::5efe:b9dc:652a"):
         assert unwrap(IPv6Address(kept)) == IPv6Address(kept)
     assert unwrap(public) is public
+
+
+@pytest.mark.parametrize(
+    ("host", "found"),
+    [
+        ("10.20.30.40.nip.io", V4("10.20.30.40")),
+        ("app-10-0-0-1.sslip.io.", V4("10.0.0.1")),
+        ("0A141E28.nip.io", V4("10.20.30.40")),  # hex, any case
+        ("192-0-2-1.nip.io", V4("192.0.2.1")),  # not public, though not internal
+        ("192.0.2.1.198.51.100.7.nip.io", V4("198.51.100.7")),  # the rightmost, as DNS
+        ("10.1.2.3.192.0.2.1.nip.io", V4("10.1.2.3")),  # an internal network first
+        ("10-0-0-256.sslip.io", None),  # not an address
+        ("185.220.101.42.nip.io", None),  # public: nothing internal in it
+        ("c0a80101.example.com", V4("192.168.1.1")),
+        ("deadbeef.example.com", None),  # a hex label that is not internal: a hash
+    ],
+)
+def test_an_address_in_a_host_name(host: str, found: IPv4Address | None) -> None:
+    assert ipv4_in_host(host) == found
+
+
+@pytest.mark.parametrize(
+    ("host", "answer"),
+    [("lvh.me", True), ("App.LVH.me.", True), ("lvh.me.evil.example", False), ("xlvh.me", False)],
+)
+def test_loopback_wildcard_domains(host: str, answer: bool) -> None:
+    assert loopback_wildcard(host) is answer
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("167772161.", V4("10.0.0.1")),  # a trailing dot, as URL parsers allow
+        ("10.1.", V4("10.0.0.1")),
+        ("10.0.0.1.0", None),  # five parts
+        ("10.0.0.1..", None),
+        ("", None),
+        (".", None),
+    ],
+)
+def test_loose_ipv4_parts(text: str, address: IPv4Address | None) -> None:
+    assert parse_ipv4_loose(text) == address

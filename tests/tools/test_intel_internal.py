@@ -61,6 +61,7 @@ def test_a_blob_of_nothing_printable_is_no_reason() -> None:
         ("fe80::1%a%b", ["a link-local address (fe80::1)"]),
         ("::ffff:10.0.0.1", ["a private address (10.0.0.1)"]),
         ("185.220.101.42", []),
+        ("fe80::1X", []),  # not an address (X is no hex digit), nothing internal in it
         ("2606:4700:4700::1111", []),
         ("[2606:4700:4700::1111]:443", []),
         ("185.220.101.42:8443 and 2606:4700:4700::1111", []),
@@ -76,6 +77,11 @@ def test_exact_reasons_and_public_addresses_that_pass(text: str, reasons: list[s
             "an e-mail address (jane@example.org)",
         ]
     assert text_reasons(text, SUFFIXES) == expected
+
+
+def test_a_host_parameter_is_judged_as_a_host_name_and_only_it() -> None:
+    url = urlsplit("https://example.com/search?q=malware&host=fileserver&node=")
+    assert url_part_reasons(url, SUFFIXES) == ["an internal host name (fileserver)"]
 
 
 def test_a_url_with_credentials_says_so() -> None:

@@ -151,9 +151,8 @@ def _piece_reason(piece: str, suffixes: tuple[str, ...]) -> str | None:
 
 
 def _ipv6_reason(token: str) -> str | None:
-    candidate = token.strip("[]").split("%", 1)[0]
-    try:
-        ip = ipaddress.IPv6Address(candidate)
+    try:  # no zone id: "%" splits tokens
+        ip = ipaddress.IPv6Address(token.strip("[]"))
     except ValueError:
         return None
     reason = non_public_reason(ip)
