@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tools.intel.internal import text_reasons, url_part_reasons
+from tools.intel.internal import host_reason, is_internal_domain, text_reasons, url_part_reasons
 
 SUFFIXES = (".corp",)
 
@@ -92,3 +92,26 @@ def test_a_url_with_credentials_says_so() -> None:
     assert url_part_reasons(urlsplit("https://example.com/?q=10.0.0.1"), SUFFIXES) == [
         "a private address (10.0.0.1)"
     ]
+
+
+def test_a_dash_or_underscore_that_encodes_the_address_itself() -> None:
+    for raw in (b"\xfb10.1.2.3", b"10.1.2.3\xff"):  # "-zEw...", "...LjP_"
+        blob = b64url(raw)
+        assert text_reasons(blob, SUFFIXES) == ["a private address (10.1.2.3), encoded"]
+
+
+def test_a_broken_percent_escape_does_not_hide_what_follows() -> None:
+    assert text_reasons("%ff10.0.0.1", SUFFIXES) == [
+        "an internal host name (ff10.0.0.1)",  # "ff10" is read as a name: still refused
+        "a private address (10.0.0.1)",
+    ]
+
+
+def test_internal_names_with_a_final_dot_and_any_case() -> None:
+    assert is_internal_domain("LocalHost.", SUFFIXES)
+    assert is_internal_domain("db.CORP.", SUFFIXES)
+    assert not is_internal_domain("localhost.example.com", SUFFIXES)
+    assert host_reason("x.corp.example.com.", SUFFIXES) == (
+        "carries the internal domain 'corp' as a subdomain"
+    )
+    assert host_reason("x.corp.com.", SUFFIXES) is None  # corp.com: a public name
