@@ -238,6 +238,10 @@ EQUIVALENT: dict[str, str] = {
     _BODY + "x_signature_valid__mutmut_56": _UTF8,
     _BODY + "x_signature_valid__mutmut_9": 'no timestamp read as "XXXX": not digits either',
     _BODY + "x_signature_valid__mutmut_18": 'no signature read as "XXXX": no HMAC either',
+    "bot.middleware.xǁGatekeeperǁ_members__mutmut_6": (
+        "< or <= at the very instant a 300 s monotonic-clock cache expires"
+    ),
+    "bot.middleware.xǁGatekeeperǁmiddleware__mutmut_59": 'BoltResponse\'s body is "" by default',
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),

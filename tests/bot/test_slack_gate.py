@@ -101,8 +101,9 @@ async def test_users_and_user_groups(api: FakeSlackAPI, caplog: pytest.LogCaptur
     api.fail_next("usergroups.users.list", error="missing_scope")
     with caplog.at_level(logging.WARNING, logger="bot.middleware"):
         assert not await failing.user_allowed("U0GROUP01")  # fail closed
-    assert "could not list user group S0SOC0001" in caplog.text
-    assert "missing_scope" in caplog.text
+    warned = caplog.records[-1].getMessage()
+    assert warned.startswith("could not list user group S0SOC0001: ")
+    assert "missing_scope" in warned
 
 
 def mention(**event: Any) -> dict[str, Any]:
@@ -184,3 +185,43 @@ async def test_a_refused_mention_is_told_privately_and_an_outsider_is_not(
     assert len(api.calls_to("chat.postEphemeral")) == 1
     assert await keeper.middleware(mention(user="U0ALICE1"), client, next_) is None
     assert served == ["served"]
+
+
+async def test_who_and_where_when_fields_are_missing(api: FakeSlackAPI) -> None:
+    keeper = gate(api, allowed_users=["U0ALICE1"])
+    assert keeper.channel_allowed("C0ANY0001")  # not shared unless said so
+    assert keeper.channel_allowed("D0DM00001")
+    no_team = {k: v for k, v in mention(user="U0ALICE1").items() if k != "team_id"}
+    assert await keeper.refusal(no_team) is None  # no team to compare with
+    event = {k: v for k, v in mention(team="T0EVIL01").items() if k != "user"}
+    event["event"] = {k: v for k, v in event["event"].items() if k != "user"}
+    assert await keeper.refusal(event) is None  # no user: the event's team is no one's
+    click = {**clicked(), "user": {"id": "U0ALICE1"}, "channel": {"id": "C0ANY0001"}}
+    assert await keeper.refusal(click) is None  # a click is never in a shared channel
+
+
+async def test_a_refused_click_is_told_and_logged(
+    api: FakeSlackAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    keeper = gate(api, allowed_users=["U0ALICE1"])
+    client = AsyncWebClient(token="xoxb-test", base_url=api.base_url)
+
+    async def never() -> None:
+        raise AssertionError("a refused request reached the listeners")
+
+    click = {**clicked(), "user": {"id": "U0BOB001"}, "channel": {"id": "C0SOC0001"}}
+    with caplog.at_level(logging.INFO, logger="bot.middleware"):
+        await keeper.middleware(click, client, never)
+        api.fail_next("chat.postEphemeral", error="channel_not_found")
+        await keeper.middleware(click, client, never)
+    told = api.calls_to("chat.postEphemeral")
+    assert [(c.args["channel"], c.args["user"]) for c in told] == [("C0SOC0001", "U0BOB001")] * 2
+    messages = [r.getMessage() for r in caplog.records]
+    refused = "refused request from U0BOB001 in C0SOC0001: user not allowed"
+    assert messages[:2] == [refused, refused]
+    assert messages[2].startswith("could not tell U0BOB001 about the refusal: ")
+    assert "channel_not_found" in messages[2]
+    assert len(messages) == 3
+    other = {**click, "type": "view_submission"}  # not a direct ask: nobody is told
+    await keeper.middleware(other, client, never)
+    assert len(api.calls_to("chat.postEphemeral")) == 2
