@@ -122,3 +122,28 @@ def test_loopback_wildcard_domains(host: str, answer: bool) -> None:
 )
 def test_loose_ipv4_parts(text: str, address: IPv4Address | None) -> None:
     assert parse_ipv4_loose(text) == address
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("10.256.0.1", None),  # a leading part over 255
+        ("10.255.0.1", V4("10.255.0.1")),
+        ("10.0.0.256", None),
+        ("1.16777215", V4("1.255.255.255")),  # the last part fills what is left
+        ("1.16777216", None),
+        ("1.2.65535", V4("1.2.255.255")),
+        ("1.2.65536", None),
+        ("0x", V4("0.0.0.0")),  # an empty hex part is 0, as inet_aton reads it
+        ("08", None),  # octal has no 8
+        ("010", V4("0.0.0.8")),
+    ],
+)
+def test_loose_ipv4_numbers(text: str, address: IPv4Address | None) -> None:
+    assert parse_ipv4_loose(text) == address
+
+
+def test_unspecified_and_compatible_edges() -> None:
+    assert non_public_reason(V4("0.0.0.0")) == "unspecified address"
+    assert non_public_reason(IPv6Address("::")) == "unspecified address"
+    assert unwrap(IPv6Address("::2")) == V4("0.0.0.2")

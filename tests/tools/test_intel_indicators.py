@@ -113,3 +113,16 @@ def test_a_url_of_the_longest_length() -> None:
     assert refused(validate_url, longest + "a") == (
         "not a valid URL (too long, or contains spaces, control characters or backslashes)"
     )
+
+
+@pytest.mark.parametrize(
+    "written", ["evil-cdn(.)net", "evil-cdn{.}net", "evil-cdn[dot]net", "evil-cdn(dot)net"]
+)
+def test_defanged_domains_are_refanged(written: str) -> None:
+    assert validate_domain(written, ()) == Target("domain", "evil-cdn.net", "domain")
+
+
+def test_a_defanged_url_is_refanged() -> None:
+    assert validate_url("HXXPS[://]evil-cdn[.]net[:]8080/x", ()) == Target(
+        "url", "https://evil-cdn.net:8080/x", "url"
+    )

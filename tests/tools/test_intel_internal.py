@@ -115,3 +115,17 @@ def test_internal_names_with_a_final_dot_and_any_case() -> None:
         "carries the internal domain 'corp' as a subdomain"
     )
     assert host_reason("x.corp.com.", SUFFIXES) is None  # corp.com: a public name
+
+
+def test_host_reasons_word_for_word() -> None:
+    assert host_reason("db.corp", SUFFIXES) == "is an internal domain"
+    assert host_reason("localhost", SUFFIXES) == "is an internal domain"
+    assert host_reason("app.lvh.me", SUFFIXES) == (
+        "resolves to the loopback address (wildcard DNS)"
+    )
+    assert host_reason("0a010203.nip.io", SUFFIXES) == (
+        "encodes the private address 10.1.2.3 in its labels"
+    )
+    assert text_reasons("mail jane@example.org: now", SUFFIXES) == [
+        "an e-mail address (jane@example.org)"
+    ]

@@ -55,7 +55,7 @@ def is_internal_domain(name: str, internal_suffixes: Iterable[str]) -> bool:
     for bare in _bare_suffixes(internal_suffixes):
         if name == bare or name.endswith("." + bare):
             return True
-    return name == "localhost"
+    return False  # "localhost" itself: the ".localhost" of ALWAYS_INTERNAL, bare
 
 
 def host_reason(host: str, internal_suffixes: Iterable[str]) -> str | None:
