@@ -141,16 +141,15 @@ def ipv4_in_host(host: str) -> ipaddress.IPv4Address | None:
     judged as any address; a label of 8 hex digits (``0a141e28.nip.io``) only against
     internal ranges, since a hex label is often just a hash.
     """
-    name = host.lower().rstrip(".")
-    quads = []
-    for match in _DOTTED_OR_DASHED.finditer(name):
+    quads = []  # both patterns read digits (hex: any case) and dots: no need to normalise
+    for match in _DOTTED_OR_DASHED.finditer(host):
         octets = [int(p) for p in re.split(r"[.-]", match.group(1))]
         if max(octets) <= 255:
             quads.append(ipaddress.IPv4Address(".".join(map(str, octets))))
     flagged = [ip for ip in quads if _plain_reason(ip)]
     if flagged:  # an internal network first, the rightmost as wildcard DNS reads it
         return next((ip for ip in reversed(flagged) if is_internal_ipv4(ip)), flagged[-1])
-    for match in _HEX8.finditer(name):
+    for match in _HEX8.finditer(host):
         ip = ipaddress.IPv4Address(int(match.group(1), 16))
         if is_internal_ipv4(ip):
             return ip

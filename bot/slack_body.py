@@ -134,12 +134,12 @@ def _event_problem(event: dict[str, Any]) -> str | None:
             return f"body.event.{key} must be a string or an object"
         if isinstance(value, dict) and not isinstance(value.get("id"), str | None):
             return f"body.event.{key}.id must be a string"
-    for key in ("team", "user_team", "source_team", "bot_id", "app_id", "client_msg_id"):
+    # ids (``*_id``), attachments and blocks: already checked by ``_fields_problem``
+    for key in ("team", "user_team", "source_team"):
         if not isinstance(event.get(key), str | None):
             return f"body.event.{key} must be a string"
-    for key in ("attachments", "blocks", "files"):
-        if not isinstance(event.get(key), list | None):
-            return f"body.event.{key} must be a list"
+    if not isinstance(event.get("files"), list | None):
+        return "body.event.files must be a list"
     for key in _EVENT_OBJECT_KEYS:
         if isinstance(event.get(key), dict):
             problem = _fields_problem(event[key], f"body.event.{key}", objects=frozenset())

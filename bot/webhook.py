@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 Accept = Callable[[dict[str, Any], str | None], Awaitable[Alert]]
 Dispatch = Callable[[Alert], Awaitable[None]]
-_SOURCE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+_SOURCE = re.compile(r"[a-z][a-z0-9_-]{0,31}")  # fullmatch: "$" would pass "scc\n"
 
 
 def _problem(status: int, reason: str, **headers: str) -> web.Response:
@@ -78,12 +78,15 @@ class AlertWebhook:
         if not self.authorized(request):
             return _problem(401, "missing or wrong bearer token", **{"WWW-Authenticate": "Bearer"})
         source = request.query.get("source")
-        if source is not None and not _SOURCE.match(source.lower()):
+        if source is not None and not _SOURCE.fullmatch(source.lower()):
             return _problem(400, "source must be a short word such as guardduty, scc or generic")
         limit = self.settings.max_alert_bytes
         if request.content_length is not None and request.content_length > limit:
             return _problem(413, f"alert body is larger than {limit} bytes")
-        body = await request.content.read(limit + 1)
+        try:  # read() may return only the first piece of a body sent in several
+            body = await request.content.readexactly(limit + 1)
+        except asyncio.IncompleteReadError as ended:
+            body = ended.partial
         if len(body) > limit:
             return _problem(413, f"alert body is larger than {limit} bytes")
         try:

@@ -189,7 +189,10 @@ BAD_RULES: list[tuple[str, str]] = [
     ('id = "x"\naction = "investigate"\nmode = "quick"', "rule 'x': mode"),
     ('id = "x"\naction = "ignore"\nmatch = { title = "re:(" }', "rule 'x': bad regex"),
     ('id = "x"\naction = "ignore"\nmatch = { ip = "10.0.0.300/8" }', "rule 'x': "),
-    ('id = "x"\naction = "ignore"\nmatch = { fields = { "a[" = 1 } }', "bad expression"),
+    (
+        'id = "x"\naction = "ignore"\nmatch = { fields = { "a[" = 1 } }',
+        "fields: bad expression 'a['",
+    ),
     ('id = "x"\naction = "ignore"\nmatch = { colour = "red" }', "match.colour: Extra inputs"),
     ('id = "x"\naction = "ignore"\nmatch = { window = { hours = "25:00-26:00" } }', "range"),
     ('action = "ignore"', "rule #1: id: Field required"),

@@ -193,6 +193,6 @@ def _host_target(parts: SplitResult, internal_suffixes: tuple[str, ...]) -> Targ
     host = parts.hostname or ""
     if "%" in host:  # a percent-encoded host: decoded differently by every parser
         raise IndicatorRefused(f"{host!r} is not a valid host name")
-    if _parse_ip(host) is not None or _NUMERIC_LAST.search(host.rstrip(".")):
+    if _parse_ip(host) is not None or _NUMERIC_LAST.search(host):  # it allows a final "."
         return validate_ip(host)
     return validate_domain(host, internal_suffixes)

@@ -55,7 +55,7 @@ def is_internal_domain(name: str, internal_suffixes: Iterable[str]) -> bool:
     for bare in _bare_suffixes(internal_suffixes):
         if name == bare or name.endswith("." + bare):
             return True
-    return name == "localhost"
+    return False  # "localhost" itself: the ".localhost" of ALWAYS_INTERNAL, bare
 
 
 def host_reason(host: str, internal_suffixes: Iterable[str]) -> str | None:
@@ -110,7 +110,7 @@ def text_reasons(text: str, internal_suffixes: Iterable[str]) -> list[str]:
 
 
 def _token_reasons(token: str, suffixes: tuple[str, ...], *, depth: int) -> Iterator[str]:
-    token = token.strip(".-_")
+    written, token = token, token.strip(".-_")
     if not token:
         return
     if "@" in token and _EMAIL.match(token.strip("[]:")):
@@ -125,10 +125,10 @@ def _token_reasons(token: str, suffixes: tuple[str, ...], *, depth: int) -> Iter
         reason = _piece_reason(piece.strip(".-_"), suffixes)
         if reason:
             yield reason
-    if depth == 0:
-        decoded = _decoded_blob(token)
-        if decoded is not None:
-            for inner in _TOKEN_SPLIT.split(decoded):
+    if depth == 0:  # "-" and "_" are base64url digits: the blob as written too
+        for blob in dict.fromkeys((token, written.strip("."))):
+            decoded = _decoded_blob(blob)
+            for inner in _TOKEN_SPLIT.split(decoded or ""):
                 for reason in _token_reasons(inner, suffixes, depth=1):
                     yield f"{reason}, encoded"
 
@@ -151,9 +151,8 @@ def _piece_reason(piece: str, suffixes: tuple[str, ...]) -> str | None:
 
 
 def _ipv6_reason(token: str) -> str | None:
-    candidate = token.strip("[]").split("%", 1)[0]
-    try:
-        ip = ipaddress.IPv6Address(candidate)
+    try:  # no zone id: "%" splits tokens
+        ip = ipaddress.IPv6Address(token.strip("[]"))
     except ValueError:
         return None
     reason = non_public_reason(ip)
