@@ -32,10 +32,11 @@ Writes ``var/bench/replicas.json`` (``SOCBOT_BENCH_RESULTS`` to change).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -82,35 +83,26 @@ def requests(cluster: Cluster, run: str, mentions: int, alerts: int) -> list[Req
     return out
 
 
-async def send(batch: list[Request], rate: float) -> list[tuple[float, int, str]]:
-    """POST each request at its time (events signed when sent); (seconds, status, path)."""
-    results: list[tuple[float, int, str]] = []
-    async with httpx.AsyncClient(timeout=60) as client:
-
-        async def one(url: str, body: str, headers: dict[str, str]) -> None:
-            if url.endswith("/slack/events"):
-                headers = {**signed(body), **headers}
-            sent = time.monotonic()
-            response = await client.post(url, content=body, headers=headers)
-            path = url.rsplit("/", 1)[-1]
-            results.append((time.monotonic() - sent, response.status_code, path))
-
-        start = time.monotonic()
-        tasks = []
-        for i, (url, body, headers) in enumerate(batch):
-            delay = start + i / rate - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one(url, body, headers)))
-        await asyncio.gather(*tasks)
-    return results
+def send(batch: list[Request], rate: float) -> list[tuple[float, int, str]]:
+    """``bench.ack_sender`` in a process of its own: the fakes served from this process
+    (their thread holds its interpreter lock for long stretches under load) must not
+    delay the clock that times the acks."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.ack_sender"],
+        input=json.dumps({"batch": batch, "rate": rate}),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    return [(float(s), int(c), str(p)) for s, c, p in json.loads(done.stdout)]
 
 
 def throughput(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
     run = uuid.uuid4().hex[:6]
     batch = requests(cluster, run, args.mentions, args.alerts)
     first = time.time()
-    acks = asyncio.run(send(batch, args.rate))
+    acks = send(batch, args.rate)
     total = args.mentions + args.alerts
 
     def settled() -> bool:
@@ -125,7 +117,7 @@ def throughput(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
     slack = [a[0] * 1000 for a in acks if a[2] == "events"]
     alerts = [a[0] * 1000 for a in acks if a[2] == "alerts"]
     done = sum(r.state == "done" for r in rows)
-    quiet = asyncio.run(send(requests(cluster, uuid.uuid4().hex[:6], 30, 0)[:30], 2.0))
+    quiet = send(requests(cluster, uuid.uuid4().hex[:6], 30, 0)[:30], 2.0)
     wait_for(lambda: all(r.state in SETTLED for r in cluster.rows()), args.timeout, "quiet runs")
     quiet_ms = [a[0] * 1000 for a in quiet]
     return {
