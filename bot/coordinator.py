@@ -147,8 +147,7 @@ class Coordinator:
     async def submit(self, thread: ThreadRef, job: Job, *, announce: bool = True) -> bool:
         """Queue ``job``; False if shutting down or a person's request is already in the thread.
 
-        A request refused by a queue limit is told in the thread (True: handled).
-        """
+        A request refused by a queue limit is told in the thread (True: handled)."""
         if self._closing:
             return False
         if job.kind in CHAT_KINDS and (
@@ -157,7 +156,8 @@ class Coordinator:
             return False
         submitted = await self.queue.submit(job)
         if submitted.id is None:
-            await self.reporter.say(thread, REFUSED.get(submitted.refused or "", REFUSED["user"]))
+            if submitted.refused != "taken":  # taken: another replica launched the alert
+                await self.reporter.say(thread, REFUSED[submitted.refused or "user"])
             return True
         self.start()
         await self._claim()

@@ -22,9 +22,8 @@ any replica may run (``run``). At shutdown nothing is posted: alerts whose row i
 queued or running stay ``queued`` (the row is handed on), alerts still waiting for
 their card are stored as ``deferred``; both are resumed on the next start.
 
-A forwarded alert's own message plays the card (no card posted; investigated in its
-thread). A grouped forwarded alert gets a 🔗 reaction, and the group is shown by one
-note in its first alert's thread, posted when the first similar alert joins.
+A forwarded alert's own message plays the card (no card posted; investigated in its thread);
+a grouped one gets a 🔗 reaction, its group one note in the first alert's thread (when one joins).
 """
 
 from __future__ import annotations
@@ -202,6 +201,7 @@ class AlertTriage:
             card_ts,
             alert_id=alert.id,
             priority=priority("alert", alert.severity),
+            launched_by=self.storms.replica,  # fenced: not if the launch was taken over
         )
         if self._closing:
             return  # deferred by ``close``

@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from store.models import WorkRow, utcnow
+from store.models import AlertRow, WorkRow, utcnow
 from store.work_claim import ClaimingQueue
 from store.work_types import (
     ACTIVE,
@@ -59,6 +59,9 @@ class WorkQueue(ClaimingQueue):
                 refused = await self._queued_limit(session, job.channel, job.requester)
                 if refused is not None:
                     return Submitted(None, refused=refused)
+            now = utcnow().replace(tzinfo=None) if self.db.is_sqlite else utcnow()
+            if job.launched_by is not None and not await _launched(session, job, now):
+                return Submitted(None, refused="taken")
             row = WorkRow(
                 kind=job.kind,
                 state="queued",
@@ -257,3 +260,23 @@ class WorkQueue(ClaimingQueue):
         async with self.db.session() as session:
             result = await session.execute(update(WorkRow).where(*where).values(**values))
             return isinstance(result, CursorResult) and result.rowcount == 1
+
+
+async def _launched(session: AsyncSession, job: Job, now: datetime) -> bool:
+    """Whether ``job``'s alert is still queued and launched by ``job.launched_by``; if
+    so it is launched now (``launch_by`` cleared, in the transaction that stores its work
+    row). A replica that stalled past its lease finds its launch taken over (the alert
+    deferred and admitted again elsewhere: ``store.stale``) and queues nothing.
+
+    The row lock of this update orders it with ``requeue_stale``'s: whichever commits
+    second sees the other's row (a cleared launcher is not stale for ``LAUNCH``)."""
+    launched = await session.execute(
+        update(AlertRow)
+        .where(
+            AlertRow.id == job.alert_id,
+            AlertRow.status == "queued",
+            AlertRow.launch_by == job.launched_by,
+        )
+        .values(launch_by=None, status_at=now)
+    )
+    return isinstance(launched, CursorResult) and launched.rowcount == 1

@@ -58,6 +58,9 @@ class Job:
     requester: str | None = None  # Slack user id of a person's request
     alert_id: str | None = None
     priority: int = CHAT_PRIORITY
+    # the replica launching the alert (``alerts.launch_by``): queued only while it still
+    # is, not after another replica took the launch over (``store.stale``)
+    launched_by: str | None = None
 
     @property
     def thread(self) -> str:
@@ -108,7 +111,7 @@ class Submitted:
     """``id`` of the new row, or ``refused`` saying which limit was reached."""
 
     id: int | None
-    refused: str | None = None  # "user" | "channel"
+    refused: str | None = None  # "user" | "channel" | "taken" (the launch, by another)
 
 
 @dataclass

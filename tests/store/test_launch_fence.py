@@ -1,0 +1,83 @@
+"""An alert's launch is fenced (``store.work._launched``): a replica that stalled past its
+lease while posting an alert's card finds the launch taken over by another replica and
+queues nothing, so the alert is investigated once. On SQLite and on PostgreSQL, two
+replicas (two engines on one database)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import func, select
+
+from store.db import Database
+from store.models import AlertRow, WorkRow
+from store.storms import StormStore
+from store.work import Job, WorkQueue
+from store.work_types import Submitted
+from tests.store.test_storms import CHANNEL, other, stored
+
+__all__ = ["other"]  # the second replica's engine (a fixture)
+
+LEASE_S = 0.2
+
+
+def replica(db: Database, name: str) -> StormStore:
+    return StormStore(db, CHANNEL, capacity=3, window_s=900, replica=name, lease_s=LEASE_S)
+
+
+def job(alert_id: str, launcher: str, card_ts: str) -> Job:
+    return Job("alert", CHANNEL, card_ts, alert_id=alert_id, launched_by=launcher)
+
+
+async def rows_of(db: Database, alert_id: str) -> int:
+    async with db.session() as session:
+        count = select(func.count()).where(WorkRow.alert_id == alert_id)
+        return int(await session.scalar(count) or 0)
+
+
+async def launcher_of(db: Database, alert_id: str) -> tuple[str | None, str | None]:
+    async with db.session() as session:
+        row = await session.get(AlertRow, alert_id)
+        assert row is not None
+        return row.status, row.launch_by
+
+
+async def test_a_launch_taken_over_queues_nothing_for_the_stalled_replica(
+    any_db: Database, other: Database
+) -> None:
+    alert = await stored(any_db, "Odd login from a new country", "9.9.9.1")
+    slow, taker = replica(any_db, "r1"), replica(other, "r2")
+    placed = await slow.place(alert.id, "key")
+    assert placed is not None and placed.status == "queued"
+    await asyncio.sleep(LEASE_S * 3)  # r1 posts its card past its lease, never beating
+    admitted = await taker.admit()  # r1 looks dead: the alert is deferred and r2 admits it
+    assert [a.id for a in admitted] == [alert.id]
+    assert await launcher_of(any_db, alert.id) == ("queued", "r2")
+
+    late = await WorkQueue(any_db).submit(job(alert.id, "r1", "1700000000.000001"))
+    assert late == Submitted(None, refused="taken")
+    assert await rows_of(any_db, alert.id) == 0
+    mine = await WorkQueue(other).submit(job(alert.id, "r2", "1700000000.000002"))
+    assert mine.id is not None
+    assert await rows_of(any_db, alert.id) == 1
+    assert await launcher_of(any_db, alert.id) == ("queued", None)  # launched: has its row
+
+
+async def test_a_launch_in_time_is_never_taken_over_later(
+    any_db: Database, other: Database
+) -> None:
+    alert = await stored(any_db, "Odd login from a new country", "9.9.9.2")
+    first, second = replica(any_db, "r1"), replica(other, "r2")
+    assert (await first.place(alert.id, "key")) is not None
+    submitted = await WorkQueue(any_db).submit(job(alert.id, "r1", "1700000000.000003"))
+    assert submitted.id is not None
+    await asyncio.sleep(LEASE_S * 3)  # r1 stops beating after its row is stored
+    assert await second.admit() == []
+    assert await launcher_of(any_db, alert.id) == ("queued", None)
+    assert await rows_of(any_db, alert.id) == 1
+
+
+async def test_a_job_without_a_launcher_is_queued_as_before(any_db: Database) -> None:
+    alert = await stored(any_db, "Odd login from a new country", "9.9.9.3")
+    submitted = await WorkQueue(any_db).submit(Job("alert", CHANNEL, "1.1", alert_id=alert.id))
+    assert submitted.id is not None
