@@ -103,22 +103,18 @@ GROUPS: dict[str, Group] = {
             "bot.review.x__where*",
         ),
     ),
-    "work_queue": Group(
-        ("store/work.py", "store/work_claim.py", "bot/post_once.py"),
-        (
-            "tests/store/test_work_queue.py",
-            "tests/store/test_lease_renewal.py",
-            "tests/bot/test_post_once.py",
-        ),
+    "work_queue": Group(  # the queue's rules, each asserted on in-process SQLite
+        ("store/work.py", "store/work_claim.py"),
+        ("tests/store/test_work_claim_rules.py",),
         only=(
             "store.work.xǁWorkQueueǁrenew*",
             "store.work.xǁWorkQueueǁfinish*",
             "store.work.xǁWorkQueueǁrelease*",
             "store.work.xǁWorkQueueǁstop*",
             "store.work_claim.*",
-            "bot.post_once.*",
         ),
     ),
+    "post_once": Group(("bot/post_once.py",), ("tests/bot/test_post_once.py",)),
     "grounding": Group(
         ("agent/review/grounding.py",),
         (
