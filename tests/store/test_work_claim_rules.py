@@ -10,7 +10,7 @@ queue tests (several replicas, PostgreSQL) are in ``test_work_queue.py``.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import update
@@ -21,6 +21,8 @@ from store.work import Job, QueueLimits, WorkQueue, priority
 
 NOW = datetime(2026, 3, 1, 12, 0, 0)  # naive UTC, as SQLite stores it
 LEASE = timedelta(seconds=30)
+# one requester's flood of mentions, every one held back by a per-requester limit of 0
+FLOOD = QueueLimits(running=10, running_per_user=0, queued_per_user=99, queued_per_channel=99)
 
 
 class FixedQueue(WorkQueue):
@@ -213,7 +215,7 @@ async def test_not_before_holds_a_row_until_that_instant(db: Database) -> None:
 
 async def test_a_claim_reads_four_candidates_per_free_slot_plus_twenty(db: Database) -> None:
     """A flood of rows the limits hold back delays a later row by one claim at most."""
-    q = FixedQueue(db, QueueLimits(running=10, running_per_user=0, queued_per_user=99, queued_per_channel=99))
+    q = FixedQueue(db, FLOOD)
     for i in range(24):  # room 1 reads 24 candidates: all held back by U1's limit
         await mention(q, f"1.{i:02d}")
     last = await mention(q, "2.0", user=None)
@@ -222,7 +224,7 @@ async def test_a_claim_reads_four_candidates_per_free_slot_plus_twenty(db: Datab
 
 
 async def test_a_claim_window_of_exactly_the_candidates_needed(db: Database) -> None:
-    q = FixedQueue(db, QueueLimits(running=10, running_per_user=0, queued_per_user=99, queued_per_channel=99))
+    q = FixedQueue(db, FLOOD)
     for i in range(23):
         await mention(q, f"1.{i:02d}")
     last = await mention(q, "2.0", user=None)
@@ -274,7 +276,7 @@ async def test_by_default_a_row_is_tried_three_times_with_thirty_second_leases(
 ) -> None:
     q = FixedQueue(db)
     work = await alert(q, "1.0")
-    for attempt in (1, 2, 3):
+    for _ in range(3):
         assert await started(q) == [work]
         assert (await row(q, work)).lease_until == q.at + LEASE
         q.at += LEASE + timedelta(seconds=1)
@@ -284,9 +286,9 @@ async def test_by_default_a_row_is_tried_three_times_with_thirty_second_leases(
 async def test_the_real_clock_gives_sqlite_naive_utc_leases(db: Database) -> None:
     q = WorkQueue(db, lease_s=60)
     work = await alert(q, "1.0")
-    before = datetime.utcnow()  # noqa: DTZ003 - SQLite stores naive UTC
+    before = datetime.now(UTC).replace(tzinfo=None)  # SQLite stores naive UTC
     assert await started(q) == [work]
-    after = datetime.utcnow()  # noqa: DTZ003
+    after = datetime.now(UTC).replace(tzinfo=None)
     lease = (await row(q, work)).lease_until
     assert lease is not None and lease.tzinfo is None
     assert before + timedelta(seconds=60) <= lease <= after + timedelta(seconds=60)
