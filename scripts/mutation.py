@@ -114,7 +114,7 @@ GROUPS: dict[str, Group] = {
             "store.work_claim.*",
         ),
     ),
-    "post_once": Group(("bot/post_once.py",), ("tests/bot/test_post_once.py",)),
+    "post_once": Group(("bot/post_once.py",), ("tests/bot/test_post_once_rules.py",)),
     "grounding": Group(
         ("agent/review/grounding.py",),
         (

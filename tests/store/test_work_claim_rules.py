@@ -157,6 +157,25 @@ async def test_background_work_runs_in_its_own_pool(db: Database) -> None:
     assert await started(q) == [second]  # no alert waits: the pool runs without room
 
 
+async def test_the_background_pool_holds_as_many_rows_as_its_limit(db: Database) -> None:
+    q = FixedQueue(db, QueueLimits(running=3, running_background=2))
+    a, b, c = [await learn(q, f"{i}.0") for i in range(3)]
+    assert await started(q) == [a, b]
+    assert await started(q) == []
+    assert await q.finish(a, "r1", "done")
+    assert await started(q) == [c]
+
+
+async def test_background_work_takes_no_investigation_slot_whatever_its_order(
+    db: Database,
+) -> None:
+    q = FixedQueue(db, QueueLimits(running=1, running_background=1))
+    background = await learn(q, "1.0")
+    chat = await mention(q, "2.0")
+    await set_row(db, chat, priority=priority("learn"))  # same priority: after by age
+    assert await started(q) == [background, chat]
+
+
 async def test_background_work_yields_to_an_alert_waiting_for_a_slot(db: Database) -> None:
     q = FixedQueue(db, QueueLimits(running=1, running_background=2))
     busy = await alert(q, "1.0")
@@ -231,6 +250,18 @@ async def test_a_claim_window_of_exactly_the_candidates_needed(db: Database) -> 
     assert await started(q, free=1) == [last]  # the 24th candidate is read
 
 
+async def test_without_free_slots_a_claim_reads_twenty_candidates_for_the_pool(
+    db: Database,
+) -> None:
+    q = FixedQueue(db, FLOOD)
+    for i in range(20):
+        await mention(q, f"1.{i:02d}")
+    background = await learn(q, "2.0")
+    assert await started(q, free=0) == []  # the 21st candidate
+    await set_row(db, 1, state="done")
+    assert await started(q, free=0) == [background]
+
+
 # -- expiry: takeover of a dead replica's rows
 
 
@@ -269,6 +300,17 @@ async def test_an_expired_row_at_its_last_attempt_fails(db: Database) -> None:
     assert (stored.state, stored.owner, stored.lease_until) == ("failed", None, None)
     assert (stored.finished_at, stored.error, stored.attempts) == (q.at, error, 2)
     assert stored.posted == {"restarted": True}
+
+
+async def test_only_running_rows_expire(db: Database) -> None:
+    """A settled row that still names a lease (as a hand-edited one may) is left alone."""
+    q = FixedQueue(db)
+    done = await alert(q, "1.0")
+    await set_row(db, done, state="done", owner="r0", lease_until=NOW - LEASE)
+    claimed = await q.claim("r1", 1)
+    assert claimed.started == claimed.given_up == [] and claimed.queued == 0
+    stored = await row(q, done)
+    assert (stored.state, stored.owner, stored.posted) == ("done", "r0", {})
 
 
 async def test_by_default_a_row_is_tried_three_times_with_thirty_second_leases(
@@ -312,8 +354,11 @@ async def test_renew_extends_only_the_owners_running_rows_it_names(db: Database)
     leases = {i: (await row(q, i)).lease_until for i in (a, b, c, theirs)}
     assert leases == {a: q.at + LEASE, b: q.at + LEASE, c: None, theirs: NOW + LEASE}
     assert await q.renew("r1", []) == (set(), set())
+    renewed = q.at
+    q.at = NOW + timedelta(seconds=20)
     assert await q.renew("r1", [a]) == ({a}, set())
-    assert (await row(q, b)).lease_until == q.at + LEASE  # not named: not renewed again
+    assert (await row(q, a)).lease_until == q.at + LEASE
+    assert (await row(q, b)).lease_until == renewed + LEASE  # not named: not renewed
 
 
 async def test_finish_settles_the_owners_running_row_once(db: Database) -> None:
