@@ -46,8 +46,18 @@ class Group:
     modules: tuple[str, ...]
     tests: tuple[str, ...]
     only: tuple[str, ...] = ()  # mutant-name globs; every mutant of the modules when empty
+    elsewhere: tuple[str, ...] = ()  # globs of mutants another group's tests judge
 
 
+_CLAIMING = "store.work_claim.xǁClaimingQueueǁ"
+_PG_ONLY = (  # the PostgreSQL branches of the claim (mutant names: re-check after an edit)
+    _CLAIMING + "_now__mutmut_[23]",
+    _CLAIMING + "claim__mutmut_[3-9]",
+    _CLAIMING + "claim__mutmut_1[0-2]",
+    _CLAIMING + "_candidates__mutmut_29",
+    _CLAIMING + "_candidates__mutmut_3[0-5]",
+    _CLAIMING + "_expire__mutmut_1[1-4]",
+)
 GROUPS: dict[str, Group] = {
     "sql_guard": Group(
         ("tools/sql_guard.py", "tools/sql_functions.py"),
@@ -113,6 +123,12 @@ GROUPS: dict[str, Group] = {
             "store.work.xǁWorkQueueǁstop*",
             "store.work_claim.*",
         ),
+        elsewhere=_PG_ONLY,
+    ),
+    "work_queue_pg": Group(  # what only PostgreSQL runs: the claim lock, FOR UPDATE
+        ("store/work_claim.py",),
+        ("tests/store/test_lease_renewal.py",),
+        only=_PG_ONLY,
     ),
     "post_once": Group(("bot/post_once.py",), ("tests/bot/test_post_once_rules.py",)),
     "grounding": Group(
@@ -354,7 +370,9 @@ def results(name: str, group: Group) -> dict[str, str]:
         statuses = {
             m: s for m, s in statuses.items() if any(fnmatch.fnmatch(m, g) for g in group.only)
         }
-    return statuses
+    return {
+        m: s for m, s in statuses.items() if not any(fnmatch.fnmatch(m, g) for g in group.elsewhere)
+    }
 
 
 def copy_tree(work: Path) -> None:

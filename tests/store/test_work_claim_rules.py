@@ -101,6 +101,15 @@ async def test_a_claim_starts_no_more_than_it_has_room_for(db: Database) -> None
     assert await started(q, "r3", -1) == []
 
 
+async def test_one_free_slot_starts_one_row_with_no_background_pool(db: Database) -> None:
+    q = FixedQueue(db, QueueLimits(running=1, running_background=0))
+    first = await alert(q, "1.0")
+    await learn(q, "2.0")
+    assert await started(q, free=1) == [first]
+    assert await q.finish(first, "r1", "done")
+    assert await started(q, free=1) == []  # learning has no pool: it never runs
+
+
 async def test_no_free_slot_starts_nothing(db: Database) -> None:
     q = FixedQueue(db)
     await alert(q, "1.0")
