@@ -206,6 +206,13 @@ _SIX_TO_FOUR = "a 6to4 address (2002::/16) is public to ipaddress: the fallback 
 _BODY = "bot.slack_body."
 _FIRST_PART = 'split(";") with any maxsplit: the part before the first ";" is the same'
 _UTF8 = '"UTF-8" and "utf-8" name the same codec'
+_CURSOR = "an UPDATE's result is always a CursorResult: the isinstance is for mypy"
+_NO_SLOT = (
+    "candidates read when neither a slot nor the pool is free: admits() and room refuse"
+    " every one (the condition only saves the query)"
+)
+_PO = "bot.post_once."
+_SAME_LENGTH = "the lists zipped have one length by construction (_aligned pads or cuts)"
 EQUIVALENT: dict[str, str] = {
     _G + "x__refang__mutmut_21": r"\bHXXP with re.I matches what \bhxxp does",
     _G + "x__refang__mutmut_23": "the haystack is lower-cased right after: HTTP is http",
@@ -302,6 +309,27 @@ EQUIVALENT: dict[str, str] = {
     _ADDR + "x_parse_ipv4_loose__mutmut_42": '"XX89XX" holds 8 and 9; a part is digits',
     _ADDR + "x_non_public_reason__mutmut_14": _SIX_TO_FOUR,
     _ADDR + "x_non_public_reason__mutmut_15": _SIX_TO_FOUR,
+    "store.work.xǁWorkQueueǁrelease__mutmut_23": _CURSOR,
+    "store.work.xǁWorkQueueǁrelease__mutmut_24": _CURSOR,
+    _CLAIMING + "claim__mutmut_9": "SQL keywords and function names are case-insensitive",
+    _CLAIMING + "claim__mutmut_42": _NO_SLOT,
+    _CLAIMING + "claim__mutmut_45": _NO_SLOT,
+    _CLAIMING + "claim__mutmut_62": _NO_SLOT,
+    _CLAIMING + "claim__mutmut_64": _NO_SLOT,
+    _CLAIMING + "claim__mutmut_66": "waiting is only read for its truth: None is False",
+    _CLAIMING + "claim__mutmut_84": (
+        "break after the first row waiting for a slot: room stays 0 and background yields,"
+        " so no later row could start"
+    ),
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_15": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_18": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_21": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_38": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_41": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_44": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁoutcome__mutmut_15": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁoutcome__mutmut_18": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁoutcome__mutmut_23": _SAME_LENGTH,
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),

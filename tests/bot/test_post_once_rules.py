@@ -7,6 +7,8 @@ takeovers (a replica killed mid-post) are in ``test_post_once.py``."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +118,10 @@ async def test_find_refuses_every_post_not_socbots_own_for_the_row(
         (
             {"bot_id": BOT_ID},
             {"event_type": "socbot_post", "event_payload": {"work_id": 7, "post": 5}},
+        ),
+        (  # a token that is no text: not even compared (a list cannot be)
+            {"bot_id": BOT_ID},
+            {"event_type": "socbot_post", "event_payload": {"work_id": 7, "post": ["t"]}},
         ),
     ]
     for i, (who, metadata) in enumerate(odd):
@@ -470,3 +476,80 @@ async def test_an_untracked_outcome_posts_without_metadata_or_records(
     token = metadata["event_payload"]["post"]
     assert (text, metadata, len(token)) == ("one", post_metadata(7, token), 16)
     assert no_record.posted == {"outcome_ts": [fake.messages[-1].ts]}
+
+
+async def test_failures_are_logged_with_what_and_why(
+    fake: FakeSlackAPI,
+    client: AsyncWebClient,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_sleep = asyncio.sleep
+
+    async def no_wait(delay: float, *args: Any) -> Any:
+        return await real_sleep(0)
+
+    monkeypatch.setattr(asyncio, "sleep", no_wait)  # the default backoff of replace_status
+    caplog.set_level(logging.WARNING)
+    search = ThreadSearch(client)
+    fake.fail_next("auth.test", error="invalid_auth")
+    assert await search.bot_id() is None
+    fake.fail_next("conversations.replies", error="ratelimited")
+    assert await search.find(THREAD, 7, {"a"}) == {}
+    run = runs(client, posted={"status_ts": "1.1"}, record=Recorder())
+    fake.fail_next("chat.update", error="cant_update_message")
+    assert await run.replace_status("gave_up", {"text": "x"}, what="w7") is None
+    fake.fail_next("chat.postMessage", error=REFUSED, times=4)
+    fresh = runs(client, record=Recorder())
+    assert await fresh.replace_status("gave_up", {"text": "x"}, what="w8") is None
+    fake.fail_next("chat.postMessage", error=REFUSED)
+    assert await fresh.outcome(MESSAGES[:1], what="w9", attempts=1, backoff_s=0.0) == 1
+
+    def failed(method: str, error: str = REFUSED) -> str:
+        return (
+            f"The request to the Slack API failed. (url: {fake.base_url}{method}, status: 200)"
+            f"\nThe server responded with: {{'ok': False, 'error': '{error}'}}"
+        )
+
+    assert caplog.messages == [
+        "auth.test failed; cannot recognise earlier posts: " + failed("auth.test", "invalid_auth"),
+        f"could not read {SOC} for earlier posts: "
+        + failed("conversations.replies", "ratelimited"),
+        "could not edit the status message of w7: " + failed("chat.update", "cant_update_message"),
+        *(
+            f"could not post the outcome of w8 ({i}/4): " + failed("chat.postMessage")
+            for i in range(1, 5)
+        ),
+        "could not post the outcome of w9 (1/1): " + failed("chat.postMessage"),
+    ]
+
+
+async def test_the_outcome_waits_the_backoff_it_is_given(
+    fake: FakeSlackAPI, client: AsyncWebClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    delays: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def sleep(delay: float, *args: Any) -> Any:
+        delays.append(delay)
+        return await real_sleep(0)
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+    fake.fail_next("chat.postMessage", error=REFUSED)
+    run = runs(client, record=Recorder())
+    assert await run.outcome(MESSAGES[:1], what="w7", attempts=2, backoff_s=0.125) == 0
+    assert 0.25 in delays and max(delays) < 1.0  # 0.125 * 2: not the default 1 s * 2
+
+
+async def test_an_outcome_without_a_row_searches_nothing(
+    fake: FakeSlackAPI, client: AsyncWebClient
+) -> None:
+    plan = {"messages": MESSAGES[:1], "posts": ["p1"]}
+    run = runs(client, work_id=None, posted={"outcome": plan}, record=None)
+    assert await run.outcome(None, what="chat", attempts=1, backoff_s=0.0) == 0
+    assert fake.methods() == ["chat.postMessage"]
+
+
+async def test_an_outcome_needs_messages_or_a_recorded_plan(client: AsyncWebClient) -> None:
+    with pytest.raises(AssertionError, match=r"^no outcome recorded and none given$"):
+        await runs(client, record=Recorder()).outcome(None, what="w7", attempts=1, backoff_s=0)
