@@ -127,7 +127,7 @@ GROUPS: dict[str, Group] = {
     ),
     "work_queue_pg": Group(  # what only PostgreSQL runs: the claim lock, FOR UPDATE
         ("store/work_claim.py",),
-        ("tests/store/test_lease_renewal.py",),
+        ("tests/store/test_lease_renewal.py", "tests/store/test_claim_locks.py"),
         only=_PG_ONLY,
     ),
     "post_once": Group(("bot/post_once.py",), ("tests/bot/test_post_once_rules.py",)),
