@@ -5,7 +5,10 @@ and no claim overwrites a row while someone else changes it."""
 from __future__ import annotations
 
 import asyncio
+import time
+from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import text
 
 from store.db import Database
@@ -44,3 +47,24 @@ async def test_a_claim_skips_the_rows_another_transaction_holds(pg_db: Database)
     stored = await q.get(held)
     assert stored is not None and (stored.state, stored.owner) == ("running", "r1")
     assert [w.id for w in (await q.claim("r2", 2)).started] == [held]
+
+
+async def test_leases_on_postgresql_are_utc_whatever_the_local_time_zone(
+    pg_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replica in New York writes the same instants as one in UTC (an aware clock)."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        q = WorkQueue(pg_db, lease_s=60)
+        work = await alert(q, "1.0", "high")
+        before = datetime.now(UTC)
+        assert [w.id for w in (await q.claim("r1", 1)).started] == [work]
+        after = datetime.now(UTC)
+        stored = await q.get(work)
+        assert stored is not None and stored.lease_until is not None
+        lease = timedelta(seconds=60)
+        assert before + lease <= stored.lease_until <= after + lease
+    finally:
+        monkeypatch.undo()
+        time.tzset()
