@@ -211,6 +211,10 @@ _NO_SLOT = (
     "candidates read when neither a slot nor the pool is free: admits() and room refuse"
     " every one (the condition only saves the query)"
 )
+_FOR_UPDATE_OF = (
+    "FOR UPDATE without OF locks the FROM's tables: only work (the EXISTS subquery's"
+    " rows are not locked either way)"
+)
 _PO = "bot.post_once."
 _SAME_LENGTH = "the lists zipped have one length by construction (_aligned pads or cuts)"
 EQUIVALENT: dict[str, str] = {
@@ -312,6 +316,11 @@ EQUIVALENT: dict[str, str] = {
     "store.work.xǁWorkQueueǁrelease__mutmut_23": _CURSOR,
     "store.work.xǁWorkQueueǁrelease__mutmut_24": _CURSOR,
     _CLAIMING + "claim__mutmut_9": "SQL keywords and function names are case-insensitive",
+    _CLAIMING + "_candidates__mutmut_32": _FOR_UPDATE_OF,
+    _CLAIMING + "_candidates__mutmut_34": _FOR_UPDATE_OF,
+    _CLAIMING + "_now__mutmut_2": (
+        "SQLite's DateTime stores the digits without the zone: aware and naive UTC alike"
+    ),
     _CLAIMING + "claim__mutmut_42": _NO_SLOT,
     _CLAIMING + "claim__mutmut_45": _NO_SLOT,
     _CLAIMING + "claim__mutmut_62": _NO_SLOT,
