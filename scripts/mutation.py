@@ -46,8 +46,18 @@ class Group:
     modules: tuple[str, ...]
     tests: tuple[str, ...]
     only: tuple[str, ...] = ()  # mutant-name globs; every mutant of the modules when empty
+    elsewhere: tuple[str, ...] = ()  # globs of mutants another group's tests judge
 
 
+_CLAIMING = "store.work_claim.xǁClaimingQueueǁ"
+_PG_ONLY = (  # the PostgreSQL branches of the claim (mutant names: re-check after an edit)
+    _CLAIMING + "_now__mutmut_[23]",
+    _CLAIMING + "claim__mutmut_[3-9]",
+    _CLAIMING + "claim__mutmut_1[0-2]",
+    _CLAIMING + "_candidates__mutmut_29",
+    _CLAIMING + "_candidates__mutmut_3[0-5]",
+    _CLAIMING + "_expire__mutmut_1[1-4]",
+)
 GROUPS: dict[str, Group] = {
     "sql_guard": Group(
         ("tools/sql_guard.py", "tools/sql_functions.py"),
@@ -103,22 +113,24 @@ GROUPS: dict[str, Group] = {
             "bot.review.x__where*",
         ),
     ),
-    "work_queue": Group(
-        ("store/work.py", "store/work_claim.py", "bot/post_once.py"),
-        (
-            "tests/store/test_work_queue.py",
-            "tests/store/test_lease_renewal.py",
-            "tests/bot/test_post_once.py",
-        ),
+    "work_queue": Group(  # the queue's rules, each asserted on in-process SQLite
+        ("store/work.py", "store/work_claim.py"),
+        ("tests/store/test_work_claim_rules.py",),
         only=(
             "store.work.xǁWorkQueueǁrenew*",
             "store.work.xǁWorkQueueǁfinish*",
             "store.work.xǁWorkQueueǁrelease*",
             "store.work.xǁWorkQueueǁstop*",
             "store.work_claim.*",
-            "bot.post_once.*",
         ),
+        elsewhere=_PG_ONLY,
     ),
+    "work_queue_pg": Group(  # what only PostgreSQL runs: the claim lock, FOR UPDATE
+        ("store/work_claim.py",),
+        ("tests/store/test_lease_renewal.py", "tests/store/test_claim_locks.py"),
+        only=_PG_ONLY,
+    ),
+    "post_once": Group(("bot/post_once.py",), ("tests/bot/test_post_once_rules.py",)),
     "grounding": Group(
         ("agent/review/grounding.py",),
         (
@@ -194,6 +206,17 @@ _SIX_TO_FOUR = "a 6to4 address (2002::/16) is public to ipaddress: the fallback 
 _BODY = "bot.slack_body."
 _FIRST_PART = 'split(";") with any maxsplit: the part before the first ";" is the same'
 _UTF8 = '"UTF-8" and "utf-8" name the same codec'
+_CURSOR = "an UPDATE's result is always a CursorResult: the isinstance is for mypy"
+_NO_SLOT = (
+    "candidates read when neither a slot nor the pool is free: admits() and room refuse"
+    " every one (the condition only saves the query)"
+)
+_FOR_UPDATE_OF = (
+    "FOR UPDATE without OF locks the FROM's tables: only work (the EXISTS subquery's"
+    " rows are not locked either way)"
+)
+_PO = "bot.post_once."
+_SAME_LENGTH = "the lists zipped have one length by construction (_aligned pads or cuts)"
 EQUIVALENT: dict[str, str] = {
     _G + "x__refang__mutmut_21": r"\bHXXP with re.I matches what \bhxxp does",
     _G + "x__refang__mutmut_23": "the haystack is lower-cased right after: HTTP is http",
@@ -290,6 +313,32 @@ EQUIVALENT: dict[str, str] = {
     _ADDR + "x_parse_ipv4_loose__mutmut_42": '"XX89XX" holds 8 and 9; a part is digits',
     _ADDR + "x_non_public_reason__mutmut_14": _SIX_TO_FOUR,
     _ADDR + "x_non_public_reason__mutmut_15": _SIX_TO_FOUR,
+    "store.work.xǁWorkQueueǁrelease__mutmut_23": _CURSOR,
+    "store.work.xǁWorkQueueǁrelease__mutmut_24": _CURSOR,
+    _CLAIMING + "claim__mutmut_9": "SQL keywords and function names are case-insensitive",
+    _CLAIMING + "_candidates__mutmut_32": _FOR_UPDATE_OF,
+    _CLAIMING + "_candidates__mutmut_34": _FOR_UPDATE_OF,
+    _CLAIMING + "_now__mutmut_2": (
+        "SQLite's DateTime stores the digits without the zone: aware and naive UTC alike"
+    ),
+    _CLAIMING + "claim__mutmut_42": _NO_SLOT,
+    _CLAIMING + "claim__mutmut_45": _NO_SLOT,
+    _CLAIMING + "claim__mutmut_62": _NO_SLOT,
+    _CLAIMING + "claim__mutmut_64": _NO_SLOT,
+    _CLAIMING + "claim__mutmut_66": "waiting is only read for its truth: None is False",
+    _CLAIMING + "claim__mutmut_84": (
+        "break after the first row waiting for a slot: room stays 0 and background yields,"
+        " so no later row could start"
+    ),
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_15": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_18": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_21": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_38": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_41": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_44": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁoutcome__mutmut_15": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁoutcome__mutmut_18": _SAME_LENGTH,
+    _PO + "xǁRunPostsǁoutcome__mutmut_23": _SAME_LENGTH,
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),
@@ -358,7 +407,9 @@ def results(name: str, group: Group) -> dict[str, str]:
         statuses = {
             m: s for m, s in statuses.items() if any(fnmatch.fnmatch(m, g) for g in group.only)
         }
-    return statuses
+    return {
+        m: s for m, s in statuses.items() if not any(fnmatch.fnmatch(m, g) for g in group.elsewhere)
+    }
 
 
 def copy_tree(work: Path) -> None:
