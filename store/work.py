@@ -59,8 +59,7 @@ class WorkQueue(ClaimingQueue):
                 refused = await self._queued_limit(session, job.channel, job.requester)
                 if refused is not None:
                     return Submitted(None, refused=refused)
-            now = utcnow().replace(tzinfo=None) if self.db.is_sqlite else utcnow()
-            if job.launched_by is not None and not await _launched(session, job, now):
+            if job.launched_by is not None and not await _launched(session, job, self._now()):
                 return Submitted(None, refused="taken")
             row = WorkRow(
                 kind=job.kind,
