@@ -18,6 +18,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from config.policy_settings import PolicySettings
+from config.settings import Settings
 from store.models import WorkRow
 from store.work_types import DEFERRED_KIND
 from tests.bot.test_slack_policy import AUTH, fixture, status_of
@@ -64,15 +65,20 @@ async def held_rows(h: SlackHarness) -> list[tuple[str | None, str, datetime | N
         return [(a, s, n.replace(tzinfo=UTC) if n else None) for a, s, n in rows]
 
 
-async def test_held_alerts_run_one_per_window_in_arrival_order(
-    fake: FakeSlackAPI, investigate: RecordingInvestigate, tmp_path: Path
-) -> None:
+def budget_settings(tmp_path: Path, fake: FakeSlackAPI) -> Settings:
+    """The harness's settings with the budget rule (``BUDGET``) as the whole policy."""
     folder = tmp_path / "policy"
     folder.mkdir()
     (folder / "budget.toml").write_text(BUDGET)
-    settings = make_settings(tmp_path, fake.base_url).model_copy(
+    return make_settings(tmp_path, fake.base_url).model_copy(
         update={"policy": PolicySettings(dir=str(folder), reload_s=0)}
     )
+
+
+async def test_held_alerts_run_one_per_window_in_arrival_order(
+    fake: FakeSlackAPI, investigate: RecordingInvestigate, tmp_path: Path
+) -> None:
+    settings = budget_settings(tmp_path, fake)
     async with SlackHarness(fake, settings, investigate) as h:
         ids = []
         for name in CLOUDTRAIL:
@@ -116,12 +122,7 @@ async def test_held_alerts_run_one_per_window_in_arrival_order(
 async def test_an_alert_taken_up_meanwhile_is_not_run_again(
     fake: FakeSlackAPI, investigate: RecordingInvestigate, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "policy"
-    folder.mkdir()
-    (folder / "budget.toml").write_text(BUDGET)
-    settings = make_settings(tmp_path, fake.base_url).model_copy(
-        update={"policy": PolicySettings(dir=str(folder), reload_s=0)}
-    )
+    settings = budget_settings(tmp_path, fake)
     async with SlackHarness(fake, settings, investigate) as h:
         ids = []
         for name in CLOUDTRAIL[:2]:
