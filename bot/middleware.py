@@ -15,7 +15,8 @@ restarts:
 
 Authorization (``Gatekeeper``): allowed channels and users from settings (empty
 list = any; entries starting with ``S`` are user groups; a DM with socbot needs only
-the user check), Slack Connect refused —
+the user check; with a user list, a request that names no user is refused unless it is
+an integration's message), Slack Connect refused —
 a user from another team always, an externally shared channel unless it is listed
 in ``allowed_channels`` explicitly. Socbot's own messages are dropped by bolt's
 built-in ``IgnoringSelfEvents`` (enabled in ``bot.app``).
@@ -136,8 +137,8 @@ class Gatekeeper:
             return "external user"
         if channel is not None and not self.channel_allowed(channel, ext_shared=ext_shared):
             return "channel not allowed"
-        if user is not None and not _is_bot_event(body) and not await self.user_allowed(user):
-            return "user not allowed"
+        if not _is_bot_event(body) and not await self.user_allowed(user):
+            return "user not allowed"  # with a user list, a request naming no user is refused
         return None
 
     async def middleware(
@@ -205,4 +206,4 @@ def _who_where(body: dict[str, Any]) -> tuple[str | None, str | None, str | None
 
 
 def _s(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+    return value if isinstance(value, str) else None  # "" is a value: it matches no list

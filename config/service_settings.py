@@ -73,7 +73,10 @@ class SlackSettings(Section):
         default_factory=list, description="empty = any", examples=[["C0SECOPS01"]]
     )
     allowed_users: list[str] = Field(
-        default_factory=list, description="empty = any", examples=[["U0ANALYST1"]]
+        default_factory=list,
+        examples=[["U0ANALYST1"]],
+        description="empty = any; U… users or S… user groups (a request naming no user"
+        " is then refused, an integration's alert message excepted)",
     )
     admin_users: list[str] = Field(
         default_factory=list,

@@ -134,6 +134,7 @@ async def test_refusals(api: FakeSlackAPI) -> None:
     assert await keeper.refusal(mention(channel=ALLOWED, user={"id": "U0BOB001"})) == (
         "user not allowed"
     )
+    assert await keeper.refusal(mention(channel=ALLOWED, user={"id": "U0ALICE1"})) is None
     bot = mention(channel=ALLOWED, user="U0BOT0001", bot_id="B0BOT0001")
     assert await keeper.refusal(bot) is None  # a bot's message: no user list for bots
     as_bot = mention(channel=ALLOWED, user="U0BOT0001", subtype="bot_message")
@@ -195,7 +196,8 @@ async def test_who_and_where_when_fields_are_missing(api: FakeSlackAPI) -> None:
     assert await keeper.refusal(no_team) is None  # no team to compare with
     event = {k: v for k, v in mention(team="T0EVIL01").items() if k != "user"}
     event["event"] = {k: v for k, v in event["event"].items() if k != "user"}
-    assert await keeper.refusal(event) is None  # no user: the event's team is no one's
+    assert await gate(api).refusal(event) is None  # no user: the event's team is no one's
+    assert await keeper.refusal(event) == "user not allowed"  # a user list: fail closed
     click = {**clicked(), "user": {"id": "U0ALICE1"}, "channel": {"id": "C0ANY0001"}}
     assert await keeper.refusal(click) is None  # a click is never in a shared channel
 
@@ -225,3 +227,32 @@ async def test_a_refused_click_is_told_and_logged(
     other = {**click, "type": "view_submission"}  # not a direct ask: nobody is told
     await keeper.middleware(other, client, never)
     assert len(api.calls_to("chat.postEphemeral")) == 2
+
+
+async def test_a_request_naming_no_user_is_refused_when_users_are_listed(
+    api: FakeSlackAPI,
+) -> None:
+    keeper = gate(api, allowed_channels=[ALLOWED], allowed_users=["U0ALICE1"])
+    anyone = gate(api, allowed_channels=[ALLOWED])
+    team = clicked()["team"]["id"]
+    for user in ("", None, 7):
+        asked = mention(channel=ALLOWED, user=user)
+        assert await keeper.refusal(asked) == "user not allowed"
+        assert await anyone.refusal(asked) is None
+        click = {**clicked(), "user": {"id": user, "team_id": team}, "channel": {"id": ALLOWED}}
+        assert await keeper.refusal(click) == "user not allowed"
+        assert await anyone.refusal(click) is None
+    alert = mention(channel=ALLOWED, user="", subtype="bot_message")
+    assert await keeper.refusal(alert) is None  # an integration's message names no user
+    empty_team = {**clicked(), "user": {"id": "U0ALICE1", "team_id": ""}}
+    assert await keeper.refusal({**empty_team, "channel": {"id": ALLOWED}}) == "external user"
+
+
+async def test_a_request_naming_no_channel_is_checked_by_user_only(api: FakeSlackAPI) -> None:
+    keeper = gate(api, allowed_channels=[ALLOWED], allowed_users=["U0ALICE1"])
+    assert await keeper.refusal(mention(channel="", user="U0ALICE1")) == "channel not allowed"
+    for channel in (None, 7, ["C0ANY0001"]):  # not a channel id: a dialog's submission
+        assert await keeper.refusal(mention(channel=channel, user="U0ALICE1")) is None
+        assert await keeper.refusal(mention(channel=channel, user="U0BOB001")) == (
+            "user not allowed"
+        )
