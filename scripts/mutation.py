@@ -130,6 +130,11 @@ GROUPS: dict[str, Group] = {
         ("tests/store/test_lease_renewal.py", "tests/store/test_claim_locks.py"),
         only=_PG_ONLY,
     ),
+    "takeover": Group(  # what a dead replica left, sent back; a stalled launch fenced off
+        ("store/stale.py", "store/replicas.py", "store/work.py"),
+        ("tests/store/test_takeover_rules.py",),
+        only=("store.stale.*", "store.replicas.*", "store.work.x__launched*"),
+    ),
     "post_once": Group(("bot/post_once.py",), ("tests/bot/test_post_once_rules.py",)),
     "grounding": Group(
         ("agent/review/grounding.py",),
