@@ -142,6 +142,7 @@ GROUPS: dict[str, Group] = {
             "tests/agent/test_grounding.py",
             "tests/agent/test_grounding_values.py",
             "tests/agent/test_review.py",
+            "tests/agent/test_attack_techniques.py",
         ),
     ),
     "duckdb_pool": Group(
@@ -222,7 +223,11 @@ _FOR_UPDATE_OF = (
 )
 _PO = "bot.post_once."
 _SAME_LENGTH = "the lists zipped have one length by construction (_aligned pads or cuts)"
+_STAMPS = "stamps are searched for times between non-digits only: letters around change nothing"
 EQUIVALENT: dict[str, str] = {
+    _G + "xǁHaystackǁ__init____mutmut_13": _STAMPS,
+    _G + "xǁHaystackǁ__init____mutmut_30": _STAMPS,
+    _G + "xǁHaystackǁ__init____mutmut_32": _STAMPS,
     _G + "x__refang__mutmut_21": r"\bHXXP with re.I matches what \bhxxp does",
     _G + "x__refang__mutmut_23": "the haystack is lower-cased right after: HTTP is http",
     _G + "x_quoted_values__mutmut_3": _SET,

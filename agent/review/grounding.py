@@ -108,9 +108,8 @@ class Haystack:
             datetime.fromtimestamp(int(m.group(1)), UTC).strftime("%Y-%m-%d %H:%M:%S")
             for m in _EPOCH_RE.finditer(low)
         )
-        self.text = (
-            re.sub(r"(\d{4}-\d{2}-\d{2})t(\d{2}:)", r"\1 \2", low) + "\n" + "\n".join(epochs)
-        )
+        self.text = re.sub(r"(\d{4}-\d{2}-\d{2})t(\d{2}:)", r"\1 \2", low)
+        self.stamps = self.text + "\n" + "\n".join(epochs)  # epochs count as times only
         self._numbers: list[float] | None = None
         self._ipv6: set[str] | None = None
 
@@ -174,7 +173,7 @@ def value_found(kind: str, value: str, hay: Haystack) -> bool:
     if kind == "url":
         return hay.has(value.rstrip("/"))  # whole: /x is not /x.sh, nor /ab /a
     if kind in ("timestamp", "time"):  # "22:06" matches "22:06:13.120+00"
-        return re.search(rf"(?<!\d){re.escape(value)}(?!\d)", hay.text) is not None
+        return re.search(rf"(?<!\d){re.escape(value)}(?!\d)", hay.stamps) is not None
     return hay.has(value)
 
 

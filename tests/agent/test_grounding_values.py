@@ -46,6 +46,10 @@ CASES = [
     ("2.5 GiB sent", BYTES, []),
     ("2.7 TB sent", BYTES, ["bytes '2.7'"]),
     ("20000000000000000 KB sent", '{"bytes": 20000000000000000000}', []),  # str() is 2e+16
+    # epoch seconds stand for a time only: not for the numbers written in it, and each one
+    ("flow ended 2025-11-07 21:46:14", '{"start": 1762551973, "end": 1762551974}', []),
+    ("46 failed logins", '{"start": 1762551973}', ["number '46'"]),
+    ("2025 failed logins", '{"start": 1762551973}', ["number '2025'"]),
     # a time-like token that is no IPv6 address does not hide the one after it
     ("IPv6 2001:db8::1 seen", '{"t": "10:20:30", "v6": "2001:db8:0:0:0:0:0:1"}', []),
 ]
