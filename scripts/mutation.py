@@ -71,6 +71,7 @@ GROUPS: dict[str, Group] = {
         ("tools/intel/internal.py", "tools/intel/indicators.py", "alerts/addresses.py"),
         (
             "tests/tools/test_intel_internal.py",
+            "tests/tools/test_intel_encodings.py",
             "tests/tools/test_intel_indicators.py",
             "tests/alerts/test_addresses.py",
             "tests/tools/test_mcp_egress.py",

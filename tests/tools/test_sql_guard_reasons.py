@@ -101,9 +101,11 @@ def test_a_bare_table_as_a_union_operand_is_refused_with_sqlglots_reason() -> No
 def test_sqlglots_reason_is_cut_at_300_chars() -> None:
     operator = "x" * 400  # sqlglot quotes the unknown pipe operator in its first line
     reason = refusal(f"FROM `{AUTH}` |> {operator}")
-    assert reason == "could not parse the query as BigQuery SQL: " + (
-        f"Unsupported pipe syntax operator: '{operator.upper()}'."
-    )[:300]
+    assert (
+        reason
+        == "could not parse the query as BigQuery SQL: "
+        + (f"Unsupported pipe syntax operator: '{operator.upper()}'.")[:300]
+    )
 
 
 def test_an_error_without_a_message_is_named_by_its_type() -> None:
