@@ -91,6 +91,7 @@ def test_three_layers_of_percent_encoding_are_looked_through_and_a_fourth_refuse
     [
         "fileserver.",  # a final dot
         "fileserver:445",  # a port
+        "fileserver.:445",
         "fileserver/share",
         "%5C%5Cfileserver%5Cc$",  # \\fileserver\c$
         "fileserver%2520",  # an encoded space, encoded twice
@@ -105,3 +106,9 @@ def test_a_single_label_host_parameter_is_found_in_any_dress(value: str) -> None
 @pytest.mark.parametrize("value", ["example.com", "db.example.com:8080", "", "%20"])
 def test_a_public_or_empty_host_parameter_passes(value: str) -> None:
     assert url_part_reasons(urlsplit(f"https://example.com/lookup?host={value}"), SUFFIXES) == []
+
+
+@pytest.mark.parametrize("value", ["XEROX", "XEROX.:9100", "%5C%5CXEROX%5Cscans"])
+def test_the_host_parameters_name_is_shown_whole(value: str) -> None:
+    url = urlsplit(f"https://example.com/lookup?host={value}")  # a printer's name
+    assert url_part_reasons(url, SUFFIXES) == ["an internal host name (XEROX)"]

@@ -96,10 +96,10 @@ def url_part_reasons(parts: SplitResult, internal_suffixes: Iterable[str]) -> li
         reasons["a user name or credentials"] = None
     for component in (parts.path, parts.query, parts.fragment):
         reasons.update(dict.fromkeys(_reasons(component, suffixes)))
-    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+    for key, value in parse_qsl(parts.query):  # a blank value names no host
         if key.lower() in HOST_KEYS:
             for text in _decodings(value) or ():  # "srv%2520", "srv.:445", "\\\\srv\\c$"
-                name = _FIRST_NAME.split(text.strip(" ./\\"), maxsplit=1)[0].rstrip(".")
+                name = _FIRST_NAME.split(text.strip(" ./\\"))[0].rstrip(".")
                 if _SINGLE_LABEL.match(name):
                     reasons[f"an internal host name ({name})"] = None
     return list(reasons)
@@ -202,12 +202,12 @@ def _blob_texts(run: str) -> Iterator[str]:
     if _HEX_RUN.fullmatch(run):
         for start in range(2):
             digits = run[start:]
-            yield bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("utf-8", errors="replace")
+            yield bytes.fromhex(digits[: len(digits) // 2 * 2]).decode(errors="replace")
         return
     for start in range(4):
         blob = run[start:].translate(_URL_SAFE)
         blob = blob[: len(blob) - (len(blob) % 4 == 1)]  # a lone last digit is no byte
-        yield base64.b64decode(blob + "=" * (-len(blob) % 4)).decode("utf-8", errors="replace")
+        yield base64.b64decode(blob + "=" * (-len(blob) % 4)).decode(errors="replace")
 
 
 def _bare_suffixes(internal_suffixes: Iterable[str]) -> Iterator[str]:
