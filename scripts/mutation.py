@@ -287,6 +287,9 @@ EQUIVALENT: dict[str, str] = {
     _INT + "x_is_internal_domain__mutmut_5": _LOWER_X,
     _INT + "x_url_part_reasons__mutmut_6": _SET,
     _INT + "x_url_part_reasons__mutmut_29": _SET,
+    _INT + "x__blob_texts__mutmut_29": (
+        'b64decode (not strict) stops at the padding: one "=" or three after 4n + 3 digits'
+    ),
     _INT + "x_host_reason__mutmut_34": _INTERNAL_NAMED,
     _INT + "x_host_reason__mutmut_35": _INTERNAL_NAMED,
     _IND + "x__host_target__mutmut_3": "_split_url refuses a URL without a host first",
