@@ -71,6 +71,7 @@ GROUPS: dict[str, Group] = {
         ("tools/intel/internal.py", "tools/intel/indicators.py", "alerts/addresses.py"),
         (
             "tests/tools/test_intel_internal.py",
+            "tests/tools/test_intel_encodings.py",
             "tests/tools/test_intel_indicators.py",
             "tests/alerts/test_addresses.py",
             "tests/tools/test_mcp_egress.py",
@@ -203,10 +204,6 @@ _INT = "tools.intel.internal."
 _IND = "tools.intel.indicators."
 _ADDR = "alerts.addresses."
 _LOWER_X = 'stripping "X" after lower(): there is no "X" left to strip'
-_B64_ALPHABET = "the token matched _BASE64: no character for validate to refuse"
-_REPLACE = 'errors="replace" is unquote\'s default'
-_DEPTH = "only depth == 0 decodes blobs: 1, 2 or None are all not 0"
-_BLANK = "a blank value is never a single-label host name"
 _INTERNAL_NAMED = "every internal range has a non-public reason: the fallback is never shown"
 _SIX_TO_FOUR = "a 6to4 address (2002::/16) is public to ipaddress: the fallback is None too"
 _BODY = "bot.slack_body."
@@ -288,24 +285,11 @@ EQUIVALENT: dict[str, str] = {
     _INT + "x__bare_suffixes__mutmut_4": _LOWER_X,
     _INT + "x_host_reason__mutmut_5": _LOWER_X,
     _INT + "x_is_internal_domain__mutmut_5": _LOWER_X,
-    _INT + "x__decoded_blob__mutmut_17": _B64_ALPHABET,
-    _INT + "x__decoded_blob__mutmut_30": _B64_ALPHABET,
-    _INT + "x__decoded_blob__mutmut_39": _UTF8,
-    _INT + "x__decoded_blob__mutmut_42": _UTF8,
-    _INT + "x__decoded_blob__mutmut_54": "blank text gives no token either way",
-    _INT + "x__decodings__mutmut_17": _REPLACE,
-    _INT + "x__decodings__mutmut_19": _REPLACE,
-    _INT + "x__decodings__mutmut_26": _REPLACE,
-    _INT + "x__decodings__mutmut_28": _REPLACE,
-    _INT + "x__token_reasons__mutmut_5": "_EMAIL needs an @: the or adds nothing",
-    _INT + "x__token_reasons__mutmut_39": '"XXXX" as the text of no blob: not internal either',
-    _INT + "x__token_reasons__mutmut_42": _DEPTH,
-    _INT + "x__token_reasons__mutmut_46": _DEPTH,
     _INT + "x_url_part_reasons__mutmut_6": _SET,
     _INT + "x_url_part_reasons__mutmut_29": _SET,
-    _INT + "x_url_part_reasons__mutmut_21": _BLANK,
-    _INT + "x_url_part_reasons__mutmut_23": _BLANK,
-    _INT + "x_url_part_reasons__mutmut_24": _BLANK,
+    _INT + "x__blob_texts__mutmut_29": (
+        'b64decode (not strict) stops at the padding: one "=" or three after 4n + 3 digits'
+    ),
     _INT + "x_host_reason__mutmut_34": _INTERNAL_NAMED,
     _INT + "x_host_reason__mutmut_35": _INTERNAL_NAMED,
     _IND + "x__host_target__mutmut_3": "_split_url refuses a URL without a host first",

@@ -91,6 +91,7 @@ def test_only_representational_forms_unwrap() -> None:
         ("192-0-2-1.nip.io", V4("192.0.2.1")),  # not public, though not internal
         ("192.0.2.1.198.51.100.7.nip.io", V4("198.51.100.7")),  # the rightmost, as DNS
         ("10.1.2.3.192.0.2.1.nip.io", V4("10.1.2.3")),  # an internal network first
+        ("10-0-0-255.sslip.io", V4("10.0.0.255")),  # 255 is an octet: a broadcast address
         ("10-0-0-256.sslip.io", None),  # not an address
         ("185.220.101.42.nip.io", None),  # public: nothing internal in it
         ("c0a80101.example.com", V4("192.168.1.1")),

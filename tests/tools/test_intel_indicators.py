@@ -42,6 +42,8 @@ INTERNAL = (
             "write it in standard form to look it up",
         ),
         ("evil.example", "'evil.example' is not an IPv4 or IPv6 address"),
+        # only the brackets of "[addr]" are taken off: a stray letter is not trimmed away
+        ("X185.220.101.42X", "'X185.220.101.42X' is not an IPv4 or IPv6 address"),
     ],
 )
 def test_refusals_say_why_and_what_to_do(value: str, message: str) -> None:

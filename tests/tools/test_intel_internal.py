@@ -129,3 +129,27 @@ def test_host_reasons_word_for_word() -> None:
     assert text_reasons("mail jane@example.org: now", SUFFIXES) == [
         "an e-mail address (jane@example.org)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "reasons"),
+    [  # each reason names the value as the token shows it, its dressing taken off
+        ("mail _jane@example.org_ now", ["an e-mail address (jane@example.org)"]),  # italics
+        ("X@EXAMPLE.COM", ["an e-mail address (X@EXAMPLE.COM)"]),
+        ("[@example.org]", []),  # no one before the @: a mention, not an address
+        ("from mx.example.org ([10.1.2.3])", ["a private address (10.1.2.3)"]),  # Received:
+        ("10.1.2.3.:8080", ["a private address (10.1.2.3)"]),
+        ("XENAPP01.CORP", ["an internal host name (XENAPP01.CORP)"]),
+    ],
+)
+def test_the_value_in_a_reason_is_the_token_without_its_dressing(
+    text: str, reasons: list[str]
+) -> None:
+    assert text_reasons(text, SUFFIXES) == reasons
+
+
+@pytest.mark.parametrize("last", [b"~", b"\x7f"])  # base64url "-" and "_" as the last digit
+def test_the_base64url_digits_are_read_as_62_and_63(last: bytes) -> None:
+    blob = b64url(b"10.1.2.3" + last)
+    assert blob[-1] in "-_"
+    assert text_reasons(blob, SUFFIXES) == ["a private address (10.1.2.3), encoded"]

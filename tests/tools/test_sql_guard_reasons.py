@@ -11,7 +11,7 @@ import pytest
 import sqlglot
 
 from tools.sql_functions import REFUSAL_HINT
-from tools.sql_guard import MAX_SQL_CHARS, SqlRejected, check_sql
+from tools.sql_guard import MAX_SQL_CHARS, SqlRejected, _first_line, check_sql
 
 AUTH = "socbot-sample.logs.auth_logs"
 TABLES = {AUTH}
@@ -74,3 +74,43 @@ def test_a_namespaced_functions_name_is_cut_at_120_chars() -> None:
         f"function {f'{dataset}.fn'[:120]} is not allowed (a namespaced, user-defined or "
         f"persistent function): {REFUSAL_HINT}"
     )
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [  # tables that sqlglot's scopes do not see: refused, never waved through unchecked
+        f"SELECT * FROM (pg_settings CROSS JOIN `{AUTH}`) AS t",  # a join in parentheses
+        f"SELECT a FROM (SELECT a FROM `{AUTH}` UNION ALL SELECT a FROM `{AUTH}` "
+        "ORDER BY (SELECT 1 FROM pg_settings)) AS t",  # a subquery in a union's ORDER BY
+    ],
+)
+def test_a_table_outside_every_scope_is_refused_by_name(sql: str) -> None:
+    assert refusal(sql) == (
+        "table reference 'pg_settings' could not be resolved: select FROM catalogued tables "
+        "and CTEs defined in the same query"
+    )
+
+
+def test_a_bare_table_as_a_union_operand_is_refused_with_sqlglots_reason() -> None:
+    assert refusal("(pg_settings) UNION ALL SELECT 1") == (
+        "could not resolve the query's table references: Cannot build a scope for set "
+        "operation operand: (pg_settings)"
+    )
+
+
+def test_sqlglots_reason_is_cut_at_300_chars() -> None:
+    operator = "x" * 400  # sqlglot quotes the unknown pipe operator in its first line
+    reason = refusal(f"FROM `{AUTH}` |> {operator}")
+    assert (
+        reason
+        == "could not parse the query as BigQuery SQL: "
+        + (f"Unsupported pipe syntax operator: '{operator.upper()}'.")[:300]
+    )
+
+
+def test_an_error_without_a_message_is_named_by_its_type() -> None:
+    # sqlglot can fail on hostile input with plain Python errors (the guard catches
+    # ValueError, KeyError...); one without a message still gives the model a reason
+    assert _first_line(KeyError()) == "KeyError"
+    assert _first_line(ValueError("  \n")) == "ValueError"
+    assert _first_line(ValueError("first\nsecond")) == "first"

@@ -5,21 +5,23 @@ an internal name carried as a subdomain of another domain (``db01.corp.evil.net`
 a private address encoded in the labels (``10-0-0-1.sslip.io``, ``0a000001.nip.io``,
 ``fd00--1.sslip.io``) and names that resolve everything to loopback.
 
-``url_part_reasons`` judges the userinfo, path, query and fragment of a URL: it
-percent-decodes (repeatedly), splits into tokens and looks at each token (and at
-the text behind base64 or hex tokens) for e-mail addresses, internal names and
-non-public addresses in any spelling. Each reason is a short phrase for the model.
+``url_part_reasons`` judges the userinfo, path, query and fragment of a URL (and
+``text_reasons`` free text): it percent-decodes (up to three layers; deeper nesting
+is refused), splits into tokens and looks at each token for e-mail addresses,
+internal names and non-public addresses in any spelling, and at the text behind
+every run of hex or base64 digits (either alphabet, a JWT's segments), read at
+each alignment so that a blob after ``path/`` or ``a+`` is read too. Each reason
+is a short phrase for the model.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import ipaddress
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from urllib.parse import SplitResult, parse_qsl, unquote, unquote_plus
+from urllib.parse import SplitResult, parse_qsl, unquote
 
 from alerts.addresses import (
     ipv4_in_host,
@@ -40,12 +42,17 @@ HOST_KEYS = frozenset(
 )
 _TOKEN_SPLIT = re.compile(r"[^\w.:@\[\]-]+")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
+_DOTTED_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")  # in decoded bytes: fewer by chance
 _NUMERIC = re.compile(r"^(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]+)){0,3}\.?$", re.I)
 _DOTTED_QUAD = re.compile(r"^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$")
 _HOSTNAME = re.compile(r"^(?=.*[a-z])[a-z0-9_-]+(?:\.[a-z0-9_-]+)+\.?$", re.I)
+_FIRST_NAME = re.compile(r"[^\w.-]")  # what ends the name in a host parameter's value
 _SINGLE_LABEL = re.compile(r"^(?=.*[a-z])[a-z0-9][a-z0-9_-]{0,62}$", re.I)
-_BASE64 = re.compile(r"^[A-Za-z0-9+/_-]{8,}={0,2}$")
-_HEX = re.compile(r"^(?:[0-9a-f]{2}){6,}$", re.I)
+_HEX_RUN = re.compile(r"[0-9a-f]{12,}", re.I)
+_BLOB_RUN = re.compile(r"[A-Za-z0-9+/_-]{8,}")  # base64 digits (both alphabets) and hex
+_LAYERS = 3  # percent-decoding layers looked through; more are refused
+TOO_DEEP = f"percent-encoding nested more than {_LAYERS} layers deep"
+_URL_SAFE = str.maketrans("-_", "+/")  # base64url digits as standard base64 ones
 _DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
 
 
@@ -88,12 +95,13 @@ def url_part_reasons(parts: SplitResult, internal_suffixes: Iterable[str]) -> li
     if "@" in parts.netloc:
         reasons["a user name or credentials"] = None
     for component in (parts.path, parts.query, parts.fragment):
-        for text in _decodings(component):
-            for token in _TOKEN_SPLIT.split(text):
-                reasons.update(dict.fromkeys(_token_reasons(token, suffixes, depth=0)))
-    for key, value in parse_qsl(parts.query, keep_blank_values=True):
-        if key.lower() in HOST_KEYS and _SINGLE_LABEL.match(value.strip()):
-            reasons[f"an internal host name ({value.strip()})"] = None
+        reasons.update(dict.fromkeys(_reasons(component, suffixes)))
+    for key, value in parse_qsl(parts.query):  # a blank value names no host
+        if key.lower() in HOST_KEYS:
+            for text in _decodings(value) or ():  # "srv%2520", "srv.:445", "\\\\srv\\c$"
+                name = _FIRST_NAME.split(text.strip(" ./\\"))[0].rstrip(".")
+                if _SINGLE_LABEL.match(name):
+                    reasons[f"an internal host name ({name})"] = None
     return list(reasons)
 
 
@@ -101,19 +109,32 @@ def text_reasons(text: str, internal_suffixes: Iterable[str]) -> list[str]:
     """Why free text must not be sent (the tokens of ``url_part_reasons``: e-mail
     addresses, internal names and non-public addresses in any spelling, also behind
     percent, base64 or hex encoding), [] when nothing internal is in it."""
-    suffixes = tuple(internal_suffixes)
-    reasons: dict[str, None] = {}
-    for decoded in _decodings(text):
+    return list(dict.fromkeys(_reasons(text, tuple(internal_suffixes))))
+
+
+def _reasons(text: str, suffixes: tuple[str, ...]) -> Iterator[str]:
+    """The reasons in every decoding of ``text``: its tokens, then the text behind its
+    runs of base64 or hex digits."""
+    decodings = _decodings(text)
+    if decodings is None:
+        yield TOO_DEEP
+        return
+    for decoded in decodings:
         for token in _TOKEN_SPLIT.split(decoded):
-            reasons.update(dict.fromkeys(_token_reasons(token, suffixes, depth=0)))
-    return list(reasons)
+            yield from _token_reasons(token, suffixes)
+        blobs = [*_HEX_RUN.findall(decoded), *_BLOB_RUN.findall(decoded)]
+        for inner in _TOKEN_SPLIT.split(" ".join(t for b in blobs for t in _blob_texts(b))):
+            for reason in _token_reasons(inner, suffixes, email=_DOTTED_EMAIL):
+                yield f"{reason}, encoded"
 
 
-def _token_reasons(token: str, suffixes: tuple[str, ...], *, depth: int) -> Iterator[str]:
-    written, token = token, token.strip(".-_")
+def _token_reasons(
+    token: str, suffixes: tuple[str, ...], *, email: re.Pattern[str] = _EMAIL
+) -> Iterator[str]:
+    token = token.strip(".-_")
     if not token:
         return
-    if "@" in token and _EMAIL.match(token.strip("[]:")):
+    if "@" in token and email.match(token.strip("[]:")):
         yield f"an e-mail address ({token.strip('[]:')})"
         return
     if token.count(":") >= 2:
@@ -125,12 +146,6 @@ def _token_reasons(token: str, suffixes: tuple[str, ...], *, depth: int) -> Iter
         reason = _piece_reason(piece.strip(".-_"), suffixes)
         if reason:
             yield reason
-    if depth == 0:  # "-" and "_" are base64url digits: the blob as written too
-        for blob in dict.fromkeys((token, written.strip("."))):
-            decoded = _decoded_blob(blob)
-            for inner in _TOKEN_SPLIT.split(decoded or ""):
-                for reason in _token_reasons(inner, suffixes, depth=1):
-                    yield f"{reason}, encoded"
 
 
 def _piece_reason(piece: str, suffixes: tuple[str, ...]) -> str | None:
@@ -159,40 +174,40 @@ def _ipv6_reason(token: str) -> str | None:
     return f"a {reason} ({unwrap(ip)})" if reason else None
 
 
-def _decodings(component: str) -> list[str]:
-    """The component as written and percent-decoded (up to three layers), normalised."""
+def _decodings(component: str) -> list[str] | None:
+    """The component as written and percent-decoded (up to three layers), NFKC-normalised;
+    None when a fourth layer would still decode (refused: no unbounded unwrapping).
+
+    A "+" (a space in a query string) needs no decoding of its own: it splits tokens as a
+    space does, and a blob after it is read at its own alignment (``_blob_texts``)."""
     out: list[str] = []
-    text = component
-    for _ in range(4):
-        normalised = unicodedata.normalize("NFKC", text).translate(_DOTS)
-        if normalised not in out:
-            out.append(normalised)
-        text, previous = unquote(text, errors="replace"), text
-        if text == previous:
-            break
-    plus = unquote_plus(component, errors="replace")
-    if plus not in out:
-        out.append(plus)
-    return out
-
-
-def _decoded_blob(token: str) -> str | None:
-    """The text behind a base64 or hex token, if it is one (unprintable bytes as spaces)."""
-    raw: bytes | None = None
-    if _HEX.match(token):
-        raw = bytes.fromhex(token)
-    elif _BASE64.match(token):
-        padded = token + "=" * (-len(token) % 4)
-        try:
-            raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
-        except (binascii.Error, ValueError):
+    text, layers = component, 0
+    while True:
+        text = unicodedata.normalize("NFKC", text).translate(_DOTS)
+        if text not in out:
+            out.append(text)
+        decoded = unquote(text)  # a broken escape stays as written
+        if decoded == text:
+            return out
+        if layers == _LAYERS:
             return None
-    if raw is None:
-        return None
-    # an unprintable or broken byte must not hide the text around it: it splits tokens
-    text = raw.decode("utf-8", errors="replace").replace("\ufffd", " ")
-    shown = "".join(c if c.isprintable() else " " for c in text)
-    return shown if shown.strip() else None
+        text, layers = decoded, layers + 1
+
+
+def _blob_texts(run: str) -> Iterator[str]:
+    """The text behind a run of hex digits (read from its first and second digit), or
+    of base64 digits (read from each of its first four): a blob may begin inside the
+    run, after "path/" or "a+". A broken byte (U+FFFD) or a control character is no
+    word character: it splits the text's tokens, hiding none."""
+    if _HEX_RUN.fullmatch(run):
+        for start in range(2):
+            digits = run[start:]
+            yield bytes.fromhex(digits[: len(digits) // 2 * 2]).decode(errors="replace")
+        return
+    for start in range(4):
+        blob = run[start:].translate(_URL_SAFE)
+        blob = blob[: len(blob) - (len(blob) % 4 == 1)]  # a lone last digit is no byte
+        yield base64.b64decode(blob + "=" * (-len(blob) % 4)).decode(errors="replace")
 
 
 def _bare_suffixes(internal_suffixes: Iterable[str]) -> Iterator[str]:
