@@ -146,15 +146,15 @@ GROUPS: dict[str, Group] = {
             "tests/agent/test_attack_techniques.py",
         ),
     ),
-    "duckdb_pool": Group(
+    "duckdb_pool": Group(  # the pool alone: real workers, a three-row CSV
         ("tools/logs/duckdb_pool.py",),
-        ("tests/tools/test_duckdb_logs.py", "tests/tools/test_hostile_sql.py"),
-        only=(
-            "tools.logs.duckdb_pool.xǁDuckDBPoolǁquery*",
-            "tools.logs.duckdb_pool.xǁDuckDBPoolǁ_discard*",
-            "tools.logs.duckdb_pool.xǁ_Workerǁkill*",
+        ("tests/tools/test_duckdb_pool_kill.py",),
+        only=(  # every way a worker is killed and replaced, and what it inherits
+            "tools.logs.duckdb_pool.xǁDuckDBPoolǁ*",
+            "tools.logs.duckdb_pool.xǁ_Workerǁ*",
             "tools.logs.duckdb_pool.x__kill_all*",
             "tools.logs.duckdb_pool.x__worker_env*",
+            "tools.logs.duckdb_pool.x__pipe*",
         ),
     ),
     "webhook": Group(("bot/webhook.py",), ("tests/bot/test_webhook_checks.py",)),

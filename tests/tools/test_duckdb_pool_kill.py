@@ -1,0 +1,279 @@
+"""The DuckDB pool's kill paths, on the pool alone: real worker processes over a
+three-row CSV (invented for the tests), no log tools, no SQL guard.
+
+Each way a query ends early kills exactly the worker that ran it (SIGKILL, reaped, both
+pipes closed, gone from the process table and from the pool) and leaves one fresh,
+warm worker that answers the next query: its own time limit, a cancel (a Slack "stop",
+Ctrl-C: ``CancelledError``, a ``BaseException``), the step's deadline, a worker that
+does not start in time, an answer over the reply limit, an out-of-memory answer, and
+``close``. A worker's environment is the allowlist and nothing else. Start-up and the
+running query are waited for by the pipe lock, never by a sleep; the bounds are upper
+bounds only. ``test_duckdb_logs.py`` and ``test_hostile_sql.py`` run the same paths
+through the log tools; this file lets the mutation group ``duckdb_pool`` check a
+mutant in seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tools.logs import duckdb_pool
+from tools.logs.duckdb_pool import DuckDBPool, WorkerFailed, _Worker, _worker_env
+
+REPLY_LIMIT = 4096
+BOUND = 20.0  # seconds: an upper bound only (a loaded 2-core machine), never a wait
+# minutes on one thread: only a kill ends it
+HEAVY = "SELECT count(*) FROM range(1000000000000) t(i) WHERE i % 7 = 3"
+COUNT = "SELECT count(*) AS n, max(host) AS last FROM events"
+COUNTED = {"columns": ["n", "last"], "rows": [[3, "web-3"]], "truncated_by": None, "bytes": 12}
+SCHEMAS = {"events": [["host", "VARCHAR"], ["port", "BIGINT"]]}
+KILLED = -signal.SIGKILL
+
+
+def request(sql: str, max_bytes: int = 2000) -> dict[str, Any]:
+    return {"sql": sql, "row_limit": 10, "max_bytes": max_bytes}
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> dict[str, Any]:
+    data = tmp_path / "events.csv"
+    data.write_text("host,port\nweb-1,22\nweb-2,443\nweb-3,8080\n")
+    views = [["events", "read_csv_auto", [str(data)]]]
+    return {"views": views, "memory_mb": 64, "headroom_mb": 64, "threads": 1}
+
+
+@pytest.fixture
+def pool(config: dict[str, Any]) -> Iterator[DuckDBPool]:
+    pool = DuckDBPool(config, size=1, reply_limit=REPLY_LIMIT)
+    yield pool
+    pool.close()
+
+
+async def warm(pool: DuckDBPool) -> _Worker:
+    """The pool's one worker, once it has answered a query."""
+    assert await pool.query(request(COUNT), BOUND) == COUNTED
+    (worker,) = pool._live
+    return worker
+
+
+async def running(pool: DuckDBPool, task: asyncio.Task[Any], *others: _Worker) -> _Worker:
+    """The started worker (not in ``others``) holding its pipe: the query is on its way."""
+    async with asyncio.timeout(BOUND):
+        while True:
+            assert not task.done()
+            for w in set(pool._live) - set(others):
+                if w.ready is not None and w._io.locked():
+                    return w
+            await asyncio.sleep(0.01)
+
+
+async def killed(worker: _Worker, *codes: int) -> None:
+    """``worker`` was reaped with one of ``codes``, its pipes closed, its pid gone."""
+    stdin, stdout = worker.proc.stdin, worker.proc.stdout
+    assert stdin is not None and stdout is not None
+    async with asyncio.timeout(BOUND):
+        while not (stdin.closed and stdout.closed):
+            await asyncio.sleep(0.01)
+    assert worker.proc.returncode in (codes or (KILLED,))
+    with pytest.raises(ProcessLookupError):
+        os.kill(worker.pid, 0)
+
+
+async def replaced(pool: DuckDBPool, old: _Worker) -> None:
+    """One fresh worker instead of ``old``, and it answers the next query."""
+    (fresh,) = pool._live
+    assert fresh is not old and pool.pids() == [fresh.pid] != [old.pid]
+    assert await pool.query(request(COUNT), BOUND) == COUNTED
+    assert pool._live == {fresh}
+
+
+async def test_a_worker_answers_and_stays_for_the_next_query(pool: DuckDBPool) -> None:
+    worker = await warm(pool)
+    assert pool.pids() == [worker.pid] and worker.proc.returncode is None
+    assert await pool.query(request("SELECT 7 AS n"), BOUND) == {
+        "columns": ["n"], "rows": [[7]], "truncated_by": None, "bytes": 3
+    }  # fmt: skip
+    assert pool._live == {worker} and pool._idle == [worker]
+    assert await pool.describe() == SCHEMAS
+
+
+async def test_its_own_time_limit_kills_exactly_that_worker(pool: DuckDBPool) -> None:
+    worker = await warm(pool)
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        await pool.query(request(HEAVY), 0.3)
+    assert time.monotonic() - started < BOUND
+    await killed(worker)
+    await replaced(pool, worker)
+
+
+async def test_a_cancel_kills_the_worker_running_the_query(pool: DuckDBPool) -> None:
+    """A Slack "stop" or Ctrl-C: ``CancelledError`` is no ``Exception``, yet it kills."""
+    task = asyncio.create_task(pool.query(request(HEAVY), 600))
+    worker = await running(pool, task)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await killed(worker)
+    await replaced(pool, worker)
+
+
+async def test_the_step_deadline_kills_the_worker_running_the_query(pool: DuckDBPool) -> None:
+    await warm(pool)
+    (worker,) = pool._live
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.5):
+            await pool.query(request(HEAVY), 600)
+    assert time.monotonic() - started < BOUND
+    await killed(worker)
+    await replaced(pool, worker)
+
+
+async def test_a_limit_kills_only_its_own_worker(config: dict[str, Any]) -> None:
+    pool = DuckDBPool(config, size=2, reply_limit=REPLY_LIMIT)
+    try:
+        long = asyncio.create_task(pool.query(request(HEAVY), 600))
+        first = await running(pool, long)
+        short = asyncio.create_task(pool.query(request(HEAVY), 0.5))
+        second = await running(pool, short, first)
+        with pytest.raises(TimeoutError):
+            await short
+        await killed(second)
+        assert first.proc.returncode is None and first in pool._live and not long.done()
+        assert len(pool._live) == 2 and len(pool._idle) == 1  # a warm replacement
+        long.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await long
+        await killed(first)
+        assert len(pool._live) == 2 and len(pool._idle) == 2
+        assert not {first, second} & pool._live
+    finally:
+        pool.close()
+
+
+async def test_a_query_waits_for_the_one_slot(pool: DuckDBPool) -> None:
+    heavy = asyncio.create_task(pool.query(request(HEAVY), 600))
+    worker = await running(pool, heavy)
+    count = asyncio.create_task(pool.query(request(COUNT), BOUND))
+    for _ in range(20):  # the counting query would have taken a worker by now
+        await asyncio.sleep(0)
+    assert not count.done() and pool._live == {worker} and pool._idle == []
+    heavy.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await heavy
+    assert await count == COUNTED
+    await killed(worker)
+    assert len(pool._live) == 1 and worker not in pool._live
+
+
+async def test_an_answer_over_the_reply_limit_kills_the_worker(pool: DuckDBPool) -> None:
+    worker = await warm(pool)
+    with pytest.raises(WorkerFailed, match=f"^the answer was larger than {REPLY_LIMIT} bytes$"):
+        await pool.query(request("SELECT repeat('x', 5000) AS s", 10_000), BOUND)
+    await killed(worker)
+    await replaced(pool, worker)
+
+
+async def test_an_out_of_memory_answer_discards_the_worker(pool: DuckDBPool) -> None:
+    worker = await warm(pool)
+    reply = await pool.query(request("SELECT len(range(150000000)) AS n"), BOUND)
+    assert set(reply) == {"error", "kind"} and reply["kind"] == "memory"
+    assert reply["error"].startswith("Out of Memory Error: ")
+    await killed(worker, 0, KILLED)  # it exits by itself too: whichever came first
+    await replaced(pool, worker)
+
+
+async def test_a_worker_that_does_not_start_in_time_is_killed(
+    pool: DuckDBPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (starting,) = pool._live
+    with monkeypatch.context() as patch:
+        patch.setattr(duckdb_pool, "STARTUP_TIMEOUT_S", 0.001)
+        with pytest.raises(WorkerFailed, match=r"^the worker did not start within 0\.001s$"):
+            await pool.query(request(COUNT), BOUND)
+    await killed(starting)
+    assert pool.schemas is None
+    await replaced(pool, starting)
+    assert pool.schemas == SCHEMAS
+
+
+async def test_a_cancel_while_describing_kills_the_starting_worker(pool: DuckDBPool) -> None:
+    (starting,) = pool._live
+    task = asyncio.create_task(pool.describe())
+    async with asyncio.timeout(BOUND):
+        while pool._idle:
+            await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await killed(starting)
+    assert await pool.describe() == SCHEMAS
+    await replaced(pool, starting)
+
+
+async def test_close_kills_every_worker_and_refuses_new_ones(config: dict[str, Any]) -> None:
+    pool = DuckDBPool(config, size=2, reply_limit=REPLY_LIMIT)
+    await warm(pool)
+    task = asyncio.create_task(pool.query(request(HEAVY), 600))
+    busy = await running(pool, task)
+    assert await pool.query(request(COUNT), BOUND) == COUNTED  # on a second worker
+    (idle,) = pool._live - {busy}
+    assert pool._idle == [idle]
+    pool.close()
+    with pytest.raises(WorkerFailed, match="^the worker process ended without answering$"):
+        await task
+    await killed(idle)
+    await killed(busy)
+    assert pool.pids() == [] and pool._idle == []
+    with pytest.raises(WorkerFailed, match="^the log store is closed$"):
+        await pool.query(request(COUNT), BOUND)
+    assert pool.pids() == []
+
+
+async def test_a_pool_dropped_unclosed_kills_its_workers(config: dict[str, Any]) -> None:
+    pool = DuckDBPool(config, size=1, reply_limit=REPLY_LIMIT)
+    worker = await warm(pool)
+    del pool
+    gc.collect()
+    await killed(worker)
+
+
+async def test_workers_get_the_allowlisted_environment_only(
+    config: dict[str, Any], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = os.environ["PATH"]
+    allowed = {"PATH": path, "HOME": "/home/socbot", "LANG": "C.UTF-8", "SYSTEMROOT": "C:\\W"}
+    for name, value in allowed.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("TZ", raising=False)
+    secrets = {"GEMINI_API_KEY": "AIza-not-a-real-key", "SLACK_BOT_TOKEN": "xoxb-not-real"}
+    for name, value in {**secrets, "PYTHONPATH": "/tmp/evil", "MALLOC_ARENA_MAX": "8"}.items():
+        monkeypatch.setenv(name, value)
+    expected = {**allowed, "MALLOC_ARENA_MAX": "2"}
+    assert _worker_env() == expected
+    monkeypatch.setenv("TZ", "UTC")
+    assert _worker_env() == {**expected, "TZ": "UTC"}
+    caplog.set_level(logging.DEBUG, logger="tools.logs.duckdb_pool")
+    pool = DuckDBPool(config, size=1, reply_limit=REPLY_LIMIT)
+    try:
+        worker = await warm(pool)
+        logged = [m for name, _, m in caplog.record_tuples if name == duckdb_pool.__name__]
+        assert logged == [f"started DuckDB worker {worker.pid}"]
+        environ = Path(f"/proc/{worker.pid}/environ").read_bytes()
+        pairs = [item.split(b"=", 1) for item in environ.split(b"\0") if item]
+        assert {k.decode(): v.decode() for k, v in pairs} == {**expected, "TZ": "UTC"}
+        # the worker runs the tools package next to this pool (a mutated copy's own)
+        assert Path(f"/proc/{worker.pid}/cwd").resolve() == duckdb_pool.ROOT
+    finally:
+        pool.close()
