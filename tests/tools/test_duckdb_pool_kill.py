@@ -1,25 +1,22 @@
 """The DuckDB pool's kill paths, on the pool alone: real worker processes over a
-three-row CSV (invented for the tests), no log tools, no SQL guard.
+three-row CSV, no log tools, no SQL guard.
 
 Each way a query ends early kills exactly the worker that ran it (SIGKILL, reaped, both
 pipes closed, gone from the process table and from the pool) and leaves one fresh,
 warm worker that answers the next query: its own time limit, a cancel (a Slack "stop",
 Ctrl-C: ``CancelledError``, a ``BaseException``), the step's deadline, a worker that
 does not start in time, an answer over the reply limit, an out-of-memory answer, and
-``close``. A worker's environment is the allowlist and nothing else. Start-up and the
-running query are waited for by the pipe lock, never by a sleep; the bounds are upper
-bounds only. ``test_duckdb_logs.py`` and ``test_hostile_sql.py`` run the same paths
-through the log tools; this file lets the mutation group ``duckdb_pool`` check a
-mutant in seconds.
+``close``. The running query is waited for by its pipe lock, never by a sleep; the
+bounds are upper bounds only. ``test_duckdb_logs.py`` and ``test_hostile_sql.py`` run
+the same paths through the log tools; this file and ``test_duckdb_pool_workers.py``
+let the mutation group ``duckdb_pool`` check a mutant in seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import logging
-import os
-import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,29 +24,29 @@ from typing import Any
 
 import pytest
 
+from tests.tools.duckdb_pool_support import (
+    BOUND,
+    COUNT,
+    COUNTED,
+    HEAVY,
+    KILLED,
+    REPLY_LIMIT,
+    SCHEMAS,
+    events_config,
+    killed,
+    replaced,
+    request,
+    running,
+    until,
+    warm,
+)
 from tools.logs import duckdb_pool
-from tools.logs.duckdb_pool import DuckDBPool, WorkerFailed, _Worker, _worker_env
-
-REPLY_LIMIT = 4096
-BOUND = 20.0  # seconds: an upper bound only (a loaded 2-core machine), never a wait
-# minutes on one thread: only a kill ends it
-HEAVY = "SELECT count(*) FROM range(1000000000000) t(i) WHERE i % 7 = 3"
-COUNT = "SELECT count(*) AS n, max(host) AS last FROM events"
-COUNTED = {"columns": ["n", "last"], "rows": [[3, "web-3"]], "truncated_by": None, "bytes": 12}
-SCHEMAS = {"events": [["host", "VARCHAR"], ["port", "BIGINT"]]}
-KILLED = -signal.SIGKILL
-
-
-def request(sql: str, max_bytes: int = 2000) -> dict[str, Any]:
-    return {"sql": sql, "row_limit": 10, "max_bytes": max_bytes}
+from tools.logs.duckdb_pool import DuckDBPool, WorkerFailed
 
 
 @pytest.fixture
 def config(tmp_path: Path) -> dict[str, Any]:
-    data = tmp_path / "events.csv"
-    data.write_text("host,port\nweb-1,22\nweb-2,443\nweb-3,8080\n")
-    views = [["events", "read_csv_auto", [str(data)]]]
-    return {"views": views, "memory_mb": 64, "headroom_mb": 64, "threads": 1}
+    return events_config(tmp_path)
 
 
 @pytest.fixture
@@ -57,44 +54,6 @@ def pool(config: dict[str, Any]) -> Iterator[DuckDBPool]:
     pool = DuckDBPool(config, size=1, reply_limit=REPLY_LIMIT)
     yield pool
     pool.close()
-
-
-async def warm(pool: DuckDBPool) -> _Worker:
-    """The pool's one worker, once it has answered a query."""
-    assert await pool.query(request(COUNT), BOUND) == COUNTED
-    (worker,) = pool._live
-    return worker
-
-
-async def running(pool: DuckDBPool, task: asyncio.Task[Any], *others: _Worker) -> _Worker:
-    """The started worker (not in ``others``) holding its pipe: the query is on its way."""
-    async with asyncio.timeout(BOUND):
-        while True:
-            assert not task.done()
-            for w in set(pool._live) - set(others):
-                if w.ready is not None and w._io.locked():
-                    return w
-            await asyncio.sleep(0.01)
-
-
-async def killed(worker: _Worker, *codes: int) -> None:
-    """``worker`` was reaped with one of ``codes``, its pipes closed, its pid gone."""
-    stdin, stdout = worker.proc.stdin, worker.proc.stdout
-    assert stdin is not None and stdout is not None
-    async with asyncio.timeout(BOUND):
-        while not (stdin.closed and stdout.closed):
-            await asyncio.sleep(0.01)
-    assert worker.proc.returncode in (codes or (KILLED,))
-    with pytest.raises(ProcessLookupError):
-        os.kill(worker.pid, 0)
-
-
-async def replaced(pool: DuckDBPool, old: _Worker) -> None:
-    """One fresh worker instead of ``old``, and it answers the next query."""
-    (fresh,) = pool._live
-    assert fresh is not old and pool.pids() == [fresh.pid] != [old.pid]
-    assert await pool.query(request(COUNT), BOUND) == COUNTED
-    assert pool._live == {fresh}
 
 
 async def test_a_worker_answers_and_stays_for_the_next_query(pool: DuckDBPool) -> None:
@@ -111,7 +70,8 @@ async def test_its_own_time_limit_kills_exactly_that_worker(pool: DuckDBPool) ->
     worker = await warm(pool)
     started = time.monotonic()
     with pytest.raises(TimeoutError):
-        await pool.query(request(HEAVY), 0.3)
+        async with asyncio.timeout(BOUND):  # fails at BOUND if the limit is not kept
+            await pool.query(request(HEAVY), 0.3)
     assert time.monotonic() - started < BOUND
     await killed(worker)
     await replaced(pool, worker)
@@ -138,6 +98,28 @@ async def test_the_step_deadline_kills_the_worker_running_the_query(pool: DuckDB
     assert time.monotonic() - started < BOUND
     await killed(worker)
     await replaced(pool, worker)
+
+
+async def test_a_query_takes_a_ready_worker_before_a_starting_one(
+    config: dict[str, Any],
+) -> None:
+    pool = DuckDBPool(config, size=2, reply_limit=REPLY_LIMIT)
+    try:
+        both = await asyncio.gather(*(pool.query(request(COUNT), BOUND) for _ in "ab"))
+        assert both == [COUNTED, COUNTED]
+        first, second = pool._idle
+        with pytest.raises(TimeoutError):
+            await pool.query(request(HEAVY), 0.3)
+        await killed(first)
+        assert pool._idle[0] is second and pool._idle[1].ready is None  # the replacement
+        task = asyncio.create_task(pool.query(request(HEAVY), 600))
+        assert await running(pool, task) is second
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await killed(second)
+    finally:
+        pool.close()
 
 
 async def test_a_limit_kills_only_its_own_worker(config: dict[str, Any]) -> None:
@@ -194,6 +176,15 @@ async def test_an_out_of_memory_answer_discards_the_worker(pool: DuckDBPool) -> 
     await replaced(pool, worker)
 
 
+async def test_the_reaper_never_holds_up_the_interpreter(pool: DuckDBPool) -> None:
+    worker = await warm(pool)
+    with worker._io:  # a reader still on the pipe: the reaper waits for it to let go
+        worker.kill()
+        reapers = [t for t in threading.enumerate() if t.name.endswith("(_reap)")]
+        assert reapers and all(t.daemon for t in reapers)
+    await killed(worker)
+
+
 async def test_a_worker_that_does_not_start_in_time_is_killed(
     pool: DuckDBPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -211,9 +202,7 @@ async def test_a_worker_that_does_not_start_in_time_is_killed(
 async def test_a_cancel_while_describing_kills_the_starting_worker(pool: DuckDBPool) -> None:
     (starting,) = pool._live
     task = asyncio.create_task(pool.describe())
-    async with asyncio.timeout(BOUND):
-        while pool._idle:
-            await asyncio.sleep(0)
+    await until(lambda: not pool._idle)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -231,12 +220,12 @@ async def test_close_kills_every_worker_and_refuses_new_ones(config: dict[str, A
     (idle,) = pool._live - {busy}
     assert pool._idle == [idle]
     pool.close()
-    with pytest.raises(WorkerFailed, match="^the worker process ended without answering$"):
+    with pytest.raises(WorkerFailed, match=r"^the worker process ended without answering$"):
         await task
     await killed(idle)
     await killed(busy)
     assert pool.pids() == [] and pool._idle == []
-    with pytest.raises(WorkerFailed, match="^the log store is closed$"):
+    with pytest.raises(WorkerFailed, match=r"^the log store is closed$"):
         await pool.query(request(COUNT), BOUND)
     assert pool.pids() == []
 
@@ -247,33 +236,3 @@ async def test_a_pool_dropped_unclosed_kills_its_workers(config: dict[str, Any])
     del pool
     gc.collect()
     await killed(worker)
-
-
-async def test_workers_get_the_allowlisted_environment_only(
-    config: dict[str, Any], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    path = os.environ["PATH"]
-    allowed = {"PATH": path, "HOME": "/home/socbot", "LANG": "C.UTF-8", "SYSTEMROOT": "C:\\W"}
-    for name, value in allowed.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("TZ", raising=False)
-    secrets = {"GEMINI_API_KEY": "AIza-not-a-real-key", "SLACK_BOT_TOKEN": "xoxb-not-real"}
-    for name, value in {**secrets, "PYTHONPATH": "/tmp/evil", "MALLOC_ARENA_MAX": "8"}.items():
-        monkeypatch.setenv(name, value)
-    expected = {**allowed, "MALLOC_ARENA_MAX": "2"}
-    assert _worker_env() == expected
-    monkeypatch.setenv("TZ", "UTC")
-    assert _worker_env() == {**expected, "TZ": "UTC"}
-    caplog.set_level(logging.DEBUG, logger="tools.logs.duckdb_pool")
-    pool = DuckDBPool(config, size=1, reply_limit=REPLY_LIMIT)
-    try:
-        worker = await warm(pool)
-        logged = [m for name, _, m in caplog.record_tuples if name == duckdb_pool.__name__]
-        assert logged == [f"started DuckDB worker {worker.pid}"]
-        environ = Path(f"/proc/{worker.pid}/environ").read_bytes()
-        pairs = [item.split(b"=", 1) for item in environ.split(b"\0") if item]
-        assert {k.decode(): v.decode() for k, v in pairs} == {**expected, "TZ": "UTC"}
-        # the worker runs the tools package next to this pool (a mutated copy's own)
-        assert Path(f"/proc/{worker.pid}/cwd").resolve() == duckdb_pool.ROOT
-    finally:
-        pool.close()
