@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,22 @@ async def killed(worker: _Worker, *codes: int) -> None:
     assert worker.proc.returncode in (codes or (KILLED,))
     with pytest.raises(ProcessLookupError):
         os.kill(worker.pid, 0)
+
+
+async def discarded(pool: DuckDBPool, worker: _Worker, *codes: int) -> None:
+    """``worker`` is out of ``pool`` at once, and ``killed``."""
+    assert worker not in pool._live
+    await killed(worker, *codes)
+
+
+async def overruns(query: Awaitable[Any]) -> None:
+    """``query`` raises ``TimeoutError`` at its own limit, well before ``BOUND`` (whose
+    own ``TimeoutError`` would come too late to pass)."""
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(BOUND):
+            await query
+    assert time.monotonic() - started < BOUND
 
 
 async def replaced(pool: DuckDBPool, old: _Worker) -> None:

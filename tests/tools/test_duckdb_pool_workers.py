@@ -23,8 +23,8 @@ from tests.tools.duckdb_pool_support import (
     COUNTED,
     KILLED,
     REPLY_LIMIT,
+    discarded,
     events_config,
-    killed,
     replaced,
     request,
     until,
@@ -85,7 +85,7 @@ async def test_a_worker_killed_while_idle_fails_one_query_and_is_replaced(
     await until(lambda: worker.proc.poll() is not None)
     with pytest.raises(WorkerFailed, match=r"^the worker process is gone$"):
         await pool.query(request(COUNT), BOUND)
-    await killed(worker)  # its unsent request is dropped with the pipe, quietly
+    await discarded(pool, worker)  # its unsent request is dropped with the pipe, quietly
     await replaced(pool, worker)
     pool.close()
 
@@ -101,7 +101,7 @@ async def test_a_worker_that_cannot_open_the_store_says_why(
             await pool.query(request(COUNT), BOUND)
         assert str(failed.value).startswith("the log store could not open its files: ")
         assert "gone.csv" in str(failed.value)
-        await killed(worker, 0, KILLED)  # it exits by itself too
+        await discarded(pool, worker, 0, KILLED)  # it exits by itself too
         assert worker not in pool._live and len(pool._live) == 1
     finally:
         pool.close()
@@ -126,7 +126,7 @@ async def test_a_worker_that_breaks_the_protocol_is_killed(
         message = "^the worker answered something other than an object$"
         with pytest.raises(WorkerFailed, match=message):
             await pool.query(request(COUNT), BOUND)
-        await killed(worker)
+        await discarded(pool, worker)
         assert worker not in pool._live and len(pool._live) == 1
     finally:
         pool.close()
