@@ -80,14 +80,16 @@ async def test_a_worker_killed_while_idle_fails_one_query_and_is_replaced(
     config: dict[str, Any],
 ) -> None:
     pool = DuckDBPool(config, size=1, reply_limit=REPLY_LIMIT)
-    worker = await warm(pool)
-    os.kill(worker.pid, signal.SIGKILL)  # the kernel's out-of-memory killer, say
-    await until(lambda: worker.proc.poll() is not None)
-    with pytest.raises(WorkerFailed, match=r"^the worker process is gone$"):
-        await pool.query(request(COUNT), BOUND)
-    await discarded(pool, worker)  # its unsent request is dropped with the pipe, quietly
-    await replaced(pool, worker)
-    pool.close()
+    try:
+        worker = await warm(pool)
+        os.kill(worker.pid, signal.SIGKILL)  # the kernel's out-of-memory killer, say
+        await until(lambda: worker.proc.poll() is not None)
+        with pytest.raises(WorkerFailed, match=r"^the worker process is gone$"):
+            await pool.query(request(COUNT), BOUND)
+        await discarded(pool, worker)  # its unsent request goes with the pipe, quietly
+        await replaced(pool, worker)
+    finally:
+        pool.close()
 
 
 async def test_a_worker_that_cannot_open_the_store_says_why(
@@ -102,7 +104,7 @@ async def test_a_worker_that_cannot_open_the_store_says_why(
         assert str(failed.value).startswith("the log store could not open its files: ")
         assert "gone.csv" in str(failed.value)
         await discarded(pool, worker, 0, KILLED)  # it exits by itself too
-        assert worker not in pool._live and len(pool._live) == 1
+        assert len(pool._live) == 1
     finally:
         pool.close()
 
@@ -127,7 +129,7 @@ async def test_a_worker_that_breaks_the_protocol_is_killed(
         with pytest.raises(WorkerFailed, match=message):
             await pool.query(request(COUNT), BOUND)
         await discarded(pool, worker)
-        assert worker not in pool._live and len(pool._live) == 1
+        assert len(pool._live) == 1
     finally:
         pool.close()
 
