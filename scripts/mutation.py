@@ -146,16 +146,9 @@ GROUPS: dict[str, Group] = {
             "tests/agent/test_attack_techniques.py",
         ),
     ),
-    "duckdb_pool": Group(  # the pool alone: real workers, a three-row CSV
-        ("tools/logs/duckdb_pool.py",),
+    "duckdb_pool": Group(  # every way a worker is killed and replaced, what it inherits
+        ("tools/logs/duckdb_pool.py",),  # the pool alone: real workers, a three-row CSV
         ("tests/tools/test_duckdb_pool_kill.py", "tests/tools/test_duckdb_pool_workers.py"),
-        only=(  # every way a worker is killed and replaced, and what it inherits
-            "tools.logs.duckdb_pool.xǁDuckDBPoolǁ*",
-            "tools.logs.duckdb_pool.xǁ_Workerǁ*",
-            "tools.logs.duckdb_pool.x__kill_all*",
-            "tools.logs.duckdb_pool.x__worker_env*",
-            "tools.logs.duckdb_pool.x__pipe*",
-        ),
     ),
     "webhook": Group(("bot/webhook.py",), ("tests/bot/test_webhook_checks.py",)),
     "policy": Group(
@@ -340,8 +333,8 @@ EQUIVALENT: dict[str, str] = {
     _POOL + "x__pipe__mutmut_4": _NO_PIPE,
     _POOL + "xǁDuckDBPoolǁ__init____mutmut_11": "_closed = None: read only for its truth",
     _POOL + "xǁDuckDBPoolǁ_discard__mutmut_4": (
-        "< or <= size: a discarded worker was taken under the loop's semaphore, so idle"
-        " plus taken <= size and idle < size whenever one is discarded"
+        "< or <= size: a discarded worker was taken under the loop's semaphore (one loop"
+        " at a time), so idle plus taken <= size and idle < size whenever one is discarded"
     ),
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
