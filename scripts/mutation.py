@@ -146,16 +146,9 @@ GROUPS: dict[str, Group] = {
             "tests/agent/test_attack_techniques.py",
         ),
     ),
-    "duckdb_pool": Group(
-        ("tools/logs/duckdb_pool.py",),
-        ("tests/tools/test_duckdb_logs.py", "tests/tools/test_hostile_sql.py"),
-        only=(
-            "tools.logs.duckdb_pool.xǁDuckDBPoolǁquery*",
-            "tools.logs.duckdb_pool.xǁDuckDBPoolǁ_discard*",
-            "tools.logs.duckdb_pool.xǁ_Workerǁkill*",
-            "tools.logs.duckdb_pool.x__kill_all*",
-            "tools.logs.duckdb_pool.x__worker_env*",
-        ),
+    "duckdb_pool": Group(  # every way a worker is killed and replaced, what it inherits
+        ("tools/logs/duckdb_pool.py",),  # the pool alone: real workers, a three-row CSV
+        ("tests/tools/test_duckdb_pool_kill.py", "tests/tools/test_duckdb_pool_workers.py"),
     ),
     "webhook": Group(("bot/webhook.py",), ("tests/bot/test_webhook_checks.py",)),
     "policy": Group(
@@ -218,6 +211,8 @@ _FOR_UPDATE_OF = (
     "FOR UPDATE without OF locks the FROM's tables: only work (the EXISTS subquery's"
     " rows are not locked either way)"
 )
+_POOL = "tools.logs.duckdb_pool."
+_NO_PIPE = "Popen is given PIPE for stdin and stdout: never None, the raise is unreachable"
 _PO = "bot.post_once."
 _SAME_LENGTH = "the lists zipped have one length by construction (_aligned pads or cuts)"
 _STAMPS = "stamps are searched for times between non-digits only: letters around change nothing"
@@ -333,6 +328,14 @@ EQUIVALENT: dict[str, str] = {
     _PO + "xǁRunPostsǁoutcome__mutmut_15": _SAME_LENGTH,
     _PO + "xǁRunPostsǁoutcome__mutmut_18": _SAME_LENGTH,
     _PO + "xǁRunPostsǁoutcome__mutmut_23": _SAME_LENGTH,
+    _POOL + "x__pipe__mutmut_2": _NO_PIPE,
+    _POOL + "x__pipe__mutmut_3": _NO_PIPE,
+    _POOL + "x__pipe__mutmut_4": _NO_PIPE,
+    _POOL + "xǁDuckDBPoolǁ__init____mutmut_11": "_closed = None: read only for its truth",
+    _POOL + "xǁDuckDBPoolǁ_discard__mutmut_4": (
+        "< or <= size: a discarded worker was taken under the loop's semaphore (one loop"
+        " at a time), so idle plus taken <= size and idle < size whenever one is discarded"
+    ),
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),

@@ -72,9 +72,10 @@ class _Worker:
             return self._receive()
 
     def kill(self) -> None:
-        """SIGKILL now; reap in the background so no caller waits for it."""
-        with contextlib.suppress(ProcessLookupError):
-            self.proc.kill()
+        """SIGKILL now; reap in the background so no caller waits for it.
+
+        ``Popen.kill`` skips a process it has reaped and ignores one that is gone."""
+        self.proc.kill()
         threading.Thread(target=self._reap, daemon=True).start()
 
     def _reap(self) -> None:
