@@ -98,20 +98,26 @@ GROUPS: dict[str, Group] = {
             "bot.stop_policy.*",
         ),
     ),
-    "slack_auth": Group(  # the approval and feedback checks, through the whole app
-        ("bot/middleware.py", "bot/feedback.py", "bot/review.py"),
+    "slack_auth": Group(  # who may decide, vote, approve; deliveries handled once
+        ("bot/middleware.py", "bot/feedback.py", "bot/review.py", "bot/approvals.py"),
         (
-            "tests/bot/test_slack_hostile.py",
-            "tests/bot/test_slack_app.py",
-            "tests/bot/test_slack_feedback.py",
-            "tests/bot/test_playbook_authority.py",
+            "tests/bot/test_review_rules.py",
+            "tests/bot/test_vote_rules.py",
+            "tests/bot/test_approval_rules.py",
+            "tests/bot/test_dedupe_rules.py",
         ),
         only=(
             "bot.middleware.xǁDeduperǁ*",
             "bot.feedback.xǁFeedbackActionsǁon_*",
+            "bot.feedback.x__open*",
+            "bot.feedback.x_tell*",
             "bot.review.xǁSlackReviewǁallowed*",
             "bot.review.xǁSlackReviewǁon_*",
             "bot.review.x__where*",
+            "bot.review.x__update*",
+            "bot.approvals.xǁSlackApprovalsǁ__init__*",
+            "bot.approvals.xǁSlackApprovalsǁon_decision*",
+            "bot.approvals.xǁSlackApprovalsǁ_wake*",
         ),
     ),
     "work_queue": Group(  # the queue's rules, each asserted on in-process SQLite
