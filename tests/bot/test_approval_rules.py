@@ -22,6 +22,7 @@ from core.approvals import ApprovalRequest
 from store.approvals import Approval, ApprovalStore
 from store.db import Database
 from tests.bot.click_support import Acks, click, told, web_client
+from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
 
 SOC, THREAD = "CSOC00001", "1700000100.000100"
@@ -112,7 +113,12 @@ async def test_an_approver_decides_and_the_waiting_run_wakes(
     ],
 )
 async def test_only_the_approvers_or_else_the_admins_decide(
-    fake: FakeSlackAPI, db: Database, approvers: list[str], admins: list[str], user: str, obeyed: bool
+    fake: FakeSlackAPI,
+    db: Database,
+    approvers: list[str],
+    admins: list[str],
+    user: str,
+    obeyed: bool,
 ) -> None:
     approval = await asked(fake, db)
     slack = approvals(db, fake, admins, approvers=approvers)
@@ -218,3 +224,16 @@ async def test_a_closed_request_stays_as_it_was(fake: FakeSlackAPI, db: Database
     await pending(db, late.id)  # expiring it is the waiting run's part
     assert told(fake) == [(SOC, LEAD, CLOSED, None)] * 2
     assert len(fake.calls_to("chat.update")) == 1  # BOSS's decision only
+
+
+async def test_a_run_looks_for_other_replicas_decisions_every_second(
+    fake: FakeSlackAPI, db: Database
+) -> None:
+    """A decision made on another replica wakes nothing here: the waiting run reads the
+    store again after ``poll_s``, one second unless told (``SlackApprovals.build``)."""
+    approval = await asked(fake, db)
+    slack = SlackApprovals(web_client(fake), ApprovalStore(db), ApprovalSettings(), [LEAD])
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await slack.wait(approval.id, 60)
+    assert 1.0 <= loop.time() - started < 2.0

@@ -17,6 +17,7 @@ from bot import middleware
 from bot.middleware import Deduper
 from store.db import Database
 from store.slack import SlackStore
+from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.slack_support import load
 
 
@@ -70,11 +71,13 @@ async def test_the_middleware_drops_a_repeated_delivery(
     async def next_() -> None:
         served.append("served")
 
+    twin = load("message_mention_twin.json")  # the same message, another delivery
     with caplog.at_level(logging.INFO, logger="bot.middleware"):
         assert await dedupe.middleware(mention, next_) is None
+        assert await dedupe.middleware(twin, next_) is None
         dropped = await dedupe.middleware(retry, next_)
     assert dropped is not None and (dropped.status, dropped.body) == (200, "")
-    assert served == ["served"]
+    assert served == ["served"] * 2
     assert caplog.messages == ["duplicate delivery of event Ev0MENTION01 dropped"]
     assert await dedupe.claim_event("Ev0MENTION01")  # memory only: the store is the listener's
     click = {**load("block_actions_feedback.json"), "event_id": "Ev0MENTION01"}
@@ -82,4 +85,4 @@ async def test_the_middleware_drops_a_repeated_delivery(
     odd_id = {**mention, "event_id": 1700000100}
     for body in (click, click, no_id, no_id, odd_id, odd_id):  # not deliveries to dedupe
         assert await dedupe.middleware(body, next_) is None
-    assert served == ["served"] * 7
+    assert served == ["served"] * 8

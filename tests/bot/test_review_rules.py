@@ -26,6 +26,7 @@ from store.playbook import PlaybookBullet, PlaybookStore
 from store.playbook_rules import content_problem, scope_problem
 from tests.bot.click_support import TRIGGER, Acks, click, told, web_client
 from tests.bot.test_slack_feedback import submission
+from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
 from tests.playbook_support import bullet
 
@@ -36,7 +37,9 @@ TEXT = "Scans from 203.0.113.0/24 are fine"
 EDITED = "Scans from 203.0.113.0/24 (Qualys, weekdays 02:00 UTC) are expected."
 
 
-def reviewer(fake: FakeSlackAPI, db: Database, approvers: list[str], channel: str | None = REVIEW):
+def reviewer(
+    fake: FakeSlackAPI, db: Database, approvers: list[str], channel: str | None = REVIEW
+) -> tuple[PlaybookStore, SlackReview]:
     learning = LearningSettings(review_channel=channel, approvers=approvers)
     store = PlaybookStore(db)
     fake.add_message(REVIEW, TS, "Playbook proposal", user=BOT_USER_ID)  # the one to update
@@ -248,10 +251,14 @@ async def test_a_dialog_slack_will_not_open_is_logged(
     await unchanged(store, first.id)
 
 
-def dialog(bullet_id: str, content: str, scope: str | None, user: str = LEAD, **meta: str):
+def dialog(
+    bullet_id: str, content: str, scope: str | None, user: str = LEAD, **meta: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The edit dialog sent by ``user``; ``meta`` overrides where it says it was opened."""
     where = json.dumps({"id": bullet_id, "channel": REVIEW, "ts": TS, **meta})
-    values: dict[str, Any] = {"content": {"content": {"type": "plain_text_input", "value": content}}}
+    values: dict[str, Any] = {
+        "content": {"content": {"type": "plain_text_input", "value": content}}
+    }
     if scope is not None:
         values["scope"] = {"scope": {"type": "plain_text_input", "value": scope}}
     body = submission("playbook_edit", where, values, user)
@@ -308,7 +315,9 @@ async def test_a_bad_or_malformed_dialog_changes_nothing(fake: FakeSlackAPI, db:
     empty, malformed = Acks(), Acks()
     body, view = dialog(first.id, "  ", None)
     await slack.on_edited(empty, body, view, web_client(fake))
-    assert empty.calls == [{"response_action": "errors", "errors": {"content": content_problem("")}}]
+    assert empty.calls == [
+        {"response_action": "errors", "errors": {"content": content_problem("")}}
+    ]
     await slack.on_edited(malformed, body, {**view, "private_metadata": "{"}, web_client(fake))
     assert malformed.calls == [{}]  # closed: there is nothing it could change
     await unchanged(store, first.id)

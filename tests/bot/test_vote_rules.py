@@ -27,6 +27,7 @@ from store.models import Feedback, WorkRow
 from store.work import WorkQueue
 from tests.bot.click_support import TRIGGER, Acks, click, told, web_client
 from tests.bot.test_slack_feedback import submission, verdict_values
+from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import FakeSlackAPI
 
 SOC, THREAD = "CSOC00001", "1700000100.000100"  # the recorded click's channel and thread
@@ -81,7 +82,11 @@ async def sent(db: Database) -> list[dict[str, Any]]:
 
 
 async def vote(
-    slack: FeedbackActions, fake: FakeSlackAPI, action_id: str, value: str | None = INV, **where: Any
+    slack: FeedbackActions,
+    fake: FakeSlackAPI,
+    action_id: str,
+    value: str | None = INV,
+    **where: Any,
 ) -> Acks:
     acks = Acks()
     body = click(action_id, value, **where)
@@ -139,6 +144,7 @@ async def test_a_thumbs_down_without_a_dialog_is_learnt_and_thanked(
     assert warned.startswith("could not open the feedback dialog: ")
     assert "expired_trigger_id" in warned
     assert learnt.ids == [INV, INV]
+    assert [vote["correct"] for vote in await sent(db)] == [True, False]  # not the same again
     said = [("correct", "recorded"), ("incorrect", "changed"), ("incorrect", "unchanged")]
     assert told(fake) == [(SOC, ANALYST, THANKS.format(*s), THREAD) for s in said]
     assert await votes(db) == [(INV, ANALYST, "incorrect", None, None, "button")]
@@ -151,6 +157,7 @@ async def test_a_vote_on_a_conclusion_at_the_thread_root(fake: FakeSlackAPI, db:
     await vote(slack, fake, "feedback_correct", thread_ts=None)
     assert await votes(db) == [(INV, ANALYST, "correct", None, None, "button")]
     assert told(fake) == [(SOC, ANALYST, THANKS.format("correct", "recorded"), root)]
+    assert learnt.ids == [INV]
 
 
 @pytest.mark.parametrize(
@@ -255,13 +262,15 @@ async def test_the_reason_is_clipped_or_left_out(
     fake: FakeSlackAPI, db: Database, reason: str | None, stored: str | None
 ) -> None:
     await run(db)
-    slack, _ = actions(db)
+    slack, learnt = actions(db)
     await verdict(slack, fake, answer("false_positive", reason))
     assert await votes(db) == [(INV, ANALYST, "incorrect", "false_positive", stored, "modal")]
+    assert learnt.ids == [INV]
     no_reason = answer("true_positive", None)
     del no_reason["view"]["state"]["values"]["reason"]  # an optional field left out
     await verdict(slack, fake, no_reason)
     assert (await votes(db))[0][3:5] == ("true_positive", None)
+    assert learnt.ids == [INV, INV]  # a changed verdict is learnt again
 
 
 def unreadable() -> list[dict[str, Any]]:
