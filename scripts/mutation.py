@@ -99,11 +99,18 @@ GROUPS: dict[str, Group] = {
         ),
     ),
     "slack_auth": Group(  # who may decide, vote, approve; deliveries handled once
-        ("bot/middleware.py", "bot/feedback.py", "bot/review.py", "bot/approvals.py"),
+        (
+            "bot/middleware.py",
+            "bot/feedback.py",
+            "bot/review.py",
+            "bot/approvals.py",
+            "bot/suppress.py",
+        ),
         (
             "tests/bot/test_review_rules.py",
             "tests/bot/test_vote_rules.py",
             "tests/bot/test_approval_rules.py",
+            "tests/bot/test_suppress_rules.py",
             "tests/bot/test_dedupe_rules.py",
         ),
         only=(
@@ -118,6 +125,8 @@ GROUPS: dict[str, Group] = {
             "bot.approvals.xǁSlackApprovalsǁ__init__*",
             "bot.approvals.xǁSlackApprovalsǁon_decision*",
             "bot.approvals.xǁSlackApprovalsǁ_wake*",
+            "bot.suppress.xǁSuppressActionsǁallowed*",
+            "bot.suppress.xǁSuppressActionsǁon_decision*",
         ),
     ),
     "work_queue": Group(  # the queue's rules, each asserted on in-process SQLite
