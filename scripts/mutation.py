@@ -108,7 +108,9 @@ GROUPS: dict[str, Group] = {
         ),
         (
             "tests/bot/test_review_rules.py",
+            "tests/bot/test_review_edit_rules.py",
             "tests/bot/test_vote_rules.py",
+            "tests/bot/test_verdict_rules.py",
             "tests/bot/test_approval_rules.py",
             "tests/bot/test_suppress_rules.py",
             "tests/bot/test_dedupe_rules.py",
@@ -311,6 +313,13 @@ EQUIVALENT: dict[str, str] = {
     ),
     "bot.approvals.xǁSlackApprovalsǁon_decision__mutmut_20": (
         'a click without a value read as "XXXX": not digits either, so no request'
+    ),
+    "bot.suppress.xǁSuppressActionsǁon_decision__mutmut_44": (
+        'a click without a value read as "XXXX": not digits either, so suppression 0, none'
+    ),
+    "bot.suppress.xǁSuppressActionsǁon_decision__mutmut_53": (
+        'no action_id read as "XXXX": neither approve nor lift, so a rejection either way'
+        " (bolt routes only suppression_(approve|reject|lift) here)"
     ),
     _INT + "x__bare_suffixes__mutmut_4": _LOWER_X,
     _INT + "x_host_reason__mutmut_5": _LOWER_X,

@@ -1,12 +1,12 @@
-"""Who may vote on a verdict and give the right one (``bot.feedback.FeedbackActions``),
-on the handlers alone: the real ``AsyncWebClient`` against the Slack fake, the real
+"""Who may vote on a verdict (``bot.feedback.FeedbackActions.on_vote``), on the
+handler alone: the real ``AsyncWebClient`` against the Slack fake, the real
 ``FeedbackStore`` and ``Notifier`` (its durable queue) on SQLite, no bolt app. Each
 rule with its exact outcome — the vote stored, the learning asked for, the webhook
 event queued, what the voter was told — for a vote on socbot's conclusion in its
 thread (taken) and on anything else (refused, nothing stored), so that the mutation
 group ``slack_auth`` (``scripts/mutation.py``) runs in seconds per mutant. The whole
-app's paths are ``test_slack_feedback.py``'s. Clicks start from the recorded
-``block_actions`` delivery; the dialog is Slack's documented shape, invented values."""
+app's paths are ``test_slack_feedback.py``'s; the 👎 dialog's answer is
+``test_verdict_rules.py``'s. Clicks start from the recorded ``block_actions`` delivery."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from bot.feedback import REASON_CHARS, REFUSED, FeedbackActions, verdict_modal
+from bot.feedback import REFUSED, FeedbackActions, verdict_modal
 from bot.webhooks import Notifier
 from config.notify_settings import NotifySettings, WebhookSettings
 from store.db import Database
@@ -26,7 +26,6 @@ from store.investigations import InvestigationStore
 from store.models import Feedback, WorkRow
 from store.work import WorkQueue
 from tests.bot.click_support import TRIGGER, Acks, click, told, web_client
-from tests.bot.test_slack_feedback import submission, verdict_values
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import FakeSlackAPI
 
@@ -226,104 +225,3 @@ async def test_without_learning_or_webhooks_a_vote_is_still_stored(
     await vote(slack, fake, "feedback_incorrect", trigger_id=None)
     assert await votes(db) == [(INV, ANALYST, "incorrect", None, None, "button")]
     assert await sent(db) == []
-
-
-def answer(verdict: str, reason: str | None, user: str = ANALYST, **meta: str) -> dict[str, Any]:
-    where = json.dumps({"investigation_id": INV, "channel": SOC, "thread_ts": THREAD, **meta})
-    return submission("feedback_verdict", where, verdict_values(verdict, reason), user)
-
-
-async def verdict(slack: FeedbackActions, fake: FakeSlackAPI, body: dict[str, Any]) -> Acks:
-    acks = Acks()
-    await slack.on_verdict(acks, body, body["view"], web_client(fake))
-    return acks
-
-
-async def test_the_dialogs_verdict_is_stored_learnt_and_thanked(
-    fake: FakeSlackAPI, db: Database
-) -> None:
-    await run(db)
-    slack, learnt = actions(db)
-    acks = await verdict(slack, fake, answer("benign", "our scanner"))
-    await verdict(slack, fake, answer("benign", "our scanner"))  # sent twice: learnt once
-    assert acks.calls == [{}]
-    assert await votes(db) == [(INV, ANALYST, "incorrect", "benign", "our scanner", "modal")]
-    assert learnt.ids == [INV]
-    assert told(fake) == [(SOC, ANALYST, "Thanks: recorded, the verdict is Benign.", THREAD)] * 2
-    assert await sent(db) == []  # the click sent the event; the dialog refines the vote
-
-
-@pytest.mark.parametrize(
-    ("reason", "stored"),
-    [("x" * (REASON_CHARS + 1), "x" * REASON_CHARS), ("", None), (None, None)],
-    ids=["too long", "empty", "none"],
-)
-async def test_the_reason_is_clipped_or_left_out(
-    fake: FakeSlackAPI, db: Database, reason: str | None, stored: str | None
-) -> None:
-    await run(db)
-    slack, learnt = actions(db)
-    await verdict(slack, fake, answer("false_positive", reason))
-    assert await votes(db) == [(INV, ANALYST, "incorrect", "false_positive", stored, "modal")]
-    assert learnt.ids == [INV]
-    no_reason = answer("true_positive", None)
-    del no_reason["view"]["state"]["values"]["reason"]  # an optional field left out
-    await verdict(slack, fake, no_reason)
-    assert (await votes(db))[0][3:5] == ("true_positive", None)
-    assert learnt.ids == [INV, INV]  # a changed verdict is learnt again
-
-
-def unreadable() -> list[dict[str, Any]]:
-    bad_meta = answer("benign", None)
-    bad_meta["view"]["private_metadata"] = "{"
-    no_state = answer("benign", None)
-    del no_state["view"]["state"]
-    no_verdict = answer("benign", None)
-    no_verdict["view"]["state"]["values"]["verdict"]["verdict"]["selected_option"] = None
-    meta_list = answer("benign", None)
-    meta_list["view"]["private_metadata"] = json.dumps([INV, SOC, THREAD])
-    odd_reason = answer("benign", None)
-    odd_reason["view"]["state"]["values"]["reason"] = "our scanner"
-    return [bad_meta, no_state, no_verdict, meta_list, odd_reason]
-
-
-async def test_an_unreadable_dialog_stores_nothing(
-    fake: FakeSlackAPI, db: Database, caplog: pytest.LogCaptureFixture
-) -> None:
-    await run(db)
-    slack, learnt = actions(db)
-    with caplog.at_level(logging.INFO, logger="bot.feedback"):
-        for body in unreadable():
-            assert (await verdict(slack, fake, body)).calls == [{}]
-    assert caplog.messages == [f"unreadable feedback dialog from {ANALYST}"] * 5
-    assert await votes(db) == [] and learnt.ids == [] and fake.calls == []
-
-
-@pytest.mark.parametrize(
-    ("case", "body", "logged"),
-    [
-        ("not a verdict", answer("malicious", None), []),
-        ("nobody", {**answer("benign", None), "user": None}, []),
-        ("another thread", answer("benign", None, thread_ts="1700000999.000999"), True),
-        ("another channel", answer("benign", None, channel="CSOC00002"), True),
-        ("another run", answer("benign", None, investigation_id="inv-9999"), True),
-        ("no run", answer("benign", None, investigation_id=""), True),
-    ],
-)
-async def test_a_dialog_about_anything_else_stores_nothing(
-    fake: FakeSlackAPI,
-    db: Database,
-    caplog: pytest.LogCaptureFixture,
-    case: str,
-    body: dict[str, Any],
-    logged: bool | list[str],
-) -> None:
-    await run(db)
-    slack, learnt = actions(db)
-    with caplog.at_level(logging.INFO, logger="bot.feedback"):
-        assert (await verdict(slack, fake, body)).calls == [{}]
-    if logged is True:
-        inv = json.loads(body["view"]["private_metadata"])["investigation_id"]
-        logged = [f"dialog vote by {ANALYST} on {inv!r} refused"]
-    assert caplog.messages == logged
-    assert await votes(db) == [] and learnt.ids == [] and fake.calls == []
