@@ -133,11 +133,11 @@ class FeedbackActions:
             values = (view.get("state") or {}).get("values") or {}
             verdict = values["verdict"]["verdict"]["selected_option"]["value"]
             reason = (values.get("reason") or {}).get("reason", {}).get("value")
-        except (ValueError, KeyError, TypeError):
+            investigation_id = str(meta.get("investigation_id") or "")
+            channel, thread_ts = str(meta.get("channel") or ""), str(meta.get("thread_ts") or "")
+        except (ValueError, KeyError, TypeError, AttributeError):  # not the dialog's shape
             log.warning("unreadable feedback dialog from %s", user)
             return
-        investigation_id = str(meta.get("investigation_id") or "")
-        channel, thread_ts = str(meta.get("channel") or ""), str(meta.get("thread_ts") or "")
         if verdict not in VERDICT_LABELS or not user:
             return
         if not await self.feedback.votable(investigation_id, channel, thread_ts):

@@ -98,20 +98,37 @@ GROUPS: dict[str, Group] = {
             "bot.stop_policy.*",
         ),
     ),
-    "slack_auth": Group(  # the approval and feedback checks, through the whole app
-        ("bot/middleware.py", "bot/feedback.py", "bot/review.py"),
+    "slack_auth": Group(  # who may decide, vote, approve; deliveries handled once
         (
-            "tests/bot/test_slack_hostile.py",
-            "tests/bot/test_slack_app.py",
-            "tests/bot/test_slack_feedback.py",
-            "tests/bot/test_playbook_authority.py",
+            "bot/middleware.py",
+            "bot/feedback.py",
+            "bot/review.py",
+            "bot/approvals.py",
+            "bot/suppress.py",
+        ),
+        (
+            "tests/bot/test_review_rules.py",
+            "tests/bot/test_review_edit_rules.py",
+            "tests/bot/test_vote_rules.py",
+            "tests/bot/test_verdict_rules.py",
+            "tests/bot/test_approval_rules.py",
+            "tests/bot/test_suppress_rules.py",
+            "tests/bot/test_dedupe_rules.py",
         ),
         only=(
             "bot.middleware.xǁDeduperǁ*",
             "bot.feedback.xǁFeedbackActionsǁon_*",
+            "bot.feedback.x__open*",
+            "bot.feedback.x_tell*",
             "bot.review.xǁSlackReviewǁallowed*",
             "bot.review.xǁSlackReviewǁon_*",
             "bot.review.x__where*",
+            "bot.review.x__update*",
+            "bot.approvals.xǁSlackApprovalsǁ__init__*",
+            "bot.approvals.xǁSlackApprovalsǁon_decision*",
+            "bot.approvals.xǁSlackApprovalsǁ_wake*",
+            "bot.suppress.xǁSuppressActionsǁallowed*",
+            "bot.suppress.xǁSuppressActionsǁon_decision*",
         ),
     ),
     "work_queue": Group(  # the queue's rules, each asserted on in-process SQLite
@@ -216,6 +233,13 @@ _NO_PIPE = "Popen is given PIPE for stdin and stdout: never None, the raise is u
 _PO = "bot.post_once."
 _SAME_LENGTH = "the lists zipped have one length by construction (_aligned pads or cuts)"
 _STAMPS = "stamps are searched for times between non-digits only: letters around change nothing"
+_DEDUPE = "bot.middleware.xǁDeduperǁ"
+_VOTE = "bot.feedback.xǁFeedbackActionsǁ"
+_BOLT_BODY = 'BoltResponse\'s body is "" by default'
+_NOT_THERE = (
+    'a dialog without a {} read as "XXXX": no run was socbot\'s there, so votable refuses'
+    " it as it refuses the empty one (before anyone is told)"
+)
 EQUIVALENT: dict[str, str] = {
     _G + "xǁHaystackǁ__init____mutmut_13": _STAMPS,
     _G + "xǁHaystackǁ__init____mutmut_30": _STAMPS,
@@ -276,7 +300,27 @@ EQUIVALENT: dict[str, str] = {
     "bot.middleware.xǁGatekeeperǁ_members__mutmut_6": (
         "< or <= at the very instant a 300 s monotonic-clock cache expires"
     ),
-    "bot.middleware.xǁGatekeeperǁmiddleware__mutmut_59": 'BoltResponse\'s body is "" by default',
+    "bot.middleware.xǁGatekeeperǁmiddleware__mutmut_59": _BOLT_BODY,
+    _DEDUPE + "claim_recent__mutmut_3": _SET,
+    _DEDUPE + "claim_recent__mutmut_5": "popitem(last=None): None is falsy, the oldest goes",
+    _DEDUPE + "middleware__mutmut_23": _BOLT_BODY,
+    _VOTE + "on_verdict__mutmut_10": 'no private_metadata read as "XXXX": not JSON either',
+    _VOTE + "on_verdict__mutmut_56": _NOT_THERE.format("channel"),
+    _VOTE + "on_verdict__mutmut_62": _NOT_THERE.format("thread"),
+    "bot.review.xǁSlackReviewǁon_edit__mutmut_10": (
+        'a click without a value looks up "XXXX": no bullet has that id (socbot makes'
+        " pb-<8 hex>), so no proposal either way"
+    ),
+    "bot.approvals.xǁSlackApprovalsǁon_decision__mutmut_20": (
+        'a click without a value read as "XXXX": not digits either, so no request'
+    ),
+    "bot.suppress.xǁSuppressActionsǁon_decision__mutmut_44": (
+        'a click without a value read as "XXXX": not digits either, so suppression 0, none'
+    ),
+    "bot.suppress.xǁSuppressActionsǁon_decision__mutmut_53": (
+        'no action_id read as "XXXX": neither approve nor lift, so a rejection either way'
+        " (bolt routes only suppression_(approve|reject|lift) here)"
+    ),
     _INT + "x__bare_suffixes__mutmut_4": _LOWER_X,
     _INT + "x_host_reason__mutmut_5": _LOWER_X,
     _INT + "x_is_internal_domain__mutmut_5": _LOWER_X,
