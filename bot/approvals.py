@@ -82,13 +82,13 @@ class SlackApprovals:
         await ack()
         user = clicker(body)
         channel = str((body.get("channel") or {}).get("id") or "")
+        if not user or user not in self.approvers:  # first: nobody else learns which ids exist
+            await tell(client, channel, user, NOT_ALLOWED)
+            return
         value = str(action.get("value") or "")
         approval = await self.store.get(int(value)) if value.isdigit() else None
         if approval is None or approval.channel != channel:
             await tell(client, channel, user, "No such approval request here.")
-            return
-        if not user or user not in self.approvers:
-            await tell(client, channel, user, NOT_ALLOWED)
             return
         if self.settings.separate_duty and user == approval.requested_by:
             await tell(client, channel, user, OWN_REQUEST)

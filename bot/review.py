@@ -212,9 +212,12 @@ class SlackReview:
     ) -> None:
         await ack()
         user, channel, ts = _where(body)
+        if not self.allowed(user, channel):  # first: nobody else learns which ids exist
+            await tell(client, channel, user, NOT_ALLOWED)
+            return
         bullet = await self.playbook.get(str(action.get("value") or ""))
-        if not self.allowed(user, channel) or bullet is None or bullet.status != "proposed":
-            await tell(client, channel, user, NOT_ALLOWED if bullet else "No such proposal.")
+        if bullet is None or bullet.status != "proposed":
+            await tell(client, channel, user, "No such proposal waiting for a decision.")
             return
         try:
             view = edit_view(bullet, channel, ts)

@@ -192,15 +192,18 @@ async def test_nobody_approves_the_calls_of_their_own_run(
         ("the request", None),
     ],
 )
-async def test_a_click_on_no_request_here_is_refused_before_anything_else(
+async def test_a_click_on_no_request_here_is_refused_after_who_clicked(
     fake: FakeSlackAPI, db: Database, value: str | None, channel: str | None
 ) -> None:
     approval = await asked(fake, db)
     slack = approvals(db, fake, [], approvers=[LEAD])
     number = {"unknown": approval.id + 1, "the request": approval.id}.get(str(value), value)
     await decide(slack, fake, "approval_approve", number, user=OTHER, channel=channel)
+    said = [(channel, OTHER, NOT_ALLOWED, None)] if channel else []
+    assert told(fake) == said  # not an approver: nothing said about which ids exist
+    await decide(slack, fake, "approval_approve", number, user=LEAD, channel=channel)
     await pending(db, approval.id)
-    assert told(fake) == ([(channel, OTHER, NO_SUCH, None)] if channel else [])
+    assert told(fake) == said + ([(channel, LEAD, NO_SUCH, None)] if channel else [])
     assert fake.calls_to("chat.update") == []
 
 

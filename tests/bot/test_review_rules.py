@@ -210,13 +210,17 @@ async def test_the_edit_dialog_opens_for_the_approver_on_a_proposal(
     await unchanged(store, first.id)  # opening the dialog decides nothing
 
 
+NO_PROPOSAL = "No such proposal waiting for a decision."
+
+
 @pytest.mark.parametrize(
     ("user", "value", "said"),
     [
-        (LEAD, "pb-00000000", "No such proposal."),
-        (LEAD, None, "No such proposal."),
-        (ANALYST, "pb-00000000", "No such proposal."),
-        (LEAD, "active", NOT_ALLOWED),  # decided already: nothing left to edit
+        (LEAD, "pb-00000000", NO_PROPOSAL),
+        (LEAD, None, NO_PROPOSAL),
+        (LEAD, "active", NO_PROPOSAL),  # decided already: nothing left to edit
+        (ANALYST, "pb-00000000", NOT_ALLOWED),  # first who: no word on which ids exist
+        (ANALYST, "active", NOT_ALLOWED),
     ],
 )
 async def test_the_edit_dialog_opens_on_nothing_else(
