@@ -33,6 +33,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from mutation_equivalent import CLAIMING, EQUIVALENT  # scripts/ is the first on sys.path
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRATCH = ROOT / "var" / "mutation"
 SOURCES = ("agent", "alerts", "bot", "cli", "config", "core", "store", "tools")
@@ -49,14 +51,13 @@ class Group:
     elsewhere: tuple[str, ...] = ()  # globs of mutants another group's tests judge
 
 
-_CLAIMING = "store.work_claim.xǁClaimingQueueǁ"
 _PG_ONLY = (  # the PostgreSQL branches of the claim (mutant names: re-check after an edit)
-    _CLAIMING + "_now__mutmut_[23]",
-    _CLAIMING + "claim__mutmut_[3-9]",
-    _CLAIMING + "claim__mutmut_1[0-2]",
-    _CLAIMING + "_candidates__mutmut_29",
-    _CLAIMING + "_candidates__mutmut_3[0-5]",
-    _CLAIMING + "_expire__mutmut_1[1-4]",
+    CLAIMING + "_now__mutmut_[23]",
+    CLAIMING + "claim__mutmut_[3-9]",
+    CLAIMING + "claim__mutmut_1[0-2]",
+    CLAIMING + "_candidates__mutmut_29",
+    CLAIMING + "_candidates__mutmut_3[0-5]",
+    CLAIMING + "_expire__mutmut_1[1-4]",
 )
 GROUPS: dict[str, Group] = {
     "sql_guard": Group(
@@ -192,198 +193,35 @@ GROUPS: dict[str, Group] = {
         ("tests/tools/test_mcp_egress.py",),
     ),
 }
-# A small fixed subset for CI: pure functions, fast tests, nothing timing-dependent.
-CI_GROUPS = ("grounding_ci", "mcp_egress")
-CI_ONLY = ("grounding_ci",)  # a part of another group: not run again with every group
+# A fixed subset for CI: stand-alone tests that set their own clocks, nothing timed.
+CI_GROUPS = (
+    "grounding_ci",
+    "mcp_egress",
+    "slack_body",
+    "slack_gate",
+    "slack_auth_ci",
+    "webhook",
+    "takeover",
+)
+CI_ONLY = ("grounding_ci", "slack_auth_ci")  # parts of other groups: not run twice
+GROUPS["slack_auth_ci"] = Group(  # who may approve a risky call, a proposal, a suppression
+    ("bot/approvals.py", "bot/review.py", "bot/suppress.py"),
+    (
+        "tests/bot/test_approval_rules.py",
+        "tests/bot/test_review_rules.py",
+        "tests/bot/test_suppress_rules.py",
+    ),
+    only=(
+        "bot.approvals.xǁSlackApprovalsǁon_decision*",
+        "bot.review.xǁSlackReviewǁallowed*",
+        "bot.suppress.xǁSuppressActionsǁallowed*",
+    ),
+)
 GROUPS["grounding_ci"] = Group(
     ("agent/review/grounding.py",),
     ("tests/agent/test_grounding.py", "tests/agent/test_grounding_values.py"),
     only=("agent.review.grounding.xǁHaystackǁhas*", "agent.review.grounding.x_value_found*"),
 )
-
-# Mutants no test can tell from the original, each with the reason.
-_G = "agent.review.grounding."
-_SET = "the dict is an ordered set: its values are never read"
-_ONE_COLON = 'kind is "bytes:<unit>", one colon: every split gives the same [1]'
-_P = "alerts.policy."
-_UNUSED_BOUNDS = "start and end are read only when hours is given, which sets both"
-_APP = "bot.web.app."
-_HEADER_CASE = "aiohttp's request headers are case-insensitive"
-_HOOK = "bot.webhook.xǁAlertWebhookǁ"
-_INT = "tools.intel.internal."
-_IND = "tools.intel.indicators."
-_ADDR = "alerts.addresses."
-_LOWER_X = 'stripping "X" after lower(): there is no "X" left to strip'
-_INTERNAL_NAMED = "every internal range has a non-public reason: the fallback is never shown"
-_SIX_TO_FOUR = "a 6to4 address (2002::/16) is public to ipaddress: the fallback is None too"
-_BODY = "bot.slack_body."
-_FIRST_PART = 'split(";") with any maxsplit: the part before the first ";" is the same'
-_UTF8 = '"UTF-8" and "utf-8" name the same codec'
-_CURSOR = "an UPDATE's result is always a CursorResult: the isinstance is for mypy"
-_NO_SLOT = (
-    "candidates read when neither a slot nor the pool is free: admits() and room refuse"
-    " every one (the condition only saves the query)"
-)
-_FOR_UPDATE_OF = (
-    "FOR UPDATE without OF locks the FROM's tables: only work (the EXISTS subquery's"
-    " rows are not locked either way)"
-)
-_POOL = "tools.logs.duckdb_pool."
-_NO_PIPE = "Popen is given PIPE for stdin and stdout: never None, the raise is unreachable"
-_PO = "bot.post_once."
-_SAME_LENGTH = "the lists zipped have one length by construction (_aligned pads or cuts)"
-_STAMPS = "stamps are searched for times between non-digits only: letters around change nothing"
-_DEDUPE = "bot.middleware.xǁDeduperǁ"
-_VOTE = "bot.feedback.xǁFeedbackActionsǁ"
-_BOLT_BODY = 'BoltResponse\'s body is "" by default'
-_NOT_THERE = (
-    'a dialog without a {} read as "XXXX": no run was socbot\'s there, so votable refuses'
-    " it as it refuses the empty one (before anyone is told)"
-)
-EQUIVALENT: dict[str, str] = {
-    _G + "xǁHaystackǁ__init____mutmut_13": _STAMPS,
-    _G + "xǁHaystackǁ__init____mutmut_30": _STAMPS,
-    _G + "xǁHaystackǁ__init____mutmut_32": _STAMPS,
-    _G + "x__refang__mutmut_21": r"\bHXXP with re.I matches what \bhxxp does",
-    _G + "x__refang__mutmut_23": "the haystack is lower-cased right after: HTTP is http",
-    _G + "x_quoted_values__mutmut_3": _SET,
-    _G + "x_quoted_values__mutmut_20": _SET,
-    _G + "x_quoted_values__mutmut_24": _SET,
-    _G + "x_quoted_values__mutmut_39": _SET,
-    _G + "x_quoted_values__mutmut_46": _SET,
-    _G + "x_value_found__mutmut_21": _ONE_COLON,
-    _G + "x_value_found__mutmut_22": _ONE_COLON,
-    _G + "x_value_found__mutmut_24": _ONE_COLON,
-    _G + "xǁHaystackǁhas_number__mutmut_7": "< or <= 1e-9: no two parsed floats differ by 1e-9",
-    _G + "xǁHaystackǁhas_number__mutmut_15": (
-        "0 or 1 decimals for a value without '.' (>= 1e16): floats there are whole"
-    ),
-    _P + "match.x__entity_check__mutmut_21": (
-        'a missing role read as "" or "xxxx": only a rule asking for role "xxxx" tells'
-    ),
-    _P + "match.x__window_check__mutmut_6": _UNUSED_BOUNDS,
-    _P + "match.x__window_check__mutmut_7": _UNUSED_BOUNDS,
-    _P + "match.x_networks__mutmut_2": "strict=None is strict=False (falsy)",
-    _P + "decide.xǁRuleSetǁtrials__mutmut_11": (
-        "the refusal is also computed after a miss, but the miss is reported first"
-    ),
-    "bot.web.access.xǁAccessǁmay_see__mutmut_6": (
-        'channel_of("XXXX") is None like channel_of(""): not a slack: conversation'
-    ),
-    _APP + "x__csrf_ok__mutmut_4": _HEADER_CASE,
-    _APP + "x__csrf_ok__mutmut_5": _HEADER_CASE,
-    _APP + "x__csrf_ok__mutmut_17": _HEADER_CASE,
-    _APP + "x__csrf_ok__mutmut_18": _HEADER_CASE,
-    _APP + "x__csrf_ok__mutmut_30": 'check_csrf refuses "" and "XXXX" alike (not the MAC)',
-    _APP + "x__guarded__mutmut_22": 'quote\'s default safe is "/"',
-    _APP + "x__guarded__mutmut_23": 'safe="XX/XX": letters are never quoted anyway',
-    _HOOK + "authorized__mutmut_9": _HEADER_CASE,
-    _HOOK + "authorized__mutmut_10": _HEADER_CASE,
-    _HOOK + "handle__mutmut_19": "aiohttp's response headers are case-insensitive",
-    _HOOK + "handle__mutmut_20": "aiohttp's response headers are case-insensitive",
-    _HOOK + "authorized__mutmut_11": 'no header read as "XXXX": not bearer, so no token',
-    _HOOK + "authorized__mutmut_21": (
-        'a non-bearer header compared as "XXXX": only a configured token "XXXX" tells'
-    ),
-    _HOOK + "handle__mutmut_104": "the task's name is for debugging only",
-    _HOOK + "handle__mutmut_106": "the task's name is for debugging only",
-    _HOOK + "handle__mutmut_52": (
-        "reading limit + 2 bytes: a body over the limit is still over it, one under is whole"
-    ),
-    _BODY + "x_check_slack_request__mutmut_20": _FIRST_PART,
-    _BODY + "x_check_slack_request__mutmut_31": _FIRST_PART,
-    _BODY + "x_check_slack_request__mutmut_29": 'no Content-Type read as "xxxx": 415 either way',
-    _BODY + "x_check_slack_request__mutmut_42": _UTF8,
-    _BODY + "x_signature_valid__mutmut_56": _UTF8,
-    _BODY + "x_signature_valid__mutmut_9": 'no timestamp read as "XXXX": not digits either',
-    _BODY + "x_signature_valid__mutmut_18": 'no signature read as "XXXX": no HMAC either',
-    "bot.middleware.xǁGatekeeperǁ_members__mutmut_6": (
-        "< or <= at the very instant a 300 s monotonic-clock cache expires"
-    ),
-    "bot.middleware.xǁGatekeeperǁmiddleware__mutmut_59": _BOLT_BODY,
-    _DEDUPE + "claim_recent__mutmut_3": _SET,
-    _DEDUPE + "claim_recent__mutmut_5": "popitem(last=None): None is falsy, the oldest goes",
-    _DEDUPE + "middleware__mutmut_23": _BOLT_BODY,
-    _VOTE + "on_verdict__mutmut_10": 'no private_metadata read as "XXXX": not JSON either',
-    _VOTE + "on_verdict__mutmut_56": _NOT_THERE.format("channel"),
-    _VOTE + "on_verdict__mutmut_62": _NOT_THERE.format("thread"),
-    "bot.review.xǁSlackReviewǁon_edit__mutmut_10": (
-        'a click without a value looks up "XXXX": no bullet has that id (socbot makes'
-        " pb-<8 hex>), so no proposal either way"
-    ),
-    "bot.approvals.xǁSlackApprovalsǁon_decision__mutmut_20": (
-        'a click without a value read as "XXXX": not digits either, so no request'
-    ),
-    "bot.suppress.xǁSuppressActionsǁon_decision__mutmut_44": (
-        'a click without a value read as "XXXX": not digits either, so suppression 0, none'
-    ),
-    "bot.suppress.xǁSuppressActionsǁon_decision__mutmut_53": (
-        'no action_id read as "XXXX": neither approve nor lift, so a rejection either way'
-        " (bolt routes only suppression_(approve|reject|lift) here)"
-    ),
-    _INT + "x__bare_suffixes__mutmut_4": _LOWER_X,
-    _INT + "x_host_reason__mutmut_5": _LOWER_X,
-    _INT + "x_is_internal_domain__mutmut_5": _LOWER_X,
-    _INT + "x_url_part_reasons__mutmut_6": _SET,
-    _INT + "x_url_part_reasons__mutmut_29": _SET,
-    _INT + "x__blob_texts__mutmut_29": (
-        'b64decode (not strict) stops at the padding: one "=" or three after 4n + 3 digits'
-    ),
-    _INT + "x_host_reason__mutmut_34": _INTERNAL_NAMED,
-    _INT + "x_host_reason__mutmut_35": _INTERNAL_NAMED,
-    _IND + "x__host_target__mutmut_3": "_split_url refuses a URL without a host first",
-    _IND + "x_refang__mutmut_36": "^HXXP with re.I matches what ^hxxp does",
-    _IND
-    + "x_refang__mutmut_38": "validate_url lower-cases the scheme; a domain with :// is refused",
-    _IND + "x_validate_domain__mutmut_6": _LOWER_X,
-    _IND + "x_validate_domain__mutmut_21": _LOWER_X,
-    _IND + "x_validate_domain__mutmut_30": '"IDNA" and "idna" name the same codec',
-    _IND + "x_validate_domain__mutmut_32": '"ASCII" and "ascii" name the same codec',
-    _IND + "x_validate_domain__mutmut_8": "any text with :// has a / too",
-    _ADDR + "x_loopback_wildcard__mutmut_5": _LOWER_X,
-    _ADDR + "x_parse_ipv4_loose__mutmut_5": '"" popped or kept: no part, or an empty one, is None',
-    _ADDR + "x_parse_ipv4_loose__mutmut_36": '"0" read as octal is 0 too',
-    _ADDR + "x_parse_ipv4_loose__mutmut_42": '"XX89XX" holds 8 and 9; a part is digits',
-    _ADDR + "x_non_public_reason__mutmut_14": _SIX_TO_FOUR,
-    _ADDR + "x_non_public_reason__mutmut_15": _SIX_TO_FOUR,
-    "store.work.xǁWorkQueueǁrelease__mutmut_23": _CURSOR,
-    "store.work.xǁWorkQueueǁrelease__mutmut_24": _CURSOR,
-    _CLAIMING + "claim__mutmut_9": "SQL keywords and function names are case-insensitive",
-    _CLAIMING + "_candidates__mutmut_32": _FOR_UPDATE_OF,
-    _CLAIMING + "_candidates__mutmut_34": _FOR_UPDATE_OF,
-    _CLAIMING + "_now__mutmut_2": (
-        "SQLite's DateTime stores the digits without the zone: aware and naive UTC alike"
-    ),
-    _CLAIMING + "claim__mutmut_42": _NO_SLOT,
-    _CLAIMING + "claim__mutmut_45": _NO_SLOT,
-    _CLAIMING + "claim__mutmut_62": _NO_SLOT,
-    _CLAIMING + "claim__mutmut_64": _NO_SLOT,
-    _CLAIMING + "claim__mutmut_66": "waiting is only read for its truth: None is False",
-    _CLAIMING + "claim__mutmut_84": (
-        "break after the first row waiting for a slot: room stays 0 and background yields,"
-        " so no later row could start"
-    ),
-    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_15": _SAME_LENGTH,
-    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_18": _SAME_LENGTH,
-    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_21": _SAME_LENGTH,
-    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_38": _SAME_LENGTH,
-    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_41": _SAME_LENGTH,
-    _PO + "xǁRunPostsǁ_outcome_plan__mutmut_44": _SAME_LENGTH,
-    _PO + "xǁRunPostsǁoutcome__mutmut_15": _SAME_LENGTH,
-    _PO + "xǁRunPostsǁoutcome__mutmut_18": _SAME_LENGTH,
-    _PO + "xǁRunPostsǁoutcome__mutmut_23": _SAME_LENGTH,
-    _POOL + "x__pipe__mutmut_2": _NO_PIPE,
-    _POOL + "x__pipe__mutmut_3": _NO_PIPE,
-    _POOL + "x__pipe__mutmut_4": _NO_PIPE,
-    _POOL + "xǁDuckDBPoolǁ__init____mutmut_11": "_closed = None: read only for its truth",
-    _POOL + "xǁDuckDBPoolǁ_discard__mutmut_4": (
-        "< or <= size: a discarded worker was taken under the loop's semaphore (one loop"
-        " at a time), so idle plus taken <= size and idle < size whenever one is discarded"
-    ),
-    "tools.mcp.egress.x__texts__mutmut_1": (
-        "True, False and None sent as text: one label, no address, name or e-mail in it"
-    ),
-}
 
 
 def main() -> int:
