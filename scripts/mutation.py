@@ -15,7 +15,8 @@ copy too, since it is their working directory.
 
 The score of a module is killed / (mutants - equivalent), where a mutant that made a test
 time out counts as killed (the suite would fail by its own timeout) and ``EQUIVALENT``
-lists, with the reason, the mutants that change nothing a test could observe. The script
+(``mutation_equivalent.py``) lists, with the reason, the mutants that change nothing a
+test could observe. The script
 prints one line per module and exits 1 when one is under ``--target`` (90 % by default).
 """
 
