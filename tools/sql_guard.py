@@ -152,7 +152,8 @@ def _resolve_tables(tree: exp.Expr, allowed: set[str]) -> set[str]:
         if id(table) not in resolved:
             raise SqlRejected(
                 f"table reference {table_name(table)!r} could not be resolved: select FROM "
-                "catalogued tables and CTEs defined in the same query"
+                "catalogued tables and CTEs defined in the same query, joins written without "
+                "parentheses"
             )
     return tables
 

@@ -87,8 +87,18 @@ def test_a_namespaced_functions_name_is_cut_at_120_chars() -> None:
 def test_a_table_outside_every_scope_is_refused_by_name(sql: str) -> None:
     assert refusal(sql) == (
         "table reference 'pg_settings' could not be resolved: select FROM catalogued tables "
-        "and CTEs defined in the same query"
+        "and CTEs defined in the same query, joins written without parentheses"
     )
+
+
+def test_a_catalogued_table_in_a_parenthesised_join_is_refused_with_the_way_out() -> None:
+    said = refusal(f"SELECT * FROM (`{AUTH}` AS a CROSS JOIN `{AUTH}` AS b) AS t")
+    assert said == (
+        f"table reference '{AUTH}' could not be resolved: select FROM catalogued tables "
+        "and CTEs defined in the same query, joins written without parentheses"
+    )
+    unbracketed = check_sql(f"SELECT * FROM `{AUTH}` AS a CROSS JOIN `{AUTH}` AS b", TABLES)
+    assert unbracketed.tables == {AUTH}
 
 
 def test_a_bare_table_as_a_union_operand_is_refused_with_sqlglots_reason() -> None:
