@@ -112,3 +112,28 @@ def test_a_public_or_empty_host_parameter_passes(value: str) -> None:
 def test_the_host_parameters_name_is_shown_whole(value: str) -> None:
     url = urlsplit(f"https://example.com/lookup?host={value}")  # a printer's name
     assert url_part_reasons(url, SUFFIXES) == ["an internal host name (XEROX)"]
+
+
+# Random bytes (os.urandom here; invented) whose hex or base64 spells "::" or "::de" at
+# some alignment: noise, not an address of anyone's network, so not refused. An address
+# that does name a host stays refused behind the same encodings.
+NOISE = [
+    "637ae1d0d3b3a3a2b511f694d6828e78381df02e5506855f5d912c5befb56c36",
+    "d66393a5344079d23a3a9990db50080d",
+    "20c31f48debdba83a3a6445b3c282efe",
+    "VJV6A6OsGvbFR9KCgEnk5bGlCUnKzlca",
+    "IMMfSN69uoOjpkRbPCgu/up9stUBGL4w",
+]
+
+
+@pytest.mark.parametrize("text", NOISE)
+def test_noise_that_spells_a_hostless_ipv6_address_is_sent(text: str) -> None:
+    assert text_reasons(text, SUFFIXES) == []
+    assert text_reasons(f"{b64(b'::')} {b'::1'.hex()} {b64(b'::ff:ffff')}", SUFFIXES) == []
+
+
+@pytest.mark.parametrize("address", ["fd00::1", "fe80::1", "::a00:1", "::ffff:10.0.0.1"])
+def test_an_ipv6_address_naming_a_host_is_refused_behind_encodings(address: str) -> None:
+    [plain] = text_reasons(address, SUFFIXES)
+    for encoded in (b64(address.encode()), address.encode().hex()):
+        assert text_reasons(f"id {encoded}", SUFFIXES) == [f"{plain}, encoded"]

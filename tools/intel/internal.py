@@ -53,6 +53,7 @@ _BLOB_RUN = re.compile(r"[A-Za-z0-9+/_-]{8,}")  # base64 digits (both alphabets)
 _LAYERS = 3  # percent-decoding layers looked through; more are refused
 TOO_DEEP = f"percent-encoding nested more than {_LAYERS} layers deep"
 _URL_SAFE = str.maketrans("-_", "+/")  # base64url digits as standard base64 ones
+_NO_HOST_V6 = ipaddress.IPv6Network("::/104")  # as IPv4-compatible: 0.0.0.0/8
 _DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
 
 
@@ -124,8 +125,19 @@ def _reasons(text: str, suffixes: tuple[str, ...]) -> Iterator[str]:
             yield from _token_reasons(token, suffixes)
         blobs = [*_HEX_RUN.findall(decoded), *_BLOB_RUN.findall(decoded)]
         for inner in _TOKEN_SPLIT.split(" ".join(t for b in blobs for t in _blob_texts(b))):
+            if _names_no_host(inner):  # ":" twice in random bytes: not worth a refusal
+                continue
             for reason in _token_reasons(inner, suffixes, email=_DOTTED_EMAIL):
                 yield f"{reason}, encoded"
+
+
+def _names_no_host(token: str) -> bool:
+    """Whether ``token`` is an IPv6 address in ::/104 ("::", "::1", "::de"): 0.0.0.0/8
+    at most, no host of anyone's network, and what decoded noise spells most often."""
+    try:
+        return ipaddress.IPv6Address(token.strip(".-_[]")) in _NO_HOST_V6
+    except ValueError:
+        return False
 
 
 def _token_reasons(
