@@ -129,7 +129,15 @@ NOISE = [
 @pytest.mark.parametrize("text", NOISE)
 def test_noise_that_spells_a_hostless_ipv6_address_is_sent(text: str) -> None:
     assert text_reasons(text, SUFFIXES) == []
-    assert text_reasons(f"{b64(b'::')} {b'::1'.hex()} {b64(b'::ff:ffff')}", SUFFIXES) == []
+    hostless = (b"::", b"::1", b"::ff:ffff", b"[::]", b"-::1.")
+    assert text_reasons(" ".join(b64(a) + " " + a.hex() for a in hostless), SUFFIXES) == []
+    said = text_reasons("[::] ::1 root@fileserver", SUFFIXES)  # written out: refused
+    assert said == [
+        "a unspecified address (::)",
+        "a loopback address (::1)",
+        "an e-mail address (root@fileserver)",
+    ]
+    assert text_reasons(b64(b"root@fileserver"), SUFFIXES) == []  # noise-like: no dot
 
 
 @pytest.mark.parametrize("address", ["fd00::1", "fe80::1", "::a00:1", "::ffff:10.0.0.1"])

@@ -42,7 +42,7 @@ HOST_KEYS = frozenset(
 )
 _TOKEN_SPLIT = re.compile(r"[^\w.:@\[\]-]+")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
-_DOTTED_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")  # in decoded bytes: fewer by chance
+_DOTTED_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _NUMERIC = re.compile(r"^(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]+)){0,3}\.?$", re.I)
 _DOTTED_QUAD = re.compile(r"^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$")
 _HOSTNAME = re.compile(r"^(?=.*[a-z])[a-z0-9_-]+(?:\.[a-z0-9_-]+)+\.?$", re.I)
@@ -125,32 +125,24 @@ def _reasons(text: str, suffixes: tuple[str, ...]) -> Iterator[str]:
             yield from _token_reasons(token, suffixes)
         blobs = [*_HEX_RUN.findall(decoded), *_BLOB_RUN.findall(decoded)]
         for inner in _TOKEN_SPLIT.split(" ".join(t for b in blobs for t in _blob_texts(b))):
-            if _names_no_host(inner):  # ":" twice in random bytes: not worth a refusal
-                continue
-            for reason in _token_reasons(inner, suffixes, email=_DOTTED_EMAIL):
+            for reason in _token_reasons(inner, suffixes, encoded=True):
                 yield f"{reason}, encoded"
 
 
-def _names_no_host(token: str) -> bool:
-    """Whether ``token`` is an IPv6 address in ::/104 ("::", "::1", "::de"): 0.0.0.0/8
-    at most, no host of anyone's network, and what decoded noise spells most often."""
-    try:
-        return ipaddress.IPv6Address(token.strip(".-_[]")) in _NO_HOST_V6
-    except ValueError:
-        return False
-
-
 def _token_reasons(
-    token: str, suffixes: tuple[str, ...], *, email: re.Pattern[str] = _EMAIL
+    token: str, suffixes: tuple[str, ...], *, encoded: bool = False
 ) -> Iterator[str]:
+    """The reasons in one token. An ``encoded`` one was decoded from digits, where noise
+    is common: an e-mail address there needs a dot in its domain, and an IPv6 address in
+    ::/104 ("::", "::de": 0.0.0.0/8 at most, no host) is no reason."""
     token = token.strip(".-_")
     if not token:
         return
-    if "@" in token and email.match(token.strip("[]:")):
+    if "@" in token and (_DOTTED_EMAIL if encoded else _EMAIL).match(token.strip("[]:")):
         yield f"an e-mail address ({token.strip('[]:')})"
         return
     if token.count(":") >= 2:
-        reason = _ipv6_reason(token)
+        reason = _ipv6_reason(token, encoded=encoded)
         if reason:
             yield reason
             return
@@ -177,10 +169,12 @@ def _piece_reason(piece: str, suffixes: tuple[str, ...]) -> str | None:
     return None
 
 
-def _ipv6_reason(token: str) -> str | None:
+def _ipv6_reason(token: str, *, encoded: bool) -> str | None:
     try:  # no zone id: "%" splits tokens
         ip = ipaddress.IPv6Address(token.strip("[]"))
     except ValueError:
+        return None
+    if encoded and ip in _NO_HOST_V6:
         return None
     reason = non_public_reason(ip)
     return f"a {reason} ({unwrap(ip)})" if reason else None
