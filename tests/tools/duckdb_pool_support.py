@@ -34,6 +34,12 @@ def events_config(directory: Path) -> dict[str, Any]:
     return {"views": views, "memory_mb": 64, "headroom_mb": 64, "threads": 1}
 
 
+@pytest.fixture(name="config")
+def events_config_fixture(tmp_path: Path) -> dict[str, Any]:
+    """The test's ``config`` (import it into the test module): ``events_config``."""
+    return events_config(tmp_path)
+
+
 def request(sql: str, max_bytes: int = 2000) -> dict[str, Any]:
     return {"sql": sql, "row_limit": 10, "max_bytes": max_bytes}
 

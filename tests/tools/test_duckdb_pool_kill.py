@@ -19,7 +19,6 @@ import gc
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,7 +32,7 @@ from tests.tools.duckdb_pool_support import (
     REPLY_LIMIT,
     SCHEMAS,
     discarded,
-    events_config,
+    events_config_fixture,  # noqa: F401  (the module's ``config`` fixture)
     killed,
     overruns,
     replaced,
@@ -44,11 +43,6 @@ from tests.tools.duckdb_pool_support import (
 )
 from tools.logs import duckdb_pool
 from tools.logs.duckdb_pool import DuckDBPool, WorkerFailed
-
-
-@pytest.fixture
-def config(tmp_path: Path) -> dict[str, Any]:
-    return events_config(tmp_path)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from tests.tools.duckdb_pool_support import (
     KILLED,
     REPLY_LIMIT,
     discarded,
-    events_config,
+    events_config_fixture,  # noqa: F401  (the module's ``config`` fixture)
     replaced,
     request,
     until,
@@ -32,11 +32,6 @@ from tests.tools.duckdb_pool_support import (
 )
 from tools.logs import duckdb_pool
 from tools.logs.duckdb_pool import DuckDBPool, WorkerFailed, _worker_env
-
-
-@pytest.fixture
-def config(tmp_path: Path) -> dict[str, Any]:
-    return events_config(tmp_path)
 
 
 async def test_workers_get_the_allowlisted_environment_only(
