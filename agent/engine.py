@@ -56,7 +56,7 @@ from agent.run import (
 from agent.waves import WaveRunner
 from config.settings import Settings
 from core.events import Answered, Concluded, ModeChosen, PlanCreated, Sink
-from store.investigations import InvestigationStore
+from store.investigations.runs import InvestigationStore
 from tools.base import ToolRegistry
 
 __all__ = ["Engine", "Outcome", "Request"]

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from google.genai import types
 
 from config.settings import Limits
-from store.conversations import ConversationStore, Role, StoredMessage
-from store.db import Database
+from store.db.engine import Database
+from store.investigations.conversations import ConversationStore, Role, StoredMessage
 
 COMPACTED_PREFIX = "Earlier in this thread (compacted):"
 TRUNCATED_MARK = " …[truncated]"

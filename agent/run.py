@@ -30,7 +30,7 @@ from config.settings import Settings
 from core.approvals import Approver
 from core.events import Failed, FanOut, Sink, Started
 from core.usage import Usage
-from store.investigations import InvestigationStore
+from store.investigations.runs import InvestigationStore
 from tools.base import ToolRegistry
 
 log = logging.getLogger(__name__)

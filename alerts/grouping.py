@@ -1,4 +1,4 @@
-"""When two alerts are "the same alert again": triage groups them (``bot.storm``)."""
+"""When two alerts are "the same alert again": triage groups them (``bot.intake.triage``)."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ from typing import Any
 from google.genai import types
 
 from bench.common import print_table, union_length, write_json
-from cli.eval_run import run_eval
+from cli.eval.run import run_eval
 from config.settings import Settings
 from evals.recording import ATTEMPT
 from evals.report import report

@@ -29,7 +29,7 @@ from tools.base import Budget, ToolRegistry
 from tools.logs import register
 from tools.logs.duckdb_backend import DuckDBBackend
 from tools.logs.tools import LogDeps
-from tools.sql_guard import check_sql
+from tools.sql.guard import check_sql
 
 FLOWS = "`socbot-sample.logs.vpc_flow_logs`"
 HOSTILE = {

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from store.db import Database
-from store.work import Job, QueueLimits, WorkQueue
+from store.db.engine import Database
+from store.queue.work import Job, QueueLimits, WorkQueue
 from tests import pg_server
 
 ROWS = 120

@@ -5,7 +5,7 @@
     .venv/bin/python -m bench.bench_slack              # both, ~1.5 min
     .venv/bin/python -m bench.bench_slack --only ack --seconds 30
 
-socbot runs exactly as ``socbot serve --mode http`` does (``cli.serve.serve_until``:
+socbot runs exactly as ``socbot serve --mode http`` does (``cli.serve.command.serve_until``:
 bolt app, middleware, coordinator, engine, webhook) on 127.0.0.1, with the Web API
 pointed at ``tests.fakes.slack_api.FakeSlackAPI`` and Gemini / threat intel at the
 bench fakes — all three in a separate thread ("the remote side"). Load comes from a
@@ -61,10 +61,10 @@ from bench.common import (
 )
 from bench.fake_intel import RedirectTransport
 from cli.runtime import Runtime, open_runtime
-from cli.serve import Mode, serve_until
+from cli.serve.command import Mode, serve_until
 from config.settings import Settings
-from store.db import Database
-from store.models import AlertRow, Investigation
+from store.db.engine import Database
+from store.schema import AlertRow, Investigation
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, Call, FakeSlackAPI
 
 SIGNING_SECRET = "bench-signing-secret-0123456789abcdef"
@@ -481,7 +481,7 @@ def _row(*cells: object) -> list[object]:
 async def _account(
     db_path: Path, results: list[tuple[float, int, float, str]], calls: list[Call]
 ) -> dict[str, Any]:
-    """Classify every accepted alert by its triage state (``AlertRow.status``, bot/storm.py)
+    """Classify every accepted alert by its triage state (``AlertRow.status``, bot/intake/triage.py)
     and check in the Slack fake's record that something visible says so."""
     accepted = []
     for _latency, status, _sent, text in results:

@@ -34,12 +34,12 @@ from aiohttp import web
 from sqlalchemy import insert, select, text
 
 from bench.common import RESULTS
-from bot.server import start_site
+from bot.transport.server import start_site
 from bot.web.app import create_web, install
 from config.settings import Settings
-from store.browse import BrowseStore, Filters, Visibility, encode_cursor
-from store.db import Database
-from store.models import AlertRow, Investigation
+from store.db.engine import Database
+from store.investigations.browse import BrowseStore, Filters, Visibility, encode_cursor
+from store.schema import AlertRow, Investigation
 from tests import pg_server
 from tests.bot.web.seed import seed
 
@@ -167,7 +167,7 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
         # worst case: no row matches both (the data never pairs them), every row is read
         "list_no_match_scan": "/web/investigations?verdict=benign&severity=low",
         "list_channel": "/web/investigations?channel=C0000007",
-        # search (store/search.py): one run by its text, one by an alert's indicator,
+        # search (store/schema/search.py): one run by its text, one by an alert's indicator,
         # a word every run holds (newest 50 of 100k matches), a word none holds
         "list_search_text": "/web/investigations?q=host-4242",
         "list_search_indicator": "/web/investigations?q=host-777.example",

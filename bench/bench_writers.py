@@ -36,8 +36,8 @@ from bench import scripts
 from bench.bench_slack import mention_event, paced_posts, serving, signed
 from bench.common import LoopThread, print_table, run_async, write_json
 from bench.fake_gemini import FakeGemini
-from store.db import Database
-from store.models import Investigation, WorkRow
+from store.db.engine import Database
+from store.schema import Investigation, WorkRow
 
 REPO = Path(__file__).resolve().parent.parent
 SOCBOT = Path(sys.executable).with_name("socbot")

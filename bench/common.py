@@ -409,7 +409,7 @@ async def clear_intel_cache(rt: Runtime) -> None:
     """Forget cached threat-intel answers, so every run pays the lookup latency."""
     from sqlalchemy import delete
 
-    from store.models import IntelCache
+    from store.schema import IntelCache
 
     async with rt.db.session() as session:
         await session.execute(delete(IntelCache))

@@ -4,7 +4,7 @@ the work queue and its worker, the webhook and the alert channels' triages.
 The bolt app acks before listeners run (``process_before_response=False``),
 verifies signatures in HTTP mode, ignores socbot's own events (built in), then
 applies socbot's middleware: dedupe, then authorization. The Web API client is
-``bot.slack_client``; the running bot's lifecycle is ``bot.lifecycle``.
+``bot.slack.client``; the running bot's lifecycle is ``bot.lifecycle``.
 """
 
 from __future__ import annotations
@@ -21,34 +21,34 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.playbook.learning.service import Learner
 from alerts.catalogue import load_catalogue
 from alerts.parse import Alert
-from bot.alerts_in import AlertIntake
-from bot.approvals import SlackApprovals
-from bot.coordinator import Coordinator
-from bot.feedback import FeedbackActions
-from bot.learning_work import LearningWork
+from bot.decisions.approvals import SlackApprovals
+from bot.decisions.playbook_review import SlackReview
+from bot.decisions.votes import FeedbackActions
+from bot.events.listeners import Investigate, Listeners, ack_only
+from bot.events.middleware import Deduper, Gatekeeper
+from bot.intake.alert_channels import AlertIntake
+from bot.intake.alerts_endpoint import AlertWebhook
+from bot.intake.policy.dispatch import PolicedTriage
+from bot.intake.policy.held import DeferredRunner
+from bot.intake.policy.setup import policy_parts
+from bot.intake.triage import AlertTriage
 from bot.lifecycle import SocBot
-from bot.listeners import Investigate, Listeners, ack_only
-from bot.middleware import Deduper, Gatekeeper
-from bot.pacer import Pacer
-from bot.policy_deferred import DeferredRunner
-from bot.policy_dispatch import PolicedTriage
-from bot.policy_setup import policy_parts
-from bot.prune_work import PruneWork
-from bot.reporter import SlackReporter
-from bot.review import SlackReview
+from bot.notify.delivery import Webhooks
 from bot.runners import runners
-from bot.storm import AlertTriage
+from bot.slack.pacer import Pacer
+from bot.slack.reporter import SlackReporter
 from bot.web.app import pages_for
-from bot.webhook import AlertWebhook
-from bot.webhook_delivery import Webhooks
-from bot.work_setup import default_replica_id, replica_limit, work_queue
+from bot.work.learning import LearningWork
+from bot.work.pruning import PruneWork
+from bot.work.setup import default_replica_id, replica_limit, work_queue
+from bot.work.worker import Coordinator
 from config.settings import Settings, SlackSettings
-from store.alerts import AlertStore
-from store.db import Database
-from store.feedback import FeedbackStore
-from store.learn_queue import LearnQueue
+from store.db.engine import Database
+from store.playbook.feedback import FeedbackStore
+from store.queue.learning import LearnQueue
 from store.retention import Pruner
 from store.slack import SlackStore
+from store.triage.alerts import AlertStore
 
 # What bolt reads from the environment for arguments it was not given. socbot gives it
 # everything from its own settings (a client carrying the bot token), so bolt must not
@@ -132,9 +132,9 @@ def create_socbot(
     ``pacer`` is shared with the investigator so that every message posted in a
     channel (cards, notices, progress, conclusions) counts against one pace.
     ``learner`` runs the learning rows that votes and corrections queue
-    (``bot.learning_work``; ``SocBot.learn`` queues one); ``review`` handles the
+    (``bot.work.learning``; ``SocBot.learn`` queues one); ``review`` handles the
     playbook review channel's buttons; ``approvals`` the Approve / Deny buttons of
-    risky tool calls (``bot.approvals``); ``webhooks`` sends events onward.
+    risky tool calls (``bot.decisions.approvals``); ``webhooks`` sends events onward.
     """
     slack = settings.slack
     store = SlackStore(db)

@@ -1,7 +1,7 @@
 """One investigation in a Slack thread: engine → live status message → outcome messages.
 
-Run by the worker (``bot.coordinator``), it keeps what it posts with the work row
-(``current_run``, ``bot.post_once``): the status message, so that a replica taking
+Run by the worker (``bot.work.worker``), it keeps what it posts with the work row
+(``current_run``, ``bot.slack.post_once``): the status message, so that a replica taking
 the work over edits that message instead of posting a second one, and the
 outcome, written down before it is posted, so that a conclusion is posted once —
 also when the replica died between posting it and recording it. Once the outcome
@@ -23,20 +23,20 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.engine import Outcome, Request
 from agent.run import Mode
 from alerts.parse import Alert
-from bot.approvals import SlackApprovals
-from bot.blocks import Message
-from bot.pacer import Pacer
-from bot.post_once import RunPosts, ThreadSearch
-from bot.posting import POST_ATTEMPTS, POST_BACKOFF_S, outcome_messages
-from bot.progress import SlackProgress
-from bot.run_link import INTERRUPTED, RunLink, earlier_run
-from bot.runlog import logged_run
-from bot.webhooks import Notifier, investigation_data
-from bot.worker_types import SlackRefused, ThreadRef, Unavailable, current_run
+from bot.blocks.kit import Message
+from bot.decisions.approvals import SlackApprovals
+from bot.notify.notifier import Notifier, investigation_data
+from bot.observe.runlog import logged_run
+from bot.slack.pacer import Pacer
+from bot.slack.post_once import RunPosts, ThreadSearch
+from bot.slack.posting import POST_ATTEMPTS, POST_BACKOFF_S, outcome_messages
+from bot.slack.progress import SlackProgress
+from bot.work.contracts import SlackRefused, ThreadRef, Unavailable, current_run
+from bot.work.run_link import INTERRUPTED, RunLink, earlier_run
 from core.events import Sink
-from store.alerts import AlertStore
-from store.investigations import InvestigationStore
-from store.policy import Asked, PolicyStore
+from store.investigations.runs import InvestigationStore
+from store.triage.alerts import AlertStore
+from store.triage.policy import Asked, PolicyStore
 
 MODEL_UNAVAILABLE = "Gemini is unavailable right now."
 MODES: dict[str, Mode] = {"direct": "direct", "planned": "planned"}
@@ -50,7 +50,7 @@ class EngineLike(Protocol):
 
 
 class EngineInvestigator:
-    """``Investigate`` for ``bot.listeners``: see the module docstring."""
+    """``Investigate`` for ``bot.events.listeners``: see the module docstring."""
 
     def __init__(
         self,

@@ -17,21 +17,21 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from alerts.parse import Alert
-from bot.coordinator import Coordinator
-from bot.feedback import Learn
-from bot.listeners import Listeners
-from bot.policy_dispatch import PolicedTriage
-from bot.policy_gate import PolicyGate
-from bot.prune_work import PruneWork
-from bot.reporter import SlackReporter
-from bot.server import build_web_app
-from bot.storm import AlertTriage
+from bot.decisions.votes import Learn
+from bot.events.listeners import Listeners
+from bot.intake.alerts_endpoint import AlertWebhook
+from bot.intake.policy.dispatch import PolicedTriage
+from bot.intake.policy.gate import PolicyGate
+from bot.intake.triage import AlertTriage
+from bot.slack.reporter import SlackReporter
+from bot.transport.server import build_web_app
 from bot.web.app import install as install_pages
 from bot.web.site import Web
-from bot.webhook import AlertWebhook
+from bot.work.pruning import PruneWork
+from bot.work.worker import Coordinator
 from config.settings import SlackSettings
-from store.alerts import AlertStore
 from store.slack import SlackStore
+from store.triage.alerts import AlertStore
 
 
 def freeze_heap() -> bool:
@@ -66,9 +66,9 @@ class SocBot:
     triage: AlertTriage | None = None
     forwarded: dict[str, AlertTriage] = field(default_factory=dict)  # by alert channel
     grace_s: float = 0.0  # at shutdown, running work may finish this long
-    learn: Learn | None = None  # queue learning from an investigation (``bot.learning_work``)
-    pruning: PruneWork | None = None  # data lifetime (``bot.prune_work``)
-    gate: PolicyGate | None = None  # the alert policy (``bot.policy_gate``)
+    learn: Learn | None = None  # queue learning from an investigation (``bot.work.learning``)
+    pruning: PruneWork | None = None  # data lifetime (``bot.work.pruning``)
+    gate: PolicyGate | None = None  # the alert policy (``bot.intake.policy.gate``)
     policed: PolicedTriage | None = None  # the webhook channel's triage, policy first
     routed: dict[str, AlertTriage] = field(default_factory=dict)  # channels rules route to
     pages: Web | None = None  # the investigation pages (``bot.web``), when sign-in is set up
@@ -122,7 +122,7 @@ class SocBot:
 
     async def metrics(self) -> bytes:
         """``/metrics``: this process's counters and the whole queue's gauges."""
-        from bot.metrics import exposition
+        from bot.observe.metrics import exposition
 
         policy = self.gate.store if self.gate is not None else None
         return await exposition(self.coordinator.queue, policy)
@@ -153,7 +153,7 @@ class SocBot:
         return out
 
     async def dispatch_alert(self, alert: Alert) -> None:
-        """Webhook alerts: group, investigate or defer them (``bot.storm``)."""
+        """Webhook alerts: group, investigate or defer them (``bot.intake.triage``)."""
         if self.triage is not None:
             await self.triage.dispatch(alert)
 

@@ -1,8 +1,8 @@
-"""How each kind of work row runs (``Runner`` for ``bot.coordinator``).
+"""How each kind of work row runs (``Runner`` for ``bot.work.worker``).
 
 People's requests (mentions, follow-ups) run the investigation with the text kept
 in the row. Alerts run through the triage of the channel their card or message is
-in (``bot.storm``: statuses, group verdicts, storm counts), or plainly when that
+in (``bot.intake.triage``: statuses, group verdicts, storm counts), or plainly when that
 channel has none; the alert itself is read back from the database, so any replica
 can run, or take over, any alert.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from bot.listeners import Investigate, alert_request_text
-from bot.storm import AlertTriage
-from bot.worker_types import Runner, ThreadRef
-from store.alerts import AlertStore
-from store.work import Work
+from bot.events.listeners import Investigate, alert_request_text
+from bot.intake.triage import AlertTriage
+from bot.work.contracts import Runner, ThreadRef
+from store.queue.work import Work
+from store.triage.alerts import AlertStore
 
 log = logging.getLogger(__name__)
 

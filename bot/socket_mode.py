@@ -13,7 +13,7 @@ import logging
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.lifecycle import SocBot
-from bot.server import start_site
+from bot.transport.server import start_site
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ off (no secret is ever included, only whether it is set).
 
 from __future__ import annotations
 
-from bot.webhook import disabled_reason
+from bot.intake.alerts_endpoint import disabled_reason
 from config.settings import Settings, config_notice
 from tools.base import ToolRegistry
 

@@ -16,7 +16,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from config.database_url import driver_hint
 from config.settings import ConfigError
-from store.db import Database
+from store.db.engine import Database
 
 
 def open_database(url: str) -> Database:

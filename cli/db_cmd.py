@@ -3,7 +3,7 @@
 
 ``socbot serve`` and the other commands migrate on start; ``db upgrade`` does it
 alone, e.g. as a deploy step before several replicas start. ``db revision`` is for
-developers: after changing ``store/models.py`` it writes the migration.
+developers: after changing ``store/schema.py`` it writes the migration.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def upgrade(as_json: JsonOpt = False) -> None:
 
 async def _upgrade(url: str) -> tuple[str, str | None]:
     from cli.database import db_name, migrated_database
-    from store import migrate
+    from store.db import migrate
 
     async with migrated_database(url) as db:
         return db_name(db), await migrate.current(db.engine)
@@ -54,12 +54,12 @@ MessageOpt = Annotated[str, typer.Option("-m", "--message", help="What the revis
 
 @app.command("revision")
 def revision(message: MessageOpt) -> None:
-    """Write a migration for the changes in store/models.py (developers; review it)."""
+    """Write a migration for the changes in store/schema.py (developers; review it)."""
     import tempfile
     from pathlib import Path
 
-    from store import migrate
-    from store.db import Database
+    from store.db import migrate
+    from store.db.engine import Database
 
     async def write(folder: str) -> list[str]:
         db = Database(f"sqlite+aiosqlite:///{Path(folder) / 'schema.db'}")
@@ -73,7 +73,7 @@ def revision(message: MessageOpt) -> None:
     for path in paths:
         typer.echo(f"wrote {path}")
     if not paths:
-        typer.echo("the migrations already match store/models.py: nothing to write")
+        typer.echo("the migrations already match store/schema.py: nothing to write")
 
 
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Only count what would be deleted.")]

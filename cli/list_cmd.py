@@ -18,8 +18,8 @@ from cli.app import clean, command_app, fail, load_settings_or_exit, one_line
 from cli.tables import text_table
 
 if TYPE_CHECKING:
-    from store.browse import Filters
-    from store.listing import Listed
+    from store.investigations.browse import Filters
+    from store.investigations.listing import Listed
 
 ID_CHARS = 12
 TITLE_CHARS = 60
@@ -38,7 +38,7 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """List recent investigations (or alerts): id, time, source, title, verdict, cost."""
-    from store.browse import Filters
+    from store.investigations.browse import Filters
 
     since = datetime.now(UTC) - timedelta(days=days) if days else None
     filters = Filters(verdict=verdict, status=status, source=source, since=since)
@@ -84,7 +84,7 @@ def _rows_or_exit(filters: Filters, limit: int, *, alerts: bool, announce: bool)
 
 async def _rows(url: str, filters: Filters, limit: int, alerts: bool) -> list[Listed]:
     from cli.database import migrated_database, sqlite_file_missing
-    from store.listing import recent_alerts, recent_investigations
+    from store.investigations.listing import recent_alerts, recent_investigations
 
     if sqlite_file_missing(url):  # nothing was ever stored there: do not create it
         return []

@@ -40,11 +40,12 @@ COMMANDS: dict[str, Lazy] = {
         "See an investigation without a key: the sample alert on a scripted model, offline.",
     ),
     "investigate": Lazy(
-        "cli.investigate", "Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."
+        "cli.terminal.investigate",
+        "Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute.",
     ),
-    "chat": Lazy("cli.chat", "Talk to socbot in the terminal, with persistent history."),
+    "chat": Lazy("cli.terminal.chat", "Talk to socbot in the terminal, with persistent history."),
     "serve": Lazy(
-        "cli.serve",
+        "cli.serve.command",
         "Run the Slack bot: mentions, thread follow-ups, alert channels and POST /alerts.",
         lean=False,  # Slack needs aiohttp; it freezes its heap once started (bot.lifecycle)
     ),
@@ -75,7 +76,7 @@ COMMANDS: dict[str, Lazy] = {
     "alerts": Lazy("cli.alerts_cmd", "Inspect how alert payloads are read."),
     "policy": Lazy("cli.policy_cmd", "Test and list the alert policy's rules."),
     "db": Lazy("cli.db_cmd", "Manage the database: schema migrations and pruning by lifetime."),
-    "eval": Lazy("cli.eval_cmd", "Measure verdict quality on a scenario pack."),
+    "eval": Lazy("cli.eval.command", "Measure verdict quality on a scenario pack."),
     "usage": Lazy(
         "cli.usage_cmd", "Summarise model tokens and cost (USD at list prices) from the database."
     ),

@@ -23,12 +23,12 @@ from alerts.catalogue import FormatError, load_catalogue
 from alerts.parse import Alert
 from alerts.parse import parse_alert as parse
 from cli.app import new_conversation_id
-from cli.investigate import remember_alert
 from cli.runtime import Runtime
+from cli.terminal.investigate import remember_alert
 from core.approvals import NobodyToAsk
 from core.events import Event, StepFinished, StepStarted
-from store.alerts import AlertStore
-from store.playbook import PlaybookStore
+from store.playbook.bullets import PlaybookStore
+from store.triage.alerts import AlertStore
 from tools.base import Budget
 
 NOBODY = NobodyToAsk("no one can be asked to approve it through MCP")

@@ -20,8 +20,8 @@ import typer
 from cli.app import command_app, fail, load_settings_or_exit, one_line
 
 if TYPE_CHECKING:
-    from store.db import Database
-    from store.playbook import PlaybookBullet
+    from store.db.engine import Database
+    from store.playbook.bullets import PlaybookBullet
 
 app = command_app(help="Review and manage the team playbook.")
 
@@ -39,9 +39,9 @@ def _run(work: Callable[[Database], Awaitable[T]], *, announce: bool = True) -> 
     """Open the database (creating missing tables), run ``work``, close it."""
     from cli.database import migrated_database
     from config.settings import ConfigError
-    from store.playbook import PlaybookError
-    from store.playbook_files import PlaybookFileError
-    from store.playbook_rules import BulletInvalid
+    from store.playbook.bullets import PlaybookError
+    from store.playbook.files import PlaybookFileError
+    from store.playbook.rules import BulletInvalid
 
     settings = load_settings_or_exit(announce=announce)
 
@@ -72,7 +72,7 @@ def list_bullets(
     as_json: Annotated[bool, typer.Option("--json", help="Print the bullets as JSON.")] = False,
 ) -> None:
     """List bullets (all, or those with the given statuses)."""
-    from store.playbook import STATUSES, PlaybookStore
+    from store.playbook.bullets import STATUSES, PlaybookStore
 
     wanted = status or None
     if wanted and not set(wanted) <= set(STATUSES):
@@ -91,7 +91,7 @@ def list_bullets(
 @app.command("show")
 def show(bullet_id: IdArg) -> None:
     """Everything about one bullet, as JSON: content, triggers, counters, provenance."""
-    from store.playbook import PlaybookStore
+    from store.playbook.bullets import PlaybookStore
 
     bullet = _run(lambda db: PlaybookStore(db).get(bullet_id))
     if bullet is None:
@@ -113,8 +113,8 @@ def add(
     by: ByOpt = None,
 ) -> None:
     """Add an active bullet (a person writing it is its approval)."""
-    from store.playbook import KINDS, PlaybookBullet, PlaybookStore, Triggers, new_id
-    from store.playbook_rules import check
+    from store.playbook.bullets import KINDS, PlaybookBullet, PlaybookStore, Triggers, new_id
+    from store.playbook.rules import check
 
     who = _who(by)
     if kind not in KINDS:
@@ -142,7 +142,7 @@ def add(
 
 
 def _change(action: str, bullet_id: str, by: str | None, reason: str = "") -> None:
-    from store.playbook import PlaybookStore
+    from store.playbook.bullets import PlaybookStore
 
     async def work(db: Database) -> PlaybookBullet:
         store = PlaybookStore(db)
@@ -180,8 +180,8 @@ def export(
     status: StatusOpt = None,
 ) -> None:
     """Write bullets as YAML files (default: active and proposed ones)."""
-    from store.playbook import PlaybookStore
-    from store.playbook_files import write_dir
+    from store.playbook.bullets import PlaybookStore
+    from store.playbook.files import write_dir
 
     async def work(db: Database) -> list[Path]:
         bullets = await PlaybookStore(db).bullets(status or ["active", "proposed"])
@@ -196,8 +196,8 @@ def import_(
     folder: Annotated[Path, typer.Argument(help="Folder of YAML files (from export).")],
 ) -> None:
     """Load bullets from YAML files; a bullet with the same id is overwritten."""
-    from store.playbook import PlaybookStore
-    from store.playbook_files import read_dir
+    from store.playbook.bullets import PlaybookStore
+    from store.playbook.files import read_dir
 
     async def work(db: Database) -> dict[str, int]:
         store = PlaybookStore(db)
@@ -216,7 +216,7 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
 ) -> None:
     """Playbook metrics: use, hit rate, agreement with analysts, corrections, tokens."""
-    from store.learning import metrics
+    from store.playbook.learning import metrics
 
     report: dict[str, Any] = _run(lambda db: metrics(db, days=days), announce=not as_json)
     if as_json:

@@ -24,9 +24,9 @@ from cli.app import clean, command_app, fail, load_settings_or_exit, one_line
 if TYPE_CHECKING:
     from alerts.policy.decide import CompiledRule
     from config.settings import Settings
-    from store.db import Database
-    from store.policy import RuleHits
-    from store.suppressions import Suppression
+    from store.db.engine import Database
+    from store.triage.policy import RuleHits
+    from store.triage.suppressions import Suppression
 
 app = command_app(help="Test and list the alert policy's rules.")
 T = TypeVar("T")
@@ -56,8 +56,8 @@ def _database(settings: Settings, work: Callable[[Database], Awaitable[T]], empt
 def _rules(settings: Settings, folder: Path | None) -> tuple[list[CompiledRule], list[str]]:
     """The rules in the order tried, and the load errors (files and suppressions)."""
     from alerts.policy.load import load_folder
-    from bot.policy_gate import suppression_rules
-    from store.suppressions import SuppressionStore
+    from bot.intake.policy.gate import suppression_rules
+    from store.triage.suppressions import SuppressionStore
 
     async def active(db: Database) -> list[Suppression]:
         return await SuppressionStore(db).active()
@@ -118,8 +118,8 @@ def test(
 @app.command("list")
 def list_rules(folder: DirOpt = None, as_json: JsonOpt = False) -> None:
     """List the rules with hit counts and last hit, and the Slack suppressions."""
-    from store.policy import PolicyStore
-    from store.suppressions import SuppressionStore
+    from store.triage.policy import PolicyStore
+    from store.triage.suppressions import SuppressionStore
 
     settings = load_settings_or_exit(announce=not as_json)
 
@@ -180,7 +180,7 @@ def lift(
     by: Annotated[str | None, typer.Option("--by", help="who (default: your login)")] = None,
 ) -> None:
     """End an approved Slack suppression now (it stays in the record as lifted)."""
-    from store.suppressions import RULE_PREFIX, SuppressionStore
+    from store.triage.suppressions import RULE_PREFIX, SuppressionStore
 
     number = suppression.removeprefix(RULE_PREFIX)
     if not number.isdigit():

@@ -26,10 +26,10 @@ from agent.model.gemini import GeminiBackend, tls_context
 from agent.model.llm import ModelBackend
 from cli.database import db_name, migrate_schema, open_database
 from config.settings import Settings
-from store.conversations import ConversationStore
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.playbook import PlaybookStore
+from store.db.engine import Database
+from store.investigations.conversations import ConversationStore
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookStore
 from tools.base import ToolRegistry
 from tools.setup import build_registry, mcp_hub
 

@@ -54,7 +54,7 @@ VALUE_CHARS = 100
 def show(investigation_id: IdArg, as_json: JsonOpt = False) -> None:
     """Print a past investigation's record: steps, tool calls, conclusion, usage."""
     row, trace = _load(investigation_id, announce=not as_json)
-    from cli.record import with_trace
+    from cli.terminal.record import with_trace
 
     base = dict(row.get("record") or {})
     for key in ("investigation_id", "conversation_id", "kind", "status", "mode", "error"):
@@ -163,8 +163,8 @@ def _load(investigation_id: str, *, announce: bool) -> tuple[dict[str, Any], lis
 async def _read(url: str, investigation_id: str) -> tuple[dict[str, Any] | None, list[Any]]:
     from cli.database import migrated_database, sqlite_file_missing
     from config.settings import ConfigError
-    from store.investigations import InvestigationStore
-    from store.listing import IdNotFound, resolve_investigation
+    from store.investigations.listing import IdNotFound, resolve_investigation
+    from store.investigations.runs import InvestigationStore
 
     if sqlite_file_missing(url):  # nothing was ever stored there: do not create it
         return None, []

@@ -1,6 +1,6 @@
 """``socbot usage``: model tokens and list-price cost per day, source, channel and stage.
 
-Reads the usage every finished investigation stored (``store.usage``); the prices are
+Reads the usage every finished investigation stored (``store.investigations.usage``); the prices are
 those of ``gemini.prices`` when the calls were made. Heavy imports happen inside the
 command, so ``socbot --help`` stays fast.
 """
@@ -18,7 +18,7 @@ from cli.app import clean, command_app, fail, load_settings_or_exit, one_line
 from cli.tables import text_table
 
 if TYPE_CHECKING:
-    from store.usage import Totals, UsageRow
+    from store.investigations.usage import Totals, UsageRow
 
 DaysOpt = Annotated[int, typer.Option("--days", "-d", min=1, help="How many days back.")]
 ByOpt = Annotated[
@@ -33,7 +33,7 @@ app = command_app()
 @app.command()
 def usage(days: DaysOpt = 7, by: ByOpt = None, as_json: JsonOpt = False) -> None:
     """Summarise model tokens and cost (USD at list prices) from the database."""
-    from store.usage import DIMENSIONS, summarise
+    from store.investigations.usage import DIMENSIONS, summarise
 
     wanted = by or list(DIMENSIONS)
     unknown = [b for b in wanted if b not in DIMENSIONS]
@@ -73,8 +73,8 @@ def _rows_or_exit(since: datetime, *, announce: bool) -> tuple[list[UsageRow], d
 async def _rows(url: str, since: datetime) -> tuple[list[UsageRow], dict[str, int]]:
     """The investigations' usage, and the alerts the policy decided (by outcome)."""
     from cli.database import migrated_database, sqlite_file_missing
-    from store.policy import OUTCOMES, PolicyStore
-    from store.usage import UsageStore
+    from store.investigations.usage import UsageStore
+    from store.triage.policy import OUTCOMES, PolicyStore
 
     if sqlite_file_missing(url):  # nothing was ever stored there: do not create it
         return [], dict.fromkeys(OUTCOMES, 0)

@@ -47,8 +47,8 @@ def web(
 async def _serve(settings: object, host: str, port: int, *, local: bool) -> None:
     from aiohttp import web as aioweb
 
-    from bot.server import start_site
-    from bot.slack_client import build_client
+    from bot.slack.client import build_client
+    from bot.transport.server import start_site
     from bot.web.app import SignInRequired, create_web, install
     from cli.database import migrated_database
     from config.settings import Settings

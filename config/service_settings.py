@@ -109,7 +109,7 @@ class SlackSettings(Section):
 
 
 class WorkSettings(Section):
-    """The durable work queue shared by every replica (``store/work.py``)."""
+    """The durable work queue shared by every replica (``store/queue/work.py``)."""
 
     replica_id: str | None = Field(None, description="this replica's name; default host:pid")
     lease_s: float = Field(

@@ -21,10 +21,10 @@ from sqlalchemy import select
 
 from config.settings import Settings
 from evals.writer import Draft, TableRows
-from store.db import Database
-from store.feedback import FeedbackStore
-from store.investigations import InvestigationStore
-from store.models import AlertRow
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.playbook.feedback import FeedbackStore
+from store.schema import AlertRow
 
 VERDICTS = ("true_positive", "false_positive", "benign")
 CATEGORIES = {

@@ -32,13 +32,13 @@ from evals.recording import ATTEMPT
 from evals.results import Attempt, RunFolder
 from evals.sandbox import close_registry, scenario_registry, scenario_settings
 from evals.scenario import Scenario
-from store.investigations import InvestigationStore
-from store.playbook import PlaybookStore
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookStore
 
 if TYPE_CHECKING:
     import httpx
 
-    from store.db import Database
+    from store.db.engine import Database
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from tools.setup import build_registry
 if TYPE_CHECKING:
     import httpx
 
-    from store.db import Database
+    from store.db.engine import Database
 
 
 def scenario_settings(settings: Settings, scenario: Scenario) -> Settings:

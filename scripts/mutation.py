@@ -62,7 +62,7 @@ _PG_ONLY = (  # the PostgreSQL branches of the claim (mutant names: re-check aft
 )
 GROUPS: dict[str, Group] = {
     "sql_guard": Group(
-        ("tools/sql_guard.py", "tools/sql_functions.py"),
+        ("tools/sql/guard.py", "tools/sql/functions.py"),
         (
             "tests/tools/test_sql_guard.py",
             "tests/tools/test_sql_guard_reasons.py",
@@ -87,26 +87,26 @@ GROUPS: dict[str, Group] = {
             "alerts.addresses.*",
         ),
     ),
-    "slack_body": Group(("bot/slack_body.py",), ("tests/bot/test_slack_body.py",)),
+    "slack_body": Group(("bot/transport/slack_body.py",), ("tests/bot/test_slack_body.py",)),
     "slack_gate": Group(
-        ("bot/middleware.py", "bot/stop_policy.py"),
+        ("bot/events/middleware.py", "bot/events/stop_policy.py"),
         ("tests/bot/test_slack_gate.py",),
         only=(  # who may use socbot where, and who may stop a run
-            "bot.middleware.xǁGatekeeperǁ*",
-            "bot.middleware.x__app_team*",
-            "bot.middleware.x__is_bot_event*",
-            "bot.middleware.x__who_where*",
-            "bot.middleware.x__s__*",
-            "bot.stop_policy.*",
+            "bot.events.middleware.xǁGatekeeperǁ*",
+            "bot.events.middleware.x__app_team*",
+            "bot.events.middleware.x__is_bot_event*",
+            "bot.events.middleware.x__who_where*",
+            "bot.events.middleware.x__s__*",
+            "bot.events.stop_policy.*",
         ),
     ),
     "slack_auth": Group(  # who may decide, vote, approve; deliveries handled once
         (
-            "bot/middleware.py",
-            "bot/feedback.py",
-            "bot/review.py",
-            "bot/approvals.py",
-            "bot/suppress.py",
+            "bot/events/middleware.py",
+            "bot/decisions/votes.py",
+            "bot/decisions/playbook_review.py",
+            "bot/decisions/approvals.py",
+            "bot/decisions/suppression.py",
         ),
         (
             "tests/bot/test_review_rules.py",
@@ -118,44 +118,44 @@ GROUPS: dict[str, Group] = {
             "tests/bot/test_dedupe_rules.py",
         ),
         only=(
-            "bot.middleware.xǁDeduperǁ*",
-            "bot.feedback.xǁFeedbackActionsǁon_*",
-            "bot.feedback.x__open*",
-            "bot.feedback.x_tell*",
-            "bot.review.xǁSlackReviewǁallowed*",
-            "bot.review.xǁSlackReviewǁon_*",
-            "bot.review.x__where*",
-            "bot.review.x__update*",
-            "bot.approvals.xǁSlackApprovalsǁ__init__*",
-            "bot.approvals.xǁSlackApprovalsǁon_decision*",
-            "bot.approvals.xǁSlackApprovalsǁ_wake*",
-            "bot.suppress.xǁSuppressActionsǁallowed*",
-            "bot.suppress.xǁSuppressActionsǁon_decision*",
+            "bot.events.middleware.xǁDeduperǁ*",
+            "bot.decisions.votes.xǁFeedbackActionsǁon_*",
+            "bot.decisions.votes.x__open*",
+            "bot.decisions.votes.x_tell*",
+            "bot.decisions.playbook_review.xǁSlackReviewǁallowed*",
+            "bot.decisions.playbook_review.xǁSlackReviewǁon_*",
+            "bot.decisions.playbook_review.x__where*",
+            "bot.decisions.playbook_review.x__update*",
+            "bot.decisions.approvals.xǁSlackApprovalsǁ__init__*",
+            "bot.decisions.approvals.xǁSlackApprovalsǁon_decision*",
+            "bot.decisions.approvals.xǁSlackApprovalsǁ_wake*",
+            "bot.decisions.suppression.xǁSuppressActionsǁallowed*",
+            "bot.decisions.suppression.xǁSuppressActionsǁon_decision*",
         ),
     ),
     "work_queue": Group(  # the queue's rules, each asserted on in-process SQLite
-        ("store/work.py", "store/work_claim.py"),
+        ("store/queue/work.py", "store/queue/claims.py"),
         ("tests/store/test_work_claim_rules.py",),
         only=(
-            "store.work.xǁWorkQueueǁrenew*",
-            "store.work.xǁWorkQueueǁfinish*",
-            "store.work.xǁWorkQueueǁrelease*",
-            "store.work.xǁWorkQueueǁstop*",
-            "store.work_claim.*",
+            "store.queue.work.xǁWorkQueueǁrenew*",
+            "store.queue.work.xǁWorkQueueǁfinish*",
+            "store.queue.work.xǁWorkQueueǁrelease*",
+            "store.queue.work.xǁWorkQueueǁstop*",
+            "store.queue.claims.*",
         ),
         elsewhere=_PG_ONLY,
     ),
     "work_queue_pg": Group(  # what only PostgreSQL runs: the claim lock, FOR UPDATE
-        ("store/work_claim.py",),
+        ("store/queue/claims.py",),
         ("tests/store/test_lease_renewal.py", "tests/store/test_claim_locks.py"),
         only=_PG_ONLY,
     ),
     "takeover": Group(  # what a dead replica left, sent back; a stalled launch fenced off
-        ("store/stale.py", "store/replicas.py", "store/work.py"),
+        ("store/triage/stale.py", "store/queue/replicas.py", "store/queue/work.py"),
         ("tests/store/test_takeover_rules.py",),
-        only=("store.stale.*", "store.replicas.*", "store.work.x__launched*"),
+        only=("store.triage.stale.*", "store.queue.replicas.*", "store.queue.work.x__launched*"),
     ),
-    "post_once": Group(("bot/post_once.py",), ("tests/bot/test_post_once_rules.py",)),
+    "post_once": Group(("bot/slack/post_once.py",), ("tests/bot/test_post_once_rules.py",)),
     "grounding": Group(
         ("agent/review/grounding.py",),
         (
@@ -169,20 +169,20 @@ GROUPS: dict[str, Group] = {
         ("tools/logs/duckdb_pool.py",),  # the pool alone: real workers, a three-row CSV
         ("tests/tools/test_duckdb_pool_kill.py", "tests/tools/test_duckdb_pool_workers.py"),
     ),
-    "webhook": Group(("bot/webhook.py",), ("tests/bot/test_webhook_checks.py",)),
+    "webhook": Group(("bot/intake/alerts_endpoint.py",), ("tests/bot/test_webhook_checks.py",)),
     "policy": Group(
         ("alerts/policy/match.py", "alerts/policy/decide.py"),
         ("tests/alerts/test_policy.py", "tests/alerts/test_policy_match.py"),
     ),
     "web_access": Group(
-        ("bot/web/access.py", "bot/web/app.py"),
+        ("bot/web/auth/access.py", "bot/web/app.py"),
         (
             "tests/bot/web/test_access.py",
             "tests/bot/web/test_guard.py",
             "tests/bot/web/test_pages.py",
         ),
         only=(  # who may see what, and the guard in front of every route
-            "bot.web.access.*",
+            "bot.web.auth.access.*",
             "bot.web.app.x__expected_origin*",
             "bot.web.app.x__csrf_ok*",
             "bot.web.app.x_guard*",
@@ -206,16 +206,20 @@ CI_GROUPS = (
 )
 CI_ONLY = ("grounding_ci", "slack_auth_ci")  # parts of other groups: not run twice
 GROUPS["slack_auth_ci"] = Group(  # who may approve a risky call, a proposal, a suppression
-    ("bot/approvals.py", "bot/review.py", "bot/suppress.py"),
+    (
+        "bot/decisions/approvals.py",
+        "bot/decisions/playbook_review.py",
+        "bot/decisions/suppression.py",
+    ),
     (
         "tests/bot/test_approval_rules.py",
         "tests/bot/test_review_rules.py",
         "tests/bot/test_suppress_rules.py",
     ),
     only=(
-        "bot.approvals.xǁSlackApprovalsǁon_decision*",
-        "bot.review.xǁSlackReviewǁallowed*",
-        "bot.suppress.xǁSuppressActionsǁallowed*",
+        "bot.decisions.approvals.xǁSlackApprovalsǁon_decision*",
+        "bot.decisions.playbook_review.xǁSlackReviewǁallowed*",
+        "bot.decisions.suppression.xǁSuppressActionsǁallowed*",
     ),
 )
 GROUPS["grounding_ci"] = Group(

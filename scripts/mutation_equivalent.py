@@ -7,7 +7,7 @@ re-run its group with ``--fresh`` and check that each name still shows the mutan
 
 from __future__ import annotations
 
-CLAIMING = "store.work_claim.xǁClaimingQueueǁ"
+CLAIMING = "store.queue.claims.xǁClaimingQueueǁ"
 
 _G = "agent.review.grounding."
 _SET = "the dict is an ordered set: its values are never read"
@@ -16,14 +16,14 @@ _P = "alerts.policy."
 _UNUSED_BOUNDS = "start and end are read only when hours is given, which sets both"
 _APP = "bot.web.app."
 _HEADER_CASE = "aiohttp's request headers are case-insensitive"
-_HOOK = "bot.webhook.xǁAlertWebhookǁ"
+_HOOK = "bot.intake.alerts_endpoint.xǁAlertWebhookǁ"
 _INT = "tools.intel.internal."
 _IND = "tools.intel.indicators."
 _ADDR = "alerts.addresses."
 _LOWER_X = 'stripping "X" after lower(): there is no "X" left to strip'
 _INTERNAL_NAMED = "every internal range has a non-public reason: the fallback is never shown"
 _SIX_TO_FOUR = "a 6to4 address (2002::/16) is public to ipaddress: the fallback is None too"
-_BODY = "bot.slack_body."
+_BODY = "bot.transport.slack_body."
 _FIRST_PART = 'split(";") with any maxsplit: the part before the first ";" is the same'
 _UTF8 = '"UTF-8" and "utf-8" name the same codec'
 _CURSOR = "an UPDATE's result is always a CursorResult: the isinstance is for mypy"
@@ -37,11 +37,11 @@ _FOR_UPDATE_OF = (
 )
 _POOL = "tools.logs.duckdb_pool."
 _NO_PIPE = "Popen is given PIPE for stdin and stdout: never None, the raise is unreachable"
-_PO = "bot.post_once."
+_PO = "bot.slack.post_once."
 _SAME_LENGTH = "the lists zipped have one length by construction (_aligned pads or cuts)"
 _STAMPS = "stamps are searched for times between non-digits only: letters around change nothing"
-_DEDUPE = "bot.middleware.xǁDeduperǁ"
-_VOTE = "bot.feedback.xǁFeedbackActionsǁ"
+_DEDUPE = "bot.events.middleware.xǁDeduperǁ"
+_VOTE = "bot.decisions.votes.xǁFeedbackActionsǁ"
 _BOLT_BODY = 'BoltResponse\'s body is "" by default'
 _NOT_THERE = (
     'a dialog without a {} read as "XXXX": no run was socbot\'s there, so votable refuses'
@@ -74,7 +74,7 @@ EQUIVALENT: dict[str, str] = {
     _P + "decide.xǁRuleSetǁtrials__mutmut_11": (
         "the refusal is also computed after a miss, but the miss is reported first"
     ),
-    "bot.web.access.xǁAccessǁmay_see__mutmut_6": (
+    "bot.web.auth.access.xǁAccessǁmay_see__mutmut_6": (
         'channel_of("XXXX") is None like channel_of(""): not a slack: conversation'
     ),
     _APP + "x__csrf_ok__mutmut_4": _HEADER_CASE,
@@ -104,27 +104,27 @@ EQUIVALENT: dict[str, str] = {
     _BODY + "x_signature_valid__mutmut_56": _UTF8,
     _BODY + "x_signature_valid__mutmut_9": 'no timestamp read as "XXXX": not digits either',
     _BODY + "x_signature_valid__mutmut_18": 'no signature read as "XXXX": no HMAC either',
-    "bot.middleware.xǁGatekeeperǁ_members__mutmut_6": (
+    "bot.events.middleware.xǁGatekeeperǁ_members__mutmut_6": (
         "< or <= at the very instant a 300 s monotonic-clock cache expires"
     ),
-    "bot.middleware.xǁGatekeeperǁmiddleware__mutmut_59": _BOLT_BODY,
+    "bot.events.middleware.xǁGatekeeperǁmiddleware__mutmut_59": _BOLT_BODY,
     _DEDUPE + "claim_recent__mutmut_3": _SET,
     _DEDUPE + "claim_recent__mutmut_5": "popitem(last=None): None is falsy, the oldest goes",
     _DEDUPE + "middleware__mutmut_23": _BOLT_BODY,
     _VOTE + "on_verdict__mutmut_10": 'no private_metadata read as "XXXX": not JSON either',
     _VOTE + "on_verdict__mutmut_56": _NOT_THERE.format("channel"),
     _VOTE + "on_verdict__mutmut_62": _NOT_THERE.format("thread"),
-    "bot.review.xǁSlackReviewǁon_edit__mutmut_23": (
+    "bot.decisions.playbook_review.xǁSlackReviewǁon_edit__mutmut_23": (
         'a click without a value looks up "XXXX": no bullet has that id (socbot makes'
         " pb-<8 hex>), so no proposal either way"
     ),
-    "bot.approvals.xǁSlackApprovalsǁon_decision__mutmut_31": (
+    "bot.decisions.approvals.xǁSlackApprovalsǁon_decision__mutmut_31": (
         'a click without a value read as "XXXX": not digits either, so no request'
     ),
-    "bot.suppress.xǁSuppressActionsǁon_decision__mutmut_44": (
+    "bot.decisions.suppression.xǁSuppressActionsǁon_decision__mutmut_44": (
         'a click without a value read as "XXXX": not digits either, so suppression 0, none'
     ),
-    "bot.suppress.xǁSuppressActionsǁon_decision__mutmut_53": (
+    "bot.decisions.suppression.xǁSuppressActionsǁon_decision__mutmut_53": (
         'no action_id read as "XXXX": neither approve nor lift, so a rejection either way'
         " (bolt routes only suppression_(approve|reject|lift) here)"
     ),
@@ -153,8 +153,8 @@ EQUIVALENT: dict[str, str] = {
     _ADDR + "x_parse_ipv4_loose__mutmut_42": '"XX89XX" holds 8 and 9; a part is digits',
     _ADDR + "x_non_public_reason__mutmut_14": _SIX_TO_FOUR,
     _ADDR + "x_non_public_reason__mutmut_15": _SIX_TO_FOUR,
-    "store.work.xǁWorkQueueǁrelease__mutmut_23": _CURSOR,
-    "store.work.xǁWorkQueueǁrelease__mutmut_24": _CURSOR,
+    "store.queue.work.xǁWorkQueueǁrelease__mutmut_23": _CURSOR,
+    "store.queue.work.xǁWorkQueueǁrelease__mutmut_24": _CURSOR,
     CLAIMING + "claim__mutmut_9": "SQL keywords and function names are case-insensitive",
     CLAIMING + "_candidates__mutmut_32": _FOR_UPDATE_OF,
     CLAIMING + "_candidates__mutmut_34": _FOR_UPDATE_OF,

@@ -1,5 +1,5 @@
 """Persistence: conversations, investigations and their trace, alerts, caches, Slack events."""
 
-from store.db import Database
+from store.db.engine import Database
 
 __all__ = ["Database"]

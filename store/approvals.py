@@ -17,9 +17,8 @@ from typing import Literal
 from sqlalchemy import CursorResult, select, update
 
 from core.approvals import ApprovalRequest
-from store.approval_rows import ApprovalRow
-from store.db import Database
-from store.models import utcnow
+from store.db.engine import Database
+from store.schema import ApprovalRow, utcnow
 
 Status = Literal["pending", "approved", "denied", "expired"]
 

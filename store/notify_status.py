@@ -1,6 +1,6 @@
 """How webhook deliveries stand, for ``socbot doctor`` and ``/metrics``.
 
-Deliveries are ``notify`` rows of the work queue (``bot.webhooks``): waiting (queued,
+Deliveries are ``notify`` rows of the work queue (``bot.notify.notifier``): waiting (queued,
 possibly after a failed attempt: ``error`` says why), being sent, delivered, or failed
 for good. ``delivery_status`` counts them and names the latest failure.
 """
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
-from store.db import Database
-from store.models import WorkRow
+from store.db.engine import Database
+from store.schema import WorkRow
 
 NOTIFY_KIND = "notify"
 

@@ -22,11 +22,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from config.retention import RetentionSettings
-from store.db import Database
-from store.models import (
+from store.db.engine import Database
+from store.queue.types import PRUNE_KIND, priority
+from store.schema import (
     AlertGroup,
     AlertRow,
     AlertStorm,
+    BulletTag,
     Feedback,
     Investigation,
     LearningRun,
@@ -36,8 +38,6 @@ from store.models import (
     WorkRow,
     utcnow,
 )
-from store.tables import BulletTag
-from store.work_types import PRUNE_KIND, priority
 
 IN_TRIAGE = ("received", "queued", "investigating", "deferred")
 FINISHED_WORK = ("done", "failed", "cancelled")

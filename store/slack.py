@@ -6,7 +6,7 @@
 * A thread socbot is part of is a conversation whose id is
   ``slack:<channel>:<thread_root_ts>`` — the same row the history hangs on, so
   "socbot is in this thread" and "this thread has history" cannot disagree.
-* Analyst feedback on a verdict: ``store.feedback``.
+* Analyst feedback on a verdict: ``store.playbook.feedback``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from sqlalchemy import CursorResult, delete
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from store.db import Database
-from store.models import Conversation, SeenEvent, utcnow
+from store.db.engine import Database
+from store.schema import Conversation, SeenEvent, utcnow
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from store.db import Database
+from store.db.engine import Database
 from tests import pg_server
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.pg_server import PostgresServer

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from store.db import Database
+from store.db.engine import Database
 
 _schema: dict[str, Path] = {}  # the file with the newest schema, made by this process
 

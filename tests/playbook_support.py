@@ -15,11 +15,11 @@ from agent.prompts import Prompts
 from alerts.parse import Alert, parse_alert
 from config.settings import Settings
 from core.events import NullSink
-from store.db import Database
-from store.feedback import FeedbackStore
-from store.investigations import InvestigationStore
-from store.learning import LearningStore
-from store.playbook import PlaybookBullet, PlaybookStore, Triggers, new_id
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookBullet, PlaybookStore, Triggers, new_id
+from store.playbook.feedback import FeedbackStore
+from store.playbook.learning import LearningStore
 from tests.fakes.model import ModelRequest, ScriptedModel, json_response
 from tests.fakes.model import text_response as text
 from tools.base import RunContext, Tool, ToolRegistry

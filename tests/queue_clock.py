@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from store.work import WorkQueue
+from store.queue.work import WorkQueue
 
 LEASE_S = 30.0  # far longer than any pause of a loaded machine between two statements
 

@@ -36,9 +36,9 @@ from sqlalchemy import select
 from bench.bench_slack import SIGNING_SECRET, WEBHOOK_TOKEN, free_port
 from bench.common import LoopThread
 from bench.fake_gemini import FakeGemini, Responder, parse_request
-from store.db import Database
-from store.models import WorkRow
-from store.work_types import PRUNE_KIND
+from store.db.engine import Database
+from store.queue.types import PRUNE_KIND
+from store.schema import WorkRow
 from tests.fakes.slack_api import Call, FakeSlackAPI
 
 T = TypeVar("T")

@@ -23,15 +23,15 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.playbook.learning.service import Learner
 from alerts.parse import Alert
 from bot.app import create_socbot
-from bot.approvals import SlackApprovals
-from bot.coordinator import ThreadRef
+from bot.decisions.approvals import SlackApprovals
+from bot.decisions.playbook_review import SlackReview
+from bot.events.listeners import Investigate
 from bot.lifecycle import SocBot
-from bot.listeners import Investigate
-from bot.pacer import Pacer
-from bot.review import SlackReview
-from bot.slack_client import build_client
+from bot.slack.client import build_client
+from bot.slack.pacer import Pacer
+from bot.work.worker import ThreadRef
 from config.settings import Settings
-from store.db import Database
+from store.db.engine import Database
 from tests.fakes.signals import WAIT_S, Changes
 from tests.fakes.slack_api import FakeSlackAPI
 

@@ -19,9 +19,9 @@ from tools.base import RunContext, Tool, ToolError, ToolRegistry
 from tools.intel.indicators import refang
 
 if TYPE_CHECKING:  # the stores are SQLAlchemy: imported only when the tools are bound
-    from store.alerts import AlertStore, StoredAlert
-    from store.db import Database
-    from store.investigations import InvestigationStore
+    from store.db.engine import Database
+    from store.investigations.runs import InvestigationStore
+    from store.triage.alerts import AlertStore, StoredAlert
 
 _RELATIVE = re.compile(r"^\s*(\d{1,5})\s*([mhdw])\s*$", re.I)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -39,8 +39,8 @@ def register(registry: ToolRegistry, db: Database | None) -> None:
     but not bound, for ``socbot tools list``)."""
     deps = None
     if db is not None:
-        from store.alerts import AlertStore
-        from store.investigations import InvestigationStore
+        from store.investigations.runs import InvestigationStore
+        from store.triage.alerts import AlertStore
 
         deps = PastAlertDeps(AlertStore(db), InvestigationStore(db))
     registry.add(Tool(search_past_alerts, deps))

@@ -16,7 +16,7 @@ from tools.base import ToolRegistry
 if TYPE_CHECKING:
     import httpx
 
-    from store.db import Database
+    from store.db.engine import Database
     from tools.mcp.hub import McpHub
 
 

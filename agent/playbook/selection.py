@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from config.settings import PlaybookSettings
-from store.playbook import PlaybookBullet
+from store.playbook.bullets import PlaybookBullet
 
 CONTENT_CHARS = 500
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.:/@-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)

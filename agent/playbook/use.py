@@ -18,13 +18,13 @@ from agent.playbook.selection import Situation, estimate_tokens, select, valid_i
 from agent.run import Run
 from config.settings import PlaybookSettings
 from core.events import PlaybookSelected, PlaybookUsed
-from store.playbook import PlaybookBullet
+from store.playbook.bullets import PlaybookBullet
 
 log = logging.getLogger(__name__)
 
 
 class PlaybookSource(Protocol):
-    """``store.playbook.PlaybookStore`` as a run uses it."""
+    """``store.playbook.bullets.PlaybookStore`` as a run uses it."""
 
     async def active(self) -> list[PlaybookBullet]: ...
 

@@ -3,5 +3,5 @@ to a parsed alert (ignore, suppress, route, re-rate, investigate with settings, 
 
 Pure code over ``alerts.model.Alert``: rule files in, a ``Decision`` out; it imports
 only ``alerts`` and ``config``. Counting hits and spending budgets is the store's
-(``store.policy``), acting on a decision the bot's (``bot.policy_gate``).
+(``store.triage.policy``), acting on a decision the bot's (``bot.intake.policy.gate``).
 """

@@ -21,12 +21,12 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.web.access import Access
-from bot.web.session import Signer, Viewer
-from bot.web.signin import SignIn, redirect
+from bot.web.auth.access import Access
+from bot.web.auth.session import Signer, Viewer
+from bot.web.auth.signin import SignIn, redirect
 from bot.web.site import HEADERS, HERE, VIEWER, Web, templates
 from config.settings import Settings
-from store.db import Database
+from store.db.engine import Database
 
 PUBLIC = ("/web/signin", "/web/auth/", "/web/static/")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -113,7 +113,7 @@ async def _guarded(pages: Web, request: web.Request, handler: Handler) -> web.St
 
 def install(app: web.Application, pages: Web) -> None:
     """Add the guard and every page's route to ``app``."""
-    from bot.web import pages as handlers
+    from bot.web.pages import investigations as handlers
 
     app.middlewares.append(guard(pages))
     if pages.signin is not None:

@@ -11,11 +11,11 @@ from pathlib import Path
 import jinja2
 from aiohttp import web
 
-from bot.web.access import Access
-from bot.web.session import SESSION_COOKIE, Signer, Viewer
-from bot.web.signin import SignIn
+from bot.web.auth.access import Access
+from bot.web.auth.session import SESSION_COOKIE, Signer, Viewer
+from bot.web.auth.signin import SignIn
 from config.settings import Settings
-from store.db import Database
+from store.db.engine import Database
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

@@ -24,12 +24,12 @@ from rich.console import Console
 from agent.engine import Outcome
 from alerts.catalogue import load_catalogue
 from alerts.parse import parse_alert
-from bot.stats import RunStats
+from bot.blocks.stats import RunStats
 from cli.app import cli_logging, command_app, fail, socbot_command
 from cli.demo.intel import recorded_intel
 from cli.demo.model import MODEL, DemoModel
-from cli.investigate import EXIT_CANCELLED, investigate_alert, print_outcome
-from cli.progress import TerminalProgress
+from cli.terminal.investigate import EXIT_CANCELLED, investigate_alert, print_outcome
+from cli.terminal.progress import TerminalProgress
 from config.settings import ModelPrice, Settings, fixed_settings
 
 ROOT = Path(__file__).resolve().parents[2]  # the source tree: examples/ and config/

@@ -66,7 +66,7 @@ async def database(settings: Settings) -> Check:
 
     from cli.database import db_name, open_database, sqlite_file_missing
     from config.settings import ConfigError
-    from store.revisions import at_head, head_revision
+    from store.db.revisions import at_head, head_revision
 
     missing = sqlite_file_missing(settings.database_url)
     if missing:

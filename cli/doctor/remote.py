@@ -77,7 +77,7 @@ async def slack(settings: Settings) -> list[Check]:
     """Tokens for the chosen mode, ``auth.test``, scopes, and membership of each channel."""
     from slack_sdk.errors import SlackApiError
 
-    from bot.slack_client import build_client
+    from bot.slack.client import build_client
 
     cfg = settings.slack
     if cfg.bot_token is None:

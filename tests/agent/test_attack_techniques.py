@@ -12,7 +12,7 @@ from agent.review.grounding import check_conclusion
 from agent.review.techniques import MAX_TECHNIQUES, resolve, with_catalogue
 from config.settings import ReviewSettings
 from core.events import Concluded
-from store.db import Database
+from store.db.engine import Database
 from tests.agent.test_engine import user_text
 from tests.agent.test_review import GROUNDED, critique, harness, review_of, script
 from tests.fakes.model import json_response

@@ -21,8 +21,8 @@ from agent.prompts import PROMPTS_DIR, Prompts
 from alerts.parse import Alert, Indicator
 from config.settings import Limits, ReviewSettings, Settings
 from core.events import Event
-from store.db import Database
-from store.investigations import InvestigationStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
 from tests.fakes.model import (
     Delayed,
     ModelRequest,

@@ -16,11 +16,11 @@ from rich.console import Console
 from agent.engine import Engine, Request
 from agent.history import History
 from agent.model.gateway import LLMGateway
-from cli.approval import NOT_INTERACTIVE, TerminalApprover
+from cli.terminal.approval import NOT_INTERACTIVE, TerminalApprover
 from config.settings import Limits, ReviewSettings, Settings
 from core.events import Event
-from store.db import Database
-from store.investigations import InvestigationStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
 from tests.fakes.model import ModelRequest, ScriptedModel, call_response, json_response
 from tests.fakes.model import text_response as text
 from tests.tools.mcp_support import started, stdio_spec

@@ -7,7 +7,7 @@ from google.genai import types
 
 from agent.history import COMPACTED_PREFIX, History
 from config.settings import Limits
-from store.db import Database
+from store.db.engine import Database
 
 
 def text_of(content: types.Content) -> str:

@@ -14,13 +14,13 @@ from agent.playbook.learning.models import BulletEvaluation, Insight, Reflection
 from agent.prompts import PROMPTS_DIR, Prompts
 from config.settings import LearningSettings, Settings
 from core.events import NullSink
-from store.db import Database
-from store.feedback import FeedbackStore
-from store.investigations import InvestigationStore
-from store.learn_queue import LearnQueue
-from store.learning import LearningStore, metrics
-from store.playbook import PlaybookStore, Triggers
-from store.work import WorkQueue
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookStore, Triggers
+from store.playbook.feedback import FeedbackStore
+from store.playbook.learning import LearningStore, metrics
+from store.queue.learning import LearnQueue
+from store.queue.work import WorkQueue
 from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.playbook_support import (
     CRITIQUE,

@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 from agent.playbook.selection import Situation, bm25_scores, reliability, select, tokens
 from cli.main import app
 from config.settings import PlaybookSettings, Settings
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.models import Bullet
-from store.playbook import PlaybookError, PlaybookStore, Triggers
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookError, PlaybookStore, Triggers
+from store.schema import Bullet
 from tests.playbook_support import (
     Lab,
     bullet,
@@ -247,8 +247,8 @@ async def test_bullet_rows_round_trip_through_the_model(db: Database) -> None:
 async def test_migration_0002_keeps_each_analysts_latest_vote(tmp_path: Path) -> None:
     from sqlalchemy import text
 
-    from store import migrate
-    from store.feedback import FeedbackStore
+    from store.db import migrate
+    from store.playbook.feedback import FeedbackStore
 
     old = Database(f"sqlite+aiosqlite:///{tmp_path / 'old.db'}")
     await migrate.upgrade(old.engine, "0001")

@@ -25,8 +25,8 @@ from agent.planner import Step
 from agent.prompts import Manual, Prompts, Rendered, stage_named
 from alerts.parse import Alert, Indicator
 from config.settings import Limits, Settings
-from store.db import Database
-from store.investigations import InvestigationStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
 from tests.fakes.model import (
     ModelRequest,
     ScriptedModel,

@@ -24,8 +24,8 @@ from agent.review.grounding import CodeCheck
 from agent.run import open_run
 from alerts.parse import Alert
 from config.settings import ReviewSettings
-from store.db import Database
-from store.investigations import InvestigationStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
 from tests.agent.test_engine import (
     Harness,
     classified,

@@ -16,7 +16,7 @@ import pytest
 from google.genai import types
 
 from core.events import LLMCalled
-from store.db import Database
+from store.db.engine import Database
 from tests.agent.test_engine import (
     CONCLUSION,
     Harness,

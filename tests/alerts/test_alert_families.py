@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from alerts.parse import parse_alert
-from bot.alerts_in import alert_from_message
+from bot.intake.alert_channels import alert_from_message
 
 ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"
 

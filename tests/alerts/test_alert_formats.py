@@ -348,7 +348,8 @@ def test_every_fixture_is_in_the_table_and_named_in_notice() -> None:
 
 
 def test_every_shipped_format_has_a_sample() -> None:
-    # guardduty_slack: a Slack message, read through bot.alerts_in (test_alert_families.py)
+    # guardduty_slack: a Slack message, read through bot.intake.alert_channels
+    # (test_alert_families.py)
     tested = {c[1] for c in CASES} | {"generic", "guardduty_eventbridge", "guardduty_slack"}
     shipped = {f.name for f in default_catalogue().formats}
     assert shipped - tested == set()

@@ -1,4 +1,4 @@
-"""The ack front (``bot.ack_front``): Slack events are acked from the front's own thread
+"""The ack front (``bot.transport.ack_front``): Slack events are acked from the front's own thread
 while the main loop is busy, then reach the app; everything else is the app's answer.
 
 A real aiohttp app on the main loop (loopback), the real front in its thread, requests
@@ -20,8 +20,8 @@ import pytest
 from aiohttp import web
 
 from bench.bench_slack import SIGNING_SECRET, signed
-from bot.ack_front import AckFront
-from bot.server import bound_port, start_site
+from bot.transport.ack_front import AckFront
+from bot.transport.server import bound_port, start_site
 
 EVENT = {"type": "event_callback", "event_id": "Ev0FRONT01", "event": {"type": "app_mention"}}
 

@@ -23,10 +23,10 @@ from pydantic import BaseModel
 from agent.model.fence import Fence, user_turn
 from agent.model.gateway import GENAI_TYPES, CallContext, LLMGateway
 from agent.prompts import PROMPTS_DIR, Prompts
-from bot.middleware import Deduper
+from bot.events.middleware import Deduper
 from config.settings import GeminiSettings
 from core.events import FanOut
-from store.db import Database
+from store.db.engine import Database
 from store.slack import SlackStore
 from tests.fakes.model import ScriptedModel, json_response
 from tests.fakes.slack_api import FakeSlackAPI

@@ -1,4 +1,4 @@
-"""Who may approve a risky tool call (``bot.approvals.SlackApprovals.on_decision``), on
+"""Who may approve a risky tool call (``bot.decisions.approvals.SlackApprovals.on_decision``), on
 the handler alone: the real ``AsyncWebClient`` against the Slack fake, the real
 ``ApprovalStore`` on SQLite, no bolt app. Each rule with its exact outcome — the
 decision stored, the message updated, the waiting run woken, who was told what — for
@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from bot.approval_blocks import decided_blocks
-from bot.approvals import CLOSED, NOT_ALLOWED, OWN_REQUEST, SlackApprovals
+from bot.decisions.approval_message import decided_blocks
+from bot.decisions.approvals import CLOSED, NOT_ALLOWED, OWN_REQUEST, SlackApprovals
 from config.approval_settings import ApprovalSettings
 from core.approvals import ApprovalRequest
 from store.approvals import Approval, ApprovalStore
-from store.db import Database
+from store.db.engine import Database
 from tests.bot.click_support import Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
@@ -84,7 +84,7 @@ async def test_an_approver_decides_and_the_waiting_run_wakes(
     waiting = asyncio.create_task(slack.wait(approval.id, 60))  # polls only every 30 s
     other = asyncio.create_task(slack.wait(approval.id + 1, 60))
     await asyncio.sleep(0)
-    with caplog.at_level(logging.INFO, logger="bot.approvals"):
+    with caplog.at_level(logging.INFO, logger="bot.decisions.approvals"):
         acks = await decide(slack, fake, action_id, approval.id, user=LEAD)
     for _ in range(20):  # a few turns of the loop, no clock: woken, not by its poll
         if waiting.done():
@@ -142,7 +142,7 @@ async def test_a_click_that_names_nobody_is_refused(
     """An approver list read from an empty ``${VAR}`` holds ``""``: it is nobody."""
     approval = await asked(fake, db)
     slack = approvals(db, fake, [""], approvers=[""])
-    with caplog.at_level(logging.WARNING, logger="bot.feedback"):
+    with caplog.at_level(logging.WARNING, logger="bot.decisions.votes"):
         await decide(slack, fake, "approval_approve", approval.id, user=None)
     await pending(db, approval.id)
     assert told(fake) == [(SOC, "", NOT_ALLOWED, None)]

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from bot.worker_types import gave_up
-from store.models import AlertRow, Investigation
+from bot.work.contracts import gave_up
+from store.schema import AlertRow, Investigation
 from tests.pg_server import PostgresServer
 from tests.serve_cluster import WEBHOOK_CHANNEL, Cluster, wait_for
 from tests.serve_scenario import post_alert, script, settings_toml

@@ -1,4 +1,4 @@
-"""``bot.middleware.Deduper`` on its own, with the real ``SlackStore`` on SQLite: the
+"""``bot.events.middleware.Deduper`` on its own, with the real ``SlackStore`` on SQLite: the
 in-memory claim the middleware makes before the ack (its size bound, oldest first
 out), the persistent claims of events and messages, the hourly prune on a clock the
 test sets, and what the bolt middleware drops. Bodies are the recorded ``app_mention``
@@ -13,9 +13,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot import middleware
-from bot.middleware import Deduper
-from store.db import Database
+from bot.events import middleware
+from bot.events.middleware import Deduper
+from store.db.engine import Database
 from store.slack import SlackStore
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.slack_support import load
@@ -72,7 +72,7 @@ async def test_the_middleware_drops_a_repeated_delivery(
         served.append("served")
 
     twin = load("message_mention_twin.json")  # the same message, another delivery
-    with caplog.at_level(logging.INFO, logger="bot.middleware"):
+    with caplog.at_level(logging.INFO, logger="bot.events.middleware"):
         assert await dedupe.middleware(mention, next_) is None
         assert await dedupe.middleware(twin, next_) is None
         dropped = await dedupe.middleware(retry, next_)

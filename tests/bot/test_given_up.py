@@ -21,14 +21,14 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from bot.reporter import GAVE_UP_KEY
-from bot.worker_types import gave_up
+from bot.slack.reporter import GAVE_UP_KEY
+from bot.work.contracts import gave_up
 from cli.runtime import Runtime, open_runtime
 from config.settings import Settings
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.models import AlertRow, WorkRow
-from store.work import QueueLimits, Work, WorkQueue
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.queue.work import QueueLimits, Work, WorkQueue
+from store.schema import AlertRow, WorkRow
 from tests.bot.test_post_once import chat_script, dies, in_thread, mention, replica, row, state
 from tests.fakes.model import ScriptedModel
 from tests.fakes.signals import writes
@@ -176,7 +176,7 @@ async def test_a_run_given_up_before_its_status_message_says_so_in_one_message(
     posted = (await row(queue, claimed.id)).posted
     assert notice.args["metadata"]["event_payload"] == {
         "work_id": claimed.id,
-        "post": posted[GAVE_UP_KEY],  # recorded before it was posted (``bot.post_once``)
+        "post": posted[GAVE_UP_KEY],  # recorded before it was posted (``bot.slack.post_once``)
     }
     assert told(fake, "chat.update") == [] and "status_ts" not in posted
     await b.coordinator.wait_idle()

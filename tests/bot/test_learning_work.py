@@ -1,4 +1,4 @@
-"""Learning runs as work rows (``store.learn_queue``, ``bot.learning_work``) on SQLite and
+"""Learning runs as work rows (``store.queue.learning``, ``bot.work.learning``) on SQLite and
 PostgreSQL: one waiting row per investigation, after alerts and questions in a pool of
 their own, never in the analyst's thread, handed over at shutdown, taken over after a
 crash (continuing after a recorded reflection), retried when Gemini is unavailable, and
@@ -13,17 +13,17 @@ from typing import Any
 from sqlalchemy import select
 
 from agent.errors import LLMUnavailable
-from bot.coordinator import Coordinator, ThreadRef
-from bot.learning_work import LearningWork
+from bot.work.learning import LearningWork
+from bot.work.worker import Coordinator, ThreadRef
 from config.settings import Settings
-from store.db import Database
-from store.feedback import FeedbackStore
-from store.investigations import InvestigationStore
-from store.learn_queue import LearnQueue
-from store.learning import RESTARTED, LearningStore
-from store.models import WorkRow
-from store.playbook import PlaybookStore
-from store.work import Job, QueueLimits, WorkQueue, priority
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookStore
+from store.playbook.feedback import FeedbackStore
+from store.playbook.learning import RESTARTED, LearningStore
+from store.queue.learning import LearnQueue
+from store.queue.work import Job, QueueLimits, WorkQueue, priority
+from store.schema import WorkRow
 from tests.bot.test_worker import GatedRunner, NoticeRecorder
 from tests.fakes.model import ScriptedModel, json_response
 from tests.fakes.signals import writes

@@ -14,7 +14,7 @@ import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
 from cli.runtime import open_runtime
-from cli.serve import Mode, serve_until
+from cli.serve.command import Mode, serve_until
 from tests.bot.test_slack_flows import free_port
 from tests.cli.test_show_trace import PLAN, model_with_a_failing_tool
 from tests.fakes.model import ModelRequest, json_response

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.review import NOT_ALLOWED, SlackReview
-from bot.slack_client import build_client
+from bot.decisions.playbook_review import NOT_ALLOWED, SlackReview
+from bot.slack.client import build_client
 from config.settings import LearningSettings, Settings
-from store.db import Database
-from store.playbook import PlaybookBullet, PlaybookStore
+from store.db.engine import Database
+from store.playbook.bullets import PlaybookBullet, PlaybookStore
 from tests.bot.test_slack_feedback import ANALYST, LEAD, REVIEW, posted_ts, review_click, submission
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.playbook_support import bullet

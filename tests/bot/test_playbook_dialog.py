@@ -1,5 +1,5 @@
 """The playbook edit dialog's submission is checked like every other way into the
-playbook (``store.playbook_rules``): through the real bolt app with signed requests, a
+playbook (``store.playbook.rules``): through the real bolt app with signed requests, a
 bad field is answered with bolt's ``response_action: errors`` (one line under the field,
 naming what is allowed) and nothing in the store changes; an approver's good edit
 changes the bullet; a non-approver's submission is refused whatever it holds.
@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from bot.review import NOT_ALLOWED
-from bot.review_dialog import MAX_SCOPE
-from store.db import Database
-from store.playbook_rules import SCOPES, content_problem, scope_problem
+from bot.decisions.playbook_dialog import MAX_SCOPE
+from bot.decisions.playbook_review import NOT_ALLOWED
+from store.db.engine import Database
+from store.playbook.rules import SCOPES, content_problem, scope_problem
 from tests.bot.test_playbook_authority import (
     EDITED,
     TEXT,

@@ -19,8 +19,8 @@ from sqlalchemy import select
 
 from config.policy_settings import PolicySettings
 from config.settings import Settings
-from store.models import WorkRow
-from store.work_types import DEFERRED_KIND
+from store.queue.types import DEFERRED_KIND
+from store.schema import WorkRow
 from tests.bot.test_slack_policy import AUTH, fixture, status_of
 from tests.bot.test_slack_storm import posts_in
 from tests.fakes.slack_api import FakeSlackAPI

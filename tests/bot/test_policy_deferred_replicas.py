@@ -22,20 +22,20 @@ from sqlalchemy import select
 
 from alerts.model import Alert
 from alerts.parse import parse_alert
-from bot.coordinator import Coordinator
-from bot.learning_work import Silent
-from bot.pacer import Pacer
-from bot.policy_deferred import DeferredRunner
-from bot.policy_dispatch import PolicedTriage
-from bot.policy_gate import PolicyGate
-from bot.reporter import SlackReporter
+from bot.intake.policy.dispatch import PolicedTriage
+from bot.intake.policy.gate import PolicyGate
+from bot.intake.policy.held import DeferredRunner
+from bot.slack.pacer import Pacer
+from bot.slack.reporter import SlackReporter
+from bot.work.learning import Silent
+from bot.work.worker import Coordinator
 from config.policy_settings import PolicySettings
-from store.alert_status import AlertStatuses
-from store.alerts import AlertStore
-from store.db import Database
-from store.policy import PolicyStore
-from store.policy_deferred import DeferredAlerts
-from store.policy_models import PolicyBudget
+from store.db.engine import Database
+from store.queue.deferred import DeferredAlerts
+from store.schema import PolicyBudget
+from store.triage.alerts import AlertStore
+from store.triage.policy import PolicyStore
+from store.triage.states import AlertStatuses
 from tests.pg_server import PostgresServer
 from tests.queue_clock import LEASE_S, AheadQueue
 

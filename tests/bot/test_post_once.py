@@ -14,17 +14,17 @@ from typing import Any
 
 import pytest
 
-from bot.coordinator import RESTARTED, Coordinator, ThreadRef
 from bot.investigator import SLACK_REFUSED, EngineInvestigator
-from bot.pacer import Pacer
-from bot.post_once import EVENT_TYPE, ThreadSearch, post_metadata
-from bot.reporter import SlackReporter
 from bot.runners import ChatRunner
-from bot.slack_client import build_client
+from bot.slack.client import build_client
+from bot.slack.pacer import Pacer
+from bot.slack.post_once import EVENT_TYPE, ThreadSearch, post_metadata
+from bot.slack.reporter import SlackReporter
+from bot.work.worker import RESTARTED, Coordinator, ThreadRef
 from cli.runtime import Runtime, open_runtime
-from store.alerts import AlertStore
-from store.models import WorkRow
-from store.work import Job, QueueLimits, WorkQueue
+from store.queue.work import Job, QueueLimits, WorkQueue
+from store.schema import WorkRow
+from store.triage.alerts import AlertStore
 from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.fakes.signals import WAIT_S, writes
 from tests.fakes.slack_api import BOT_ID, FakeSlackAPI
@@ -154,7 +154,7 @@ async def test_killed_after_posting_the_answer_a_takeover_posts_nothing_again(
 async def test_a_replica_whose_lease_lapsed_posts_nothing_once_its_row_was_taken_over(
     fake: FakeSlackAPI, runtime: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.worker_run")
+    caplog.set_level(logging.INFO, logger="bot.work.claimed")
     release = asyncio.Event()
 
     async def slow(_request: Any) -> Any:

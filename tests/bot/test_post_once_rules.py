@@ -1,4 +1,4 @@
-"""``bot.post_once`` on its own: the intent recorded before each post, the thread search
+"""``bot.slack.post_once`` on its own: the intent recorded before each post, the thread search
 that adopts socbot's earlier posts, the status replaced once, the outcome delivered in
 order. Driven against the local Slack Web API fake with a recording ``record`` (no
 worker, no database), each rule asserted exactly, so that the mutation group
@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.pacer import Pacer
-from bot.post_once import MAX_PAGES, RunPosts, ThreadSearch, post_metadata
-from bot.slack_client import build_client
-from bot.worker_types import RowLost, ThreadRef
+from bot.slack.client import build_client
+from bot.slack.pacer import Pacer
+from bot.slack.post_once import MAX_PAGES, RunPosts, ThreadSearch, post_metadata
+from bot.work.contracts import RowLost, ThreadRef
 from tests.fakes.slack_api import BOT_ID, Call, FakeSlackAPI
 from tests.slack_support import make_settings
 

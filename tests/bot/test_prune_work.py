@@ -1,4 +1,4 @@
-"""Pruning as background work (``bot.prune_work``): a started ``socbot`` app queues a
+"""Pruning as background work (``bot.work.pruning``): a started ``socbot`` app queues a
 ``prune`` row, a worker runs it, what is past its lifetime is gone; ``socbot db prune``
 does the same by hand (``--dry-run`` only counts). Real SQLite, invented rows."""
 
@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from config.settings import Settings
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.models import Investigation, WorkRow, utcnow
-from store.work_types import PRUNE_KIND
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.queue.types import PRUNE_KIND
+from store.schema import Investigation, WorkRow, utcnow
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import RecordingInvestigate, SlackHarness, make_settings, settle_until
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.coordinator import RESTARTED
-from store.models import WorkRow
+from bot.work.worker import RESTARTED
+from store.schema import WorkRow
 from tests.pg_server import PostgresServer
 from tests.serve_cluster import SOC, WEBHOOK_CHANNEL, Cluster, Replica
 from tests.serve_scenario import deliver, mention, post_alert, script, settings_toml

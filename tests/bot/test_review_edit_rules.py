@@ -1,9 +1,10 @@
-"""The playbook edit dialog's submission (``bot.review.SlackReview.on_edited``) on the
-handler alone, like ``test_review_rules.py``: the approver's edit stored, approved and
-shown; anyone else's, a bad one or a malformed one kept out (the dialog stays open,
-nothing stored); an edit the store refuses told. Part of the mutation group
-``slack_auth`` (``scripts/mutation.py``). The submission is Slack's documented shape
-with invented values (``test_slack_feedback.submission``)."""
+"""The playbook edit dialog's submission
+(``bot.decisions.playbook_review.SlackReview.on_edited``) on the handler alone, like
+``test_review_rules.py``: the approver's edit stored, approved and shown; anyone else's, a
+bad one or a malformed one kept out (the dialog stays open, nothing stored); an edit the
+store refuses told. Part of the mutation group ``slack_auth`` (``scripts/mutation.py``). The
+submission is Slack's documented shape with invented values
+(``test_slack_feedback.submission``)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from typing import Any
 import pytest
 from sqlalchemy import update
 
-from bot.review import NOT_ALLOWED, decided_blocks
-from store.db import Database
-from store.models import Bullet
-from store.playbook_rules import content_problem, scope_problem
+from bot.decisions.playbook_review import NOT_ALLOWED, decided_blocks
+from store.db.engine import Database
+from store.playbook.rules import content_problem, scope_problem
+from store.schema import Bullet
 from tests.bot.click_support import Acks, told, web_client
 from tests.bot.test_review_rules import (
     ANALYST,

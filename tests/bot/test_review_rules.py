@@ -1,5 +1,5 @@
 """Who may approve, reject or open the edit dialog of a playbook proposal
-(``bot.review.SlackReview``), on the handlers alone: the real ``AsyncWebClient``
+(``bot.decisions.playbook_review.SlackReview``), on the handlers alone: the real ``AsyncWebClient``
 against the Slack fake, the real ``PlaybookStore`` on SQLite, no bolt app. Each rule
 with its exact outcome — what was stored, who was told what, which message was
 updated — for the approver in the review channel (obeyed) and for everyone else
@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from bot.review import NOT_ALLOWED, SlackReview, decided_blocks
-from bot.review_dialog import edit_view
+from bot.decisions.playbook_dialog import edit_view
+from bot.decisions.playbook_review import NOT_ALLOWED, SlackReview, decided_blocks
 from config.settings import LearningSettings
-from store.db import Database
-from store.playbook import PlaybookBullet, PlaybookStore
+from store.db.engine import Database
+from store.playbook.bullets import PlaybookBullet, PlaybookStore
 from tests.bot.click_support import TRIGGER, Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
@@ -97,7 +97,7 @@ async def test_the_approver_decides_in_the_review_channel(
     store, slack = reviewer(fake, db, [LEAD])
     first = await proposal(store)
     acks = Acks()
-    with caplog.at_level(logging.INFO, logger="bot.review"):
+    with caplog.at_level(logging.INFO, logger="bot.decisions.playbook_review"):
         body = click(action_id, first.id, user=LEAD, channel=REVIEW, ts=TS)
         await slack.on_decision(acks, body, body["actions"][0], web_client(fake))
     after = await store.get(first.id)
@@ -147,7 +147,7 @@ async def test_a_click_without_a_user_or_a_channel_is_refused(
     first = await proposal(store)
     nobody = click("playbook_approve", first.id, user=None, channel=REVIEW, ts=TS)
     nowhere = click("playbook_approve", first.id, user=LEAD, channel=None, ts=TS)
-    with caplog.at_level(logging.WARNING, logger="bot.feedback"):
+    with caplog.at_level(logging.WARNING, logger="bot.decisions.votes"):
         for body in (nobody, nowhere):
             await slack.on_decision(Acks(), body, body["actions"][0], web_client(fake))
     await unchanged(store, first.id)
@@ -184,7 +184,7 @@ async def test_a_message_that_cannot_be_updated_leaves_the_decision_made(
     store, slack = reviewer(fake, db, [LEAD])
     first = await proposal(store)
     body = click("playbook_approve", first.id, user=LEAD, channel=REVIEW, message=None)
-    with caplog.at_level(logging.WARNING, logger="bot.review"):
+    with caplog.at_level(logging.WARNING, logger="bot.decisions.playbook_review"):
         await slack.on_decision(Acks(), body, body["actions"][0], web_client(fake))
     after = await store.get(first.id)
     assert after is not None and after.status == "active"
@@ -241,7 +241,7 @@ async def test_a_dialog_slack_will_not_open_is_logged(
     store, slack = reviewer(fake, db, [LEAD])
     first = await proposal(store)
     body = click("playbook_edit", first.id, user=LEAD, channel=REVIEW, ts=TS, trigger_id=None)
-    with caplog.at_level(logging.WARNING, logger="bot.review"):
+    with caplog.at_level(logging.WARNING, logger="bot.decisions.playbook_review"):
         await slack.on_edit(Acks(), body, body["actions"][0], web_client(fake))
     [opened] = fake.calls_to("views.open")
     assert opened.args["trigger_id"] == ""

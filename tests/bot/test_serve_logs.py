@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from bot.startup import startup_lines
-from store.db import Database
+from store.db.engine import Database
 from tests.bot.test_slack_flows import MENTION_TS, running_bot
 from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.fakes.slack_api import FakeSlackAPI

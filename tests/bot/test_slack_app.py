@@ -21,13 +21,13 @@ from slack_sdk.errors import SlackApiError
 from typer.testing import CliRunner
 
 from alerts.parse import parse_alert
-from bot.alerts_in import alert_from_message, posted_by
-from bot.coordinator import ThreadRef
-from bot.listeners import route
-from bot.slack_client import build_client
+from bot.events.listeners import route
+from bot.intake.alert_channels import alert_from_message, posted_by
+from bot.slack.client import build_client
+from bot.work.worker import ThreadRef
 from cli.main import app
-from store.db import Database
-from store.models import SeenEvent
+from store.db.engine import Database
+from store.schema import SeenEvent
 from store.slack import SlackStore
 from tests.fakes.slack_api import BOT_ID, BOT_USER_ID, Call, FakeSlackAPI
 from tests.slack_support import (

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from bot.approvals import CLOSED, NOT_ALLOWED, OWN_REQUEST, SlackApprovals
-from bot.slack_client import build_client
+from bot.decisions.approvals import CLOSED, NOT_ALLOWED, OWN_REQUEST, SlackApprovals
+from bot.slack.client import build_client
 from config.approval_settings import ApprovalSettings
 from config.settings import Settings
 from core.approvals import ApprovalRequest, Decision
 from store.approvals import ApprovalStore
-from store.db import Database
+from store.db.engine import Database
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import SOC, RecordingInvestigate, SlackHarness, load, make_settings
 

@@ -7,7 +7,7 @@ import json
 
 from agent.concluder import Technique
 from agent.review.critic import Review
-from bot.render import conclusion_messages
+from bot.blocks.investigation import conclusion_messages
 from tests.bot.test_slack_render import (
     INDICATORS,
     STATS,

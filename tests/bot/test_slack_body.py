@@ -1,4 +1,4 @@
-"""``bot.slack_body`` on its own: the signature at the edges of its age and format, the
+"""``bot.transport.slack_body`` on its own: the signature at the edges of its age and format, the
 order of the checks, the exact status and reason of each refusal of the hostile table
 (``test_slack_hostile.py`` sends the same bodies through the real server), the body
 shapes that pass, and who clicked. Payloads are Slack's samples (tests/fixtures/slack)."""
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.slack_body import (
+from bot.transport.slack_body import (
     MAX_AGE_S,
     BadSlackRequest,
     check_slack_request,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bot.escape import ZWJ, defang, escape, mrkdwn, plain
+from bot.blocks.escape import ZWJ, defang, escape, mrkdwn, plain
 
 HOSTILE = [
     ("<!channel> wake up", "&lt;!channel&gt; wake up"),

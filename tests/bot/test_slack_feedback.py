@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from bot.feedback import REFUSED
-from bot.review import NOT_ALLOWED, SlackReview
-from bot.slack_client import build_client
+from bot.decisions.playbook_review import NOT_ALLOWED, SlackReview
+from bot.decisions.votes import REFUSED
+from bot.slack.client import build_client
 from config.settings import LearningSettings, Settings
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.models import Feedback, WorkRow
-from store.playbook import PlaybookStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookStore
+from store.schema import Feedback, WorkRow
 from tests.fakes.model import ScriptedModel
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.playbook_support import (

@@ -31,13 +31,13 @@ from sqlalchemy import select
 
 from agent.errors import LLMUnavailable
 from bot.investigator import EngineInvestigator
-from bot.pacer import Pacer
-from bot.slack_client import build_client
+from bot.slack.client import build_client
+from bot.slack.pacer import Pacer
 from cli.runtime import open_runtime
-from cli.serve import Identity, Mode, ServeError, serve_until
+from cli.serve.command import Identity, Mode, ServeError, serve_until
 from config.settings import Settings
-from store.alerts import AlertStore
-from store.models import Investigation
+from store.schema import Investigation
+from store.triage.alerts import AlertStore
 from tests.fakes.model import (
     Delayed,
     ModelRequest,

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.middleware import NOT_ALLOWED, Gatekeeper
-from bot.stop_policy import ALERT_REFUSAL, REFUSAL, StopPolicy
+from bot.events.middleware import NOT_ALLOWED, Gatekeeper
+from bot.events.stop_policy import ALERT_REFUSAL, REFUSAL, StopPolicy
 from config.service_settings import SlackSettings
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import load
@@ -99,7 +99,7 @@ async def test_users_and_user_groups(api: FakeSlackAPI, caplog: pytest.LogCaptur
     assert len(api.calls_to("usergroups.users.list")) == 2
     failing = gate(api, allowed_users=["S0SOC0001"])
     api.fail_next("usergroups.users.list", error="missing_scope")
-    with caplog.at_level(logging.WARNING, logger="bot.middleware"):
+    with caplog.at_level(logging.WARNING, logger="bot.events.middleware"):
         assert not await failing.user_allowed("U0GROUP01")  # fail closed
     warned = caplog.records[-1].getMessage()
     assert warned.startswith("could not list user group S0SOC0001: ")
@@ -212,7 +212,7 @@ async def test_a_refused_click_is_told_and_logged(
         raise AssertionError("a refused request reached the listeners")
 
     click = {**clicked(), "user": {"id": "U0BOB001"}, "channel": {"id": "C0SOC0001"}}
-    with caplog.at_level(logging.INFO, logger="bot.middleware"):
+    with caplog.at_level(logging.INFO, logger="bot.events.middleware"):
         await keeper.middleware(click, client, never)
         api.fail_next("chat.postEphemeral", error="channel_not_found")
         await keeper.middleware(click, client, never)

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from store.models import AlertRow, SeenEvent
+from store.schema import AlertRow, SeenEvent
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import (
     SIGNING_SECRET,

@@ -12,17 +12,16 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import select
 
-from bot.coordinator import ThreadRef
 from bot.investigator import EngineInvestigator
-from bot.pacer import Pacer
-from bot.slack_client import build_client
+from bot.slack.client import build_client
+from bot.slack.pacer import Pacer
+from bot.work.worker import ThreadRef
 from cli.runtime import open_runtime
 from config.policy_settings import PolicySettings
 from config.settings import Settings
-from store.alerts import AlertStore
-from store.models import AlertRow, Investigation
-from store.policy import PolicyStore
-from store.policy_models import PolicyHit
+from store.schema import AlertRow, Investigation, PolicyHit
+from store.triage.alerts import AlertStore
+from store.triage.policy import PolicyStore
 from tests.bot.test_slack_storm import forwarded_event, posts_in
 from tests.fakes.model import ScriptedModel, text_response
 from tests.fakes.slack_api import FakeSlackAPI

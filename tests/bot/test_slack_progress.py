@@ -14,8 +14,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.concluder import Conclusion, KeyFinding
 from agent.planner import Plan, Step
 from agent.review.critic import Review
-from bot.pacer import Pacer
-from bot.progress import SlackProgress
+from bot.slack.pacer import Pacer
+from bot.slack.progress import SlackProgress
 from core.events import (
     Concluded,
     Event,

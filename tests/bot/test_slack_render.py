@@ -23,9 +23,8 @@ from agent.planner import Plan, Step
 from agent.review.critic import Review
 from agent.review.grounding import FindingCheck
 from alerts.parse import Alert, Indicator
-from bot.blocks import HEADER_CHARS, MAX_BLOCKS, SECTION_CHARS, split_text
-from bot.cards import alert_card
-from bot.render import (
+from bot.blocks.cards import alert_card
+from bot.blocks.investigation import (
     answer_messages,
     cancelled_message,
     conclusion_messages,
@@ -34,7 +33,8 @@ from bot.render import (
     queued_message,
     still_working_message,
 )
-from bot.stats import RunStats, duration, usd
+from bot.blocks.kit import HEADER_CHARS, MAX_BLOCKS, SECTION_CHARS, split_text
+from bot.blocks.stats import RunStats, duration, usd
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "slack"
 INDICATORS = ["185.220.101.42", "update-check.lol", "i-0abc1234def567890"]

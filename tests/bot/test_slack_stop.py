@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from bot.coordinator import ThreadRef
-from bot.stop_policy import ALERT_REFUSAL, REFUSAL, StopPolicy
+from bot.events.stop_policy import ALERT_REFUSAL, REFUSAL, StopPolicy
+from bot.work.worker import ThreadRef
 from config.settings import SlackSettings
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import (

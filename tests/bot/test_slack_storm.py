@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from alerts.parse import Alert, Indicator
-from bot.coordinator import ThreadRef
-from bot.pacer import Pacer
-from bot.posting import post_in_thread
-from bot.storm import AlertTriage, group_key
-from store.alert_status import AlertStatuses
-from store.alerts import AlertStore
-from store.work import WorkQueue
+from bot.intake.triage import AlertTriage, group_key
+from bot.slack.pacer import Pacer
+from bot.slack.posting import post_in_thread
+from bot.work.worker import ThreadRef
+from store.queue.work import WorkQueue
+from store.triage.alerts import AlertStore
+from store.triage.states import AlertStatuses
 from tests.fakes.signals import writes
 from tests.fakes.slack_api import Call, FakeSlackAPI
 from tests.slack_support import (
@@ -247,7 +247,7 @@ async def test_deferred_alerts_of_an_earlier_run_are_investigated_at_start(
     fake: FakeSlackAPI, tmp_path: Path
 ) -> None:
     from alerts.parse import parse_alert
-    from store.db import Database
+    from store.db.engine import Database
 
     db = Database(make_settings(tmp_path, fake.base_url).database_url)
     await db.create()
@@ -485,7 +485,7 @@ async def test_forwarded_storm_is_triaged_like_webhook_alerts(
 async def test_deferred_forwarded_alerts_resume_in_their_own_thread_after_a_restart(
     fake: FakeSlackAPI, tmp_path: Path
 ) -> None:
-    from store.db import Database
+    from store.db.engine import Database
 
     db = Database(make_settings(tmp_path, fake.base_url).database_url)
     await db.create()

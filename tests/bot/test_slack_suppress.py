@@ -19,19 +19,19 @@ import pytest
 
 from agent.engine import Outcome
 from alerts.policy.decide import RuleSet
-from bot.feedback import REFUSED
-from bot.policy_gate import suppression_rules
-from bot.posting import outcome_messages
-from bot.suppress import NOT_ALLOWED
-from bot.suppress_dialog import title_pattern
+from bot.decisions.suppression import NOT_ALLOWED
+from bot.decisions.suppression_dialog import title_pattern
+from bot.decisions.votes import REFUSED
+from bot.intake.policy.gate import suppression_rules
+from bot.slack.posting import outcome_messages
 from config.policy_settings import PolicySettings
 from config.settings import LearningSettings, Settings
-from store.alerts import AlertStore
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.models import AlertRow
-from store.playbook import PlaybookStore
-from store.suppressions import SuppressionStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookStore
+from store.schema import AlertRow
+from store.triage.alerts import AlertStore
+from store.triage.suppressions import SuppressionStore
 from tests.bot.test_slack_feedback import review_click, submission, vote
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.playbook_support import Lab, load_alert

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from alerts.parse import Alert
-from bot.coordinator import ThreadRef
+from bot.work.worker import ThreadRef
 from config.settings import Settings
-from store.alert_status import AlertStatuses
-from store.alerts import AlertStore
-from store.db import Database
+from store.db.engine import Database
+from store.triage.alerts import AlertStore
+from store.triage.states import AlertStatuses
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.pg_server import PostgresServer
 from tests.slack_support import (

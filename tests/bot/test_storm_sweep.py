@@ -13,9 +13,9 @@ from pydantic import ValidationError
 
 from alerts.parse import parse_alert
 from config.service_settings import SlackSettings
-from store.alert_status import AlertStatuses
-from store.alerts import AlertStore
-from store.db import Database
+from store.db.engine import Database
+from store.triage.alerts import AlertStore
+from store.triage.states import AlertStatuses
 from tests.fakes.signals import writes
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import RecordingInvestigate, SlackHarness, make_settings

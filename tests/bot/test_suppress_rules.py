@@ -1,4 +1,4 @@
-"""Who may approve, reject or lift a suppression (``bot.suppress.SuppressActions``), on
+"""Who may approve, reject or lift a suppression (``bot.decisions.suppression.SuppressActions``), on
 the handler alone: the real ``AsyncWebClient`` against the Slack fake, the real
 ``SuppressionStore`` on SQLite, no bolt app. Each rule with its exact outcome — the
 status stored, the policy told to re-read its rules, the review message updated, who
@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from bot.suppress import NOT_ALLOWED, SuppressActions
-from bot.suppress_dialog import review_blocks
+from bot.decisions.suppression import NOT_ALLOWED, SuppressActions
+from bot.decisions.suppression_dialog import review_blocks
 from config.policy_settings import PolicySettings
 from config.settings import LearningSettings
-from store.alerts import AlertStore
-from store.db import Database
-from store.feedback import FeedbackStore
-from store.suppressions import Suppression, SuppressionStore
+from store.db.engine import Database
+from store.playbook.feedback import FeedbackStore
+from store.triage.alerts import AlertStore
+from store.triage.suppressions import Suppression, SuppressionStore
 from tests.bot.click_support import Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
@@ -103,7 +103,7 @@ async def test_the_approver_approves_then_lifts_or_rejects(
 ) -> None:
     s = Suppressor(fake, db, [LEAD], REVIEW)
     kept, refused = await s.ask(), await s.ask()
-    with caplog.at_level(logging.INFO, logger="bot.suppress"):
+    with caplog.at_level(logging.INFO, logger="bot.decisions.suppression"):
         assert (await s.click("approve", kept.id)).calls == [{}]
         assert await s.status(kept.id) == ("approved", LEAD, None)
         await s.click("lift", kept.id)
@@ -189,7 +189,7 @@ async def test_a_message_that_cannot_be_updated_leaves_the_decision_made(
 ) -> None:
     s = Suppressor(fake, db, [LEAD], REVIEW)
     asked = await s.ask()
-    with caplog.at_level(logging.WARNING, logger="bot.suppress"):
+    with caplog.at_level(logging.WARNING, logger="bot.decisions.suppression"):
         await s.click("approve", asked.id, message=None)
     assert await s.status(asked.id) == ("approved", LEAD, None) and s.changes == 1
     [updated] = fake.calls_to("chat.update")

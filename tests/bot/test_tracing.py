@@ -1,5 +1,5 @@
 """OpenTelemetry spans of an investigation run the way ``socbot serve`` runs it
-(``bot.runlog.logged_run``): a root span with a child per model call and per tool call,
+(``bot.observe.runlog.logged_run``): a root span with a child per model call and per tool call,
 GenAI semantic-convention attributes, nothing of the alert or the tools' data; and no
 span at all when tracing is off. Spans go to the SDK's in-memory exporter."""
 
@@ -14,8 +14,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from agent.engine import Request
 from alerts.parse import parse_alert
-from bot import tracing
-from bot.runlog import logged_run
+from bot.observe import tracing
+from bot.observe.runlog import logged_run
 from cli.runtime import open_runtime
 from config.settings import Settings, TracingSettings
 from core.events import NullSink

@@ -1,4 +1,4 @@
-"""The 👎 dialog's answer (``bot.feedback.FeedbackActions.on_verdict``) on the handler
+"""The 👎 dialog's answer (``bot.decisions.votes.FeedbackActions.on_verdict``) on the handler
 alone, like ``test_vote_rules.py``: the right verdict and reason stored on socbot's
 conclusion in its thread, learnt once and thanked; an unreadable dialog, one about
 anything else, or by nobody, stores nothing. Part of the mutation group ``slack_auth``
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from bot.feedback import REASON_CHARS, FeedbackActions
-from store.db import Database
+from bot.decisions.votes import REASON_CHARS, FeedbackActions
+from store.db.engine import Database
 from tests.bot.click_support import Acks, told, web_client
 from tests.bot.test_slack_feedback import submission, verdict_values
 from tests.bot.test_vote_rules import ANALYST, INV, SOC, THREAD, actions, run, sent, votes
@@ -85,7 +85,7 @@ async def test_an_unreadable_dialog_stores_nothing(
 ) -> None:
     await run(db)
     slack, learnt = actions(db)
-    with caplog.at_level(logging.INFO, logger="bot.feedback"):
+    with caplog.at_level(logging.INFO, logger="bot.decisions.votes"):
         for body in unreadable():
             assert (await verdict(slack, fake, body)).calls == [{}]
     assert caplog.messages == [f"unreadable feedback dialog from {ANALYST}"] * 5
@@ -113,7 +113,7 @@ async def test_a_dialog_about_anything_else_stores_nothing(
 ) -> None:
     await run(db)
     slack, learnt = actions(db)
-    with caplog.at_level(logging.INFO, logger="bot.feedback"):
+    with caplog.at_level(logging.INFO, logger="bot.decisions.votes"):
         assert (await verdict(slack, fake, body)).calls == [{}]
     if logged is True:
         inv = json.loads(body["view"]["private_metadata"])["investigation_id"]

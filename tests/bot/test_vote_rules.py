@@ -1,4 +1,4 @@
-"""Who may vote on a verdict (``bot.feedback.FeedbackActions.on_vote``), on the
+"""Who may vote on a verdict (``bot.decisions.votes.FeedbackActions.on_vote``), on the
 handler alone: the real ``AsyncWebClient`` against the Slack fake, the real
 ``FeedbackStore`` and ``Notifier`` (its durable queue) on SQLite, no bolt app. Each
 rule with its exact outcome — the vote stored, the learning asked for, the webhook
@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from bot.feedback import REFUSED, FeedbackActions, verdict_modal
-from bot.webhooks import Notifier
+from bot.decisions.votes import REFUSED, FeedbackActions, verdict_modal
+from bot.notify.notifier import Notifier
 from config.notify_settings import NotifySettings, WebhookSettings
-from store.db import Database
-from store.feedback import FeedbackStore
-from store.investigations import InvestigationStore
-from store.models import Feedback, WorkRow
-from store.work import WorkQueue
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.playbook.feedback import FeedbackStore
+from store.queue.work import WorkQueue
+from store.schema import Feedback, WorkRow
 from tests.bot.click_support import TRIGGER, Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import FakeSlackAPI
@@ -98,7 +98,7 @@ async def test_a_thumbs_up_is_stored_sent_learnt_and_thanked_once(
 ) -> None:
     await run(db)
     slack, learnt = actions(db)
-    with caplog.at_level(logging.INFO, logger="bot.feedback"):
+    with caplog.at_level(logging.INFO, logger="bot.decisions.votes"):
         acks = await vote(slack, fake, "feedback_correct")
         again = await vote(slack, fake, "feedback_correct")
     assert acks.calls == again.calls == [{}]
@@ -137,7 +137,7 @@ async def test_a_thumbs_down_without_a_dialog_is_learnt_and_thanked(
     await vote(slack, fake, "feedback_incorrect", trigger_id=None)
     assert fake.calls_to("views.open") == []  # no trigger: not even tried
     fake.fail_next("views.open", error="expired_trigger_id")
-    with caplog.at_level(logging.WARNING, logger="bot.feedback"):
+    with caplog.at_level(logging.WARNING, logger="bot.decisions.votes"):
         await vote(slack, fake, "feedback_incorrect")
     [warned] = caplog.messages
     assert warned.startswith("could not open the feedback dialog: ")
@@ -178,7 +178,7 @@ async def test_a_vote_on_anything_but_socbots_conclusion_here_is_refused(
 ) -> None:
     await run(db)
     slack, learnt = actions(db)
-    with caplog.at_level(logging.INFO, logger="bot.feedback"):
+    with caplog.at_level(logging.INFO, logger="bot.decisions.votes"):
         acks = await vote(slack, fake, "feedback_incorrect", value, **where)
     assert acks.calls == [{}]
     channel, thread = where.get("channel", SOC), where.get("thread_ts", THREAD)
@@ -206,7 +206,7 @@ async def test_a_click_by_nobody_or_nowhere_stores_nothing(
 ) -> None:
     await run(db)
     slack, learnt = actions(db)
-    with caplog.at_level(logging.INFO, logger="bot.feedback"):
+    with caplog.at_level(logging.INFO, logger="bot.decisions.votes"):
         await vote(slack, fake, "feedback_correct", user=None)  # silently: nobody to tell
         assert caplog.messages == []
         await vote(slack, fake, "feedback_correct", channel=None)

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from bot.coordinator import ThreadRef
-from store.models import AlertRow
+from bot.work.worker import ThreadRef
+from store.schema import AlertRow
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import (
     WEBHOOK_CHANNEL,

@@ -11,12 +11,12 @@ import jsonschema
 from agent.engine import Engine, Request
 from agent.history import History
 from agent.model.gateway import LLMGateway
-from bot.review import PROPOSAL_FIELDS
-from bot.webhooks import body, investigation_data
+from bot.decisions.playbook_review import PROPOSAL_FIELDS
+from bot.notify.notifier import body, investigation_data
 from config.settings import Limits, ReviewSettings, Settings
 from core.events import NullSink
-from store.db import Database
-from store.investigations import InvestigationStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
 from tests.fakes.model import ScriptedModel, call_response, json_response, text_response
 from tests.playbook_support import bullet
 from tools.base import RunContext, Tool, ToolRegistry

@@ -18,7 +18,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from alerts.parse import Alert, parse_alert
-from bot.webhook import AlertWebhook
+from bot.intake.alerts_endpoint import AlertWebhook
 from config.service_settings import SlackSettings
 
 TOKEN = "webhook-token-for-tests"
@@ -174,7 +174,7 @@ async def test_the_size_limit_at_its_last_byte(post: Post, got: Received, chunke
 async def test_bad_json_is_400_with_the_reason_and_logged_without_the_body(
     post: Post, got: Received, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.webhook")
+    caplog.set_level(logging.INFO, logger="bot.intake.alerts_endpoint")
     status, body, _ = await post(data=b'{"title":"secret-value","title":"x"}', headers=AUTH)
     assert status == 400 and "same key twice" in body["error"]
     assert [r.getMessage() for r in caplog.records] == [f"alert refused: {body['error']}"]
@@ -199,7 +199,7 @@ async def test_an_alert_the_parser_cannot_use_is_400(
 async def test_an_accepted_alert_is_answered_then_dispatched(
     post: Post, got: Received, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.webhook")
+    caplog.set_level(logging.INFO, logger="bot.intake.alerts_endpoint")
     status, body, _ = await post("/alerts?source=generic", json={"title": "x"}, headers=AUTH)
     assert status == 202 and list(body) == ["alert_id"]
     assert [a.id for a in got.dispatched] == [body["alert_id"]]

@@ -28,17 +28,17 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from bot.coordinator import Coordinator
-from bot.learning_work import Silent
-from bot.metrics import exposition
-from bot.webhook_delivery import DeliveryRunner
-from bot.webhooks import NOTIFY_KIND, Facts, Notifier
+from bot.notify.delivery import DeliveryRunner
+from bot.notify.notifier import NOTIFY_KIND, Facts, Notifier
+from bot.observe.metrics import exposition
+from bot.work.learning import Silent
+from bot.work.worker import Coordinator
 from cli.doctor.local import webhooks as doctor_webhooks
 from config.notify_settings import NotifySettings, WebhookSettings
 from config.settings import Settings
-from store.db import Database
+from store.db.engine import Database
 from store.notify_status import delivery_status
-from store.work import WorkQueue
+from store.queue.work import WorkQueue
 
 SECRET = "whsec-test-0123456789"  # invented
 SCHEMA = json.loads(

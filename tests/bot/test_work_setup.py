@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.work_setup import replica_limit
+from bot.work.setup import replica_limit
 from config.settings import Settings
 
 

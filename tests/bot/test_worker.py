@@ -1,4 +1,4 @@
-"""The worker (``bot.coordinator``) over the real queue: stop, shutdown, takeover after
+"""The worker (``bot.work.worker``) over the real queue: stop, shutdown, takeover after
 a replica dies, retry when Gemini is unavailable, priority over one user's flood."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.coordinator import RESTARTED, Coordinator, ThreadRef, Unavailable
-from bot.worker_types import Record, gave_up
-from store.db import Database
-from store.work import Job, QueueLimits, Work, WorkQueue, priority
+from bot.work.contracts import Record, gave_up
+from bot.work.worker import RESTARTED, Coordinator, ThreadRef, Unavailable
+from store.db.engine import Database
+from store.queue.work import Job, QueueLimits, Work, WorkQueue, priority
 from tests.fakes.signals import WAIT_S, Changes
 from tests.queue_clock import LEASE_S, AheadQueue
 

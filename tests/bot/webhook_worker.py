@@ -12,13 +12,13 @@ import sys
 
 import httpx
 
-from bot.coordinator import Coordinator
-from bot.learning_work import Silent
-from bot.webhook_delivery import DeliveryRunner
-from bot.webhooks import NOTIFY_KIND
+from bot.notify.delivery import DeliveryRunner
+from bot.notify.notifier import NOTIFY_KIND
+from bot.work.learning import Silent
+from bot.work.worker import Coordinator
 from config.notify_settings import NotifySettings, WebhookSettings
-from store.db import Database
-from store.work import WorkQueue
+from store.db.engine import Database
+from store.queue.work import WorkQueue
 
 
 def settings(url: str) -> NotifySettings:

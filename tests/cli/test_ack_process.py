@@ -1,4 +1,4 @@
-"""The ack front in a process of its own (``cli.ack_process``): Slack events are acked
+"""The ack front in a process of its own (``cli.serve.ack_process``): Slack events are acked
 while socbot's own process cannot run any Python at all, then reach the app.
 
 A real aiohttp app on this test's loop (loopback), the real child process, requests
@@ -23,8 +23,8 @@ import httpx
 import pytest
 
 from bench.bench_slack import SIGNING_SECRET, signed
-from bot.server import bound_port, start_site
-from cli.ack_process import AckProcess
+from bot.transport.server import bound_port, start_site
+from cli.serve.ack_process import AckProcess
 from config.settings import LoggingSettings
 from tests.bot.test_ack_front import EVENT, App
 
@@ -130,7 +130,7 @@ async def test_a_taken_port_is_an_error_naming_it(served: tuple[App, str]) -> No
 
 PARENT = """
 import sys
-from cli.ack_process import AckProcess
+from cli.serve.ack_process import AckProcess
 from config.settings import LoggingSettings
 process = AckProcess(
     signing_secret="s", backend="http://127.0.0.1:9", body_limit=1024, log=LoggingSettings()

@@ -14,9 +14,9 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-import cli.chat
-from cli.chat import chat_loop, prompt_reader
+import cli.terminal.chat
 from cli.runtime import Runtime, open_runtime
+from cli.terminal.chat import chat_loop, prompt_reader
 from config.settings import Settings
 from tests.fakes.model import ScriptedModel, json_response, text_response
 
@@ -92,7 +92,7 @@ def test_chat_at_the_prompt_sends_the_pasted_message_to_the_model(
     def scripted(settings: Settings) -> AbstractAsyncContextManager[Runtime]:
         return open_runtime(settings, backend=model)
 
-    monkeypatch.setattr(cli.chat, "open_runtime", scripted)
+    monkeypatch.setattr(cli.terminal.chat, "open_runtime", scripted)
     settings = Settings(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}",
         chat_history_file=str(tmp_path / "history"),

@@ -14,11 +14,11 @@ from rich.console import Console
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-import cli.chat
-import cli.investigate
+import cli.terminal.chat
+import cli.terminal.investigate
 from cli.main import app
-from cli.progress import TerminalProgress
 from cli.runtime import Runtime, open_runtime
+from cli.terminal.progress import TerminalProgress
 from config.settings import Settings
 from core.events import (
     Concluded,
@@ -30,9 +30,9 @@ from core.events import (
     StepStarted,
     ToolCalled,
 )
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.models import AlertRow
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.schema import AlertRow
 from tests.fakes.model import ScriptedModel, call_response, json_response, text_response
 
 ALERTS = Path(__file__).resolve().parents[1] / "fixtures" / "alerts"
@@ -58,8 +58,8 @@ def use_model(monkeypatch: pytest.MonkeyPatch, model: ScriptedModel) -> None:
     def scripted(settings: Settings, **_: object) -> AbstractAsyncContextManager[Runtime]:
         return open_runtime(settings, backend=model)
 
-    monkeypatch.setattr(cli.investigate, "open_runtime", scripted)
-    monkeypatch.setattr(cli.chat, "open_runtime", scripted)
+    monkeypatch.setattr(cli.terminal.investigate, "open_runtime", scripted)
+    monkeypatch.setattr(cli.terminal.chat, "open_runtime", scripted)
 
 
 def assert_one_line_error(output: str, *needles: str) -> None:

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from cli.main import COMMANDS, app, load_command
 from config.settings import load_settings
-from store.db import Database
+from store.db.engine import Database
 from tools.base import ToolRegistry
 from tools.setup import build_registry, listed_registry
 
@@ -52,7 +52,7 @@ def test_investigate_imports_only_what_its_start_needs() -> None:
     """Printing the result (markdown-it), migrating (Alembic: only when the database is
     behind) and the Slack, BigQuery and DuckDB libraries wait until they are needed."""
     later = ("alembic", "rich.markdown", "markdown_it", "duckdb", "google.cloud", "slack_bolt")
-    assert _heavy(_modules_after("import cli.investigate"), later) == set()
+    assert _heavy(_modules_after("import cli.terminal.investigate"), later) == set()
 
 
 def test_tools_list_imports_no_database_code_and_starts_no_worker() -> None:
@@ -70,7 +70,7 @@ def test_the_log_tools_import_sqlglot_at_their_first_query_not_at_start(tmp_path
     code = (
         "import asyncio, os, httpx\n"
         f"os.environ['SOCBOT_CONFIG'] = {str(REPO / 'config' / 'socbot.toml')!r}\n"
-        "from config.settings import load_settings\nfrom store.db import Database\n"
+        "from config.settings import load_settings\nfrom store.db.engine import Database\n"
         "from tools.setup import build_registry\n"
         "async def main():\n"
         f"    db = Database('sqlite+aiosqlite:///{tmp_path / 'socbot.db'}')\n"

@@ -22,7 +22,7 @@ from cli.doctor import remote
 from cli.doctor.remote import manifest_scopes
 from cli.main import app
 from config.settings import Settings
-from store.db import Database
+from store.db.engine import Database
 from tests.fakes.gemini_rest import GeminiREST
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.tools.test_bigquery_logs import FakeBigQuery

@@ -12,8 +12,8 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from cli.main import app
-from store.db import Database
-from store.models import WorkRow
+from store.db.engine import Database
+from store.schema import WorkRow
 from tests.cli.test_cli import ALERTS, investigation_model, use_model
 
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from store.db import Database
+from store.db.engine import Database
 from tests.cli.test_cli import assert_one_line_error
 from tests.store.test_listing import store_runs
 

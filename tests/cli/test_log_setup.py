@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.log_setup import log_handler
+from cli.serve.log_setup import log_handler
 from config.settings import LoggingSettings, Settings
 
 

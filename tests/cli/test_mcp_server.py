@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from cli.mcp_server import build_server
 from cli.runtime import open_runtime
 from config.settings import Settings
-from store.playbook import PlaybookStore
+from store.playbook.bullets import PlaybookStore
 from tests.cli.test_cli import ALERTS, investigation_model
 from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.playbook_support import bullet

@@ -11,11 +11,11 @@ import yaml
 from typer.testing import CliRunner
 
 from cli.main import app
-from store.db import Database
-from store.models import Bullet
-from store.playbook import PlaybookBullet, PlaybookStore
-from store.playbook_files import write_dir
-from store.playbook_rules import BulletInvalid
+from store.db.engine import Database
+from store.playbook.bullets import PlaybookBullet, PlaybookStore
+from store.playbook.files import write_dir
+from store.playbook.rules import BulletInvalid
+from store.schema import Bullet
 
 SCANNER = "203.0.113.0/24 is our external scanner (Qualys); scans from it are expected."
 ALLOWED = "allowed: global, source:<alert source> (e.g. source:guardduty) or channel:<channel id>"
@@ -106,7 +106,7 @@ async def test_export_writes_every_file_or_none(db: Database, tmp_path: Path) ->
     before = {p: p.read_text() for p in written}
     second = kept.model_copy(update={"id": "pb-new00001"})
     changed = kept.model_copy(update={"content": "changed"})
-    import store.playbook_files as files
+    import store.playbook.files as files
 
     calls = 0
     real = files.os.replace

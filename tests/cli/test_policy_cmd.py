@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from store.db import Database
-from store.policy import PolicyStore
-from store.suppressions import SuppressionStore
+from store.db.engine import Database
+from store.triage.policy import PolicyStore
+from store.triage.suppressions import SuppressionStore
 
 REPO = Path(__file__).parents[2]
 ALERTS = REPO / "tests" / "fixtures" / "alerts"

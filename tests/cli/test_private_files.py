@@ -1,4 +1,4 @@
-"""Files socbot creates for itself are its owner's only (``store.private``)."""
+"""Files socbot creates for itself are its owner's only (``store.db.private``)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from cli.chat import prompt_session
 from cli.database import open_database
+from cli.terminal.chat import prompt_session
 from config.settings import ConfigError
-from store.db import Database
+from store.db.engine import Database
 
 
 def mode(path: Path) -> int:

@@ -25,7 +25,7 @@ import pytest
 from bench import scripts
 from bench.fake_gemini import FakeGemini
 from cli.runtime import open_runtime
-from cli.serve import Mode, ServeError, serve_until
+from cli.serve.command import Mode, ServeError, serve_until
 from tests.bot.test_slack_flows import FakeSocketModeServer, free_port
 from tests.fakes.model import ScriptedModel
 from tests.fakes.signals import WAIT_S

@@ -8,7 +8,7 @@ import threading
 import pytest
 from rich.console import Console
 
-from cli.approval import NOT_INTERACTIVE, TerminalApprover, interactive
+from cli.terminal.approval import NOT_INTERACTIVE, TerminalApprover, interactive
 from core.approvals import ApprovalRequest
 
 REQUEST = ApprovalRequest(

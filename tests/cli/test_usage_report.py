@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 from alerts.parse import Alert, Indicator
 from cli.main import app
 from core.usage import Usage
-from store.alerts import AlertStore
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.models import Investigation
-from store.usage import UsageStore, summarise
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.investigations.usage import UsageStore, summarise
+from store.schema import Investigation
+from store.triage.alerts import AlertStore
 
 
 def usage_of(*calls: tuple[str, int, int, int, float | None]) -> dict[str, object]:

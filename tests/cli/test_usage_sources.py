@@ -20,10 +20,10 @@ from alerts.parse import parse_alert
 from cli.runtime import open_runtime
 from config.settings import Settings
 from core.events import NullSink
-from store.alerts import AlertStore
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.usage import UNKNOWN, UsageStore, summarise
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.investigations.usage import UNKNOWN, UsageStore, summarise
+from store.triage.alerts import AlertStore
 from tests.cli.test_cli import ALERTS
 from tests.cli.test_show_trace import PLAN  # one step, searching past alerts
 from tests.fakes.model import ModelRequest, ScriptedModel, json_response

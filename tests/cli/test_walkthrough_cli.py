@@ -23,16 +23,16 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-import cli.chat
-import cli.serve
+import cli.serve.command
+import cli.terminal.chat
 from cli.main import app
-from cli.progress import TerminalProgress
 from cli.runtime import open_runtime
-from cli.serve import Identity, Mode, ServeError, _main, serve_until
+from cli.serve.command import Identity, Mode, ServeError, _main, serve_until
+from cli.terminal.progress import TerminalProgress
 from config.settings import config_notice
 from core.events import Failed, PlanCreated, Started, StepStarted
-from store.db import Database
-from store.investigations import InvestigationStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
 from tests.bot.test_slack_flows import free_port
 from tests.cli.test_cli import ALERTS, db_url, investigation_model, runner, use_model
 from tests.fakes.model import ModelRequest, ScriptedModel, json_response
@@ -112,10 +112,10 @@ def test_ctrl_c_during_a_chat_turn_cancels_that_turn_only(
             raise EOFError
         return lines.pop()
 
-    settings = cli.chat.load_settings_or_exit()
+    settings = cli.terminal.chat.load_settings_or_exit()
     console = Console(file=err, width=200, force_terminal=False)
     with asyncio.Runner() as loop:
-        cli.chat.chat_loop(loop, settings, console, read_until_eof)
+        cli.terminal.chat.chat_loop(loop, settings, console, read_until_eof)
     cancel_lines = [line for line in err.getvalue().splitlines() if "cancel" in line]
     assert len(cancel_lines) == 1 and cancel_lines[0].startswith("cancelled (investigation ")
     assert "failed" not in err.getvalue()
@@ -362,7 +362,7 @@ async def test_serve_says_when_it_stops(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "fake-key-for-tests")
-    caplog.set_level(logging.INFO, logger="cli.serve")
+    caplog.set_level(logging.INFO, logger="cli.serve.command")
     up = asyncio.Event()
 
     async def watched(*args: Any, ready: Callable[[Identity], None], **kwargs: Any) -> None:
@@ -372,14 +372,14 @@ async def test_serve_says_when_it_stops(
 
         await serve_until(*args, ready=said_ready, **kwargs)
 
-    monkeypatch.setattr(cli.serve, "serve_until", watched)
+    monkeypatch.setattr(cli.serve.command, "serve_until", watched)
     serving = asyncio.create_task(
         _main(make_settings(tmp_path, fake.base_url), Mode.http, "127.0.0.1", free_port())
     )
     await asyncio.wait_for(up.wait(), 60)  # an upper bound for a start that would hang
     signal.raise_signal(signal.SIGTERM)  # _main's own handler: no process is ended
     await asyncio.wait_for(serving, 30)
-    said = [r.getMessage() for r in caplog.records if r.name == "cli.serve"]
+    said = [r.getMessage() for r in caplog.records if r.name == "cli.serve.command"]
     assert any(m.startswith("stopping (SIGTERM): no new work is claimed") for m in said), said
     assert said[-1] == "stopped"
 

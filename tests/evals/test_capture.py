@@ -12,14 +12,14 @@ from typer.testing import CliRunner
 from alerts.catalogue import load_catalogue
 from alerts.parse import parse_alert
 from cli.database import migrated_database
-from cli.eval_run import run_eval
+from cli.eval.run import run_eval
 from cli.main import app
 from config.settings import Settings
 from evals.capture import salvage
 from evals.results import RunFolder
 from evals.scenario import load_pack
-from store.alerts import AlertStore
-from store.feedback import FeedbackStore
+from store.playbook.feedback import FeedbackStore
+from store.triage.alerts import AlertStore
 from tests.fakes.eval_model import Answer, eval_model
 
 SQL = "SELECT event_time, actor, client_ip, outcome FROM `{table}` ORDER BY event_time LIMIT 3"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cli.eval_run import run_eval
+from cli.eval.run import run_eval
 from cli.main import app
 from config.settings import Settings
 from evals.results import RunFolder

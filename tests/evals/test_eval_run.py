@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agent.concluder import Conclusion
-from cli.eval_run import run_eval
+from cli.eval.run import run_eval
 from config.settings import Settings
 from evals.report import report
 from evals.results import RunFolder

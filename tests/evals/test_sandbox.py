@@ -11,7 +11,7 @@ import pytest
 from config.settings import Settings
 from evals.sandbox import close_registry, scenario_registry, scenario_settings
 from evals.scenario import load_pack
-from store.db import Database
+from store.db.engine import Database
 from tools.base import Budget, ToolRegistry
 
 SCENARIO = "aws-root-console-login-tor"  # CloudTrail table, AbuseIPDB answer for the Tor IP

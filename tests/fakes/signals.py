@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from store.db import Database
+from store.db.engine import Database
 
 WAIT_S = 30.0
 

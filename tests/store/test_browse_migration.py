@@ -7,9 +7,9 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from store import migrate
-from store.browse import BrowseStore, Filters, Visibility
-from store.db import Database
+from store.db import migrate
+from store.db.engine import Database
+from store.investigations.browse import BrowseStore, Filters, Visibility
 
 
 async def test_existing_investigations_are_filled_in(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import text
 
-from store.db import Database
-from store.work import Job, WorkQueue, priority
+from store.db.engine import Database
+from store.queue.work import Job, WorkQueue, priority
 from tests.fakes.signals import WAIT_S
 from tests.queue_clock import LEASE_S, AheadQueue
 

@@ -1,4 +1,4 @@
-"""An alert's launch is fenced (``store.work._launched``): a replica that stalled past its
+"""An alert's launch is fenced (``store.queue.work._launched``): a replica that stalled past its
 lease while posting an alert's card finds the launch taken over by another replica and
 queues nothing, so the alert is investigated once. On SQLite and on PostgreSQL, two
 replicas (two engines on one database)."""
@@ -9,11 +9,11 @@ import asyncio
 
 from sqlalchemy import func, select
 
-from store.db import Database
-from store.models import AlertRow, WorkRow
-from store.storms import StormStore
-from store.work import Job, WorkQueue
-from store.work_types import Submitted
+from store.db.engine import Database
+from store.queue.types import Submitted
+from store.queue.work import Job, WorkQueue
+from store.schema import AlertRow, WorkRow
+from store.triage.storms import StormStore
 from tests.store.test_storms import CHANNEL, other, stored
 
 __all__ = ["other"]  # the second replica's engine (a fixture)

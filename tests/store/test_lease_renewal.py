@@ -15,10 +15,10 @@ from datetime import timedelta
 
 from sqlalchemy import text
 
-from store.db import Database
-from store.models import utcnow
-from store.work import Job, QueueLimits, WorkQueue
-from store.work_claim import _CLAIM_LOCK
+from store.db.engine import Database
+from store.queue.claims import _CLAIM_LOCK
+from store.queue.work import Job, QueueLimits, WorkQueue
+from store.schema import utcnow
 from tests.bot.test_worker import GatedRunner, NoticeRecorder, threads, worker
 from tests.fakes.signals import WAIT_S, writes
 from tests.queue_clock import LEASE_S, AheadQueue

@@ -10,13 +10,13 @@ import pytest
 from sqlalchemy import update
 
 from alerts.parse import parse_alert
-from store.alerts import AlertStore
-from store.browse import Filters
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.listing import IdNotFound, recent_alerts, recent_investigations
-from store.listing import resolve_investigation as resolve
-from store.models import Investigation
+from store.db.engine import Database
+from store.investigations.browse import Filters
+from store.investigations.listing import IdNotFound, recent_alerts, recent_investigations
+from store.investigations.listing import resolve_investigation as resolve
+from store.investigations.runs import InvestigationStore
+from store.schema import Investigation
+from store.triage.alerts import AlertStore
 
 ALERTS = Path(__file__).resolve().parents[1] / "fixtures" / "alerts"
 NOW = datetime.now(UTC)

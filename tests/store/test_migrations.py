@@ -15,9 +15,9 @@ from sqlalchemy import inspect
 from typer.testing import CliRunner
 
 from cli.main import app
-from store import migrate
-from store.db import Database
-from store.models import Base
+from store.db import migrate
+from store.db.engine import Database
+from store.schema import Base
 from store.slack import SlackStore
 from tests.pg_server import PostgresServer
 

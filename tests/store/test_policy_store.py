@@ -10,10 +10,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from alerts.parse import parse_alert
-from store.alerts import AlertStore
-from store.db import Database
-from store.models import Investigation
-from store.policy import Limit, PolicyStore, period_start
+from store.db.engine import Database
+from store.schema import Investigation
+from store.triage.alerts import AlertStore
+from store.triage.policy import Limit, PolicyStore, period_start
 from tests.pg_server import PostgresServer
 
 ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"

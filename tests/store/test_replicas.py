@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store.db import Database
+from store.db.engine import Database
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.pg_server import PostgresServer
 from tests.slack_support import RecordingInvestigate, SlackHarness, load, make_settings

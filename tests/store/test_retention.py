@@ -15,12 +15,13 @@ from sqlalchemy import func, select, update
 
 from alerts.parse import parse_alert
 from config.retention import RetentionSettings
-from store.alerts import AlertStore
-from store.conversations import ConversationStore
-from store.db import Database
-from store.feedback import FeedbackStore
-from store.investigations import InvestigationStore
-from store.models import (
+from store.db.engine import Database
+from store.investigations.conversations import ConversationStore
+from store.investigations.runs import InvestigationStore
+from store.playbook.feedback import FeedbackStore
+from store.queue.work import Job, WorkQueue
+from store.retention import KINDS, Pruner, request_prune
+from store.schema import (
     AlertGroup,
     AlertRow,
     Feedback,
@@ -30,8 +31,7 @@ from store.models import (
     WorkRow,
     utcnow,
 )
-from store.retention import KINDS, Pruner, request_prune
-from store.work import Job, WorkQueue
+from store.triage.alerts import AlertStore
 
 SETTINGS = RetentionSettings(
     alerts_days=180, investigations_days=90, trace_days=30, feedback_days=60, batch=2

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from alembic.script import ScriptDirectory
 
-from store import migrate
-from store.db import Database
-from store.revisions import at_head, head_revision
+from store.db import migrate
+from store.db.engine import Database
+from store.db.revisions import at_head, head_revision
 
 
 def test_the_head_read_from_the_files_is_alembics() -> None:

@@ -1,4 +1,4 @@
-"""Text search on its index (store/search.py, migration 0011), on SQLite and PostgreSQL.
+"""Text search on its index (store/schema/search.py, migration 0011), on SQLite and PostgreSQL.
 
 The rows are invented (documentation addresses, RFC 5737). An indicator is found as
 whole words: ``203.0.113.7`` is not a piece of ``203.0.113.70``; the index follows
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import delete, update
 
-from store import migrate, search
-from store.browse import BrowseStore, Filters, Visibility
-from store.db import Database
-from store.models import AlertRow, Investigation
-from store.search import words
+from store.db import migrate
+from store.db.engine import Database
+from store.investigations.browse import BrowseStore, Filters, Visibility
+from store.schema import AlertRow, Investigation, search
+from store.schema.search import words
 from tests.pg_server import PostgresServer
 
 EVERYONE = Visibility(channels=None, terminal=True)

@@ -17,16 +17,16 @@ from sqlalchemy import func, select
 
 from agent.engine import Request
 from alerts.parse import Alert
-from bot.pacer import Pacer
+from bot.slack.pacer import Pacer
 from cli.app import new_conversation_id
-from cli.investigate import _read_alert, investigation_record, remember_alert
-from cli.progress import TerminalProgress
 from cli.runtime import open_runtime
+from cli.terminal.investigate import _read_alert, investigation_record, remember_alert
+from cli.terminal.progress import TerminalProgress
 from config.settings import Settings
-from store.alerts import AlertStore
-from store.db import Database
-from store.models import Investigation, WorkRow
-from store.work_types import PRUNE_KIND
+from store.db.engine import Database
+from store.queue.types import PRUNE_KIND
+from store.schema import Investigation, WorkRow
+from store.triage.alerts import AlertStore
 from tests.bot.test_slack_flows import ALERTS, alert_model, running_bot
 from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.fakes.slack_api import FakeSlackAPI

@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import update
 
 from core.events import FanOut, PlanCreated, StepStarted, ToolCalled
-from store.conversations import ConversationStore
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.models import Message
+from store.db.engine import Database
+from store.investigations.conversations import ConversationStore
+from store.investigations.runs import InvestigationStore
+from store.schema import Message
 
 
 async def test_investigation_lifecycle(db: Database) -> None:

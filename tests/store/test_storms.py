@@ -1,4 +1,4 @@
-"""Storm state in the database (store/storms.py, store/storm_posts.py): two replicas
+"""Storm state in the database (store/triage/storms.py, store/triage/storm_posts.py): two replicas
 (two engines on one database) decide alike, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ import pytest
 from sqlalchemy import update
 
 from alerts.parse import Alert, parse_alert
-from store.alert_status import AlertStatuses
-from store.alerts import AlertStore
-from store.db import Database
-from store.models import AlertRow, utcnow
-from store.stale import LAUNCH
-from store.storm_posts import StormPosts
-from store.storms import StormStore
-from store.work import Job, WorkQueue
+from store.db.engine import Database
+from store.queue.work import Job, WorkQueue
+from store.schema import AlertRow, utcnow
+from store.triage.alerts import AlertStore
+from store.triage.stale import LAUNCH
+from store.triage.states import AlertStatuses
+from store.triage.storm_posts import StormPosts
+from store.triage.storms import StormStore
 
 CHANNEL = "C0WEBHOOK"
 

@@ -1,9 +1,9 @@
 """The takeover rules one by one, on in-process SQLite and a clock the test sets.
 
 What a replica that died leaves in triage goes back to ``deferred``
-(``store.stale.requeue_stale``), judged by the replicas' beats (``store.replicas``); a
+(``store.triage.stale.requeue_stale``), judged by the replicas' beats (``store.queue.replicas``); a
 replica that stalled past its lease finds its launch taken and queues nothing
-(``store.work._launched``). Each rule is asserted exactly (statuses, times, launchers,
+(``store.queue.work._launched``). Each rule is asserted exactly (statuses, times, launchers,
 the boundary of a lease), so that the mutation group ``takeover``
 (``scripts/mutation.py``) runs in seconds per mutant. The same rules across real
 replicas, SQLite and PostgreSQL: ``test_launch_fence.py``, ``test_storms.py``.
@@ -16,13 +16,12 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.sql.elements import ColumnElement
 
-from store.db import Database
-from store.models import AlertRow, WorkRow
-from store.replicas import Replicas, alive, beat
-from store.stale import LAUNCH, requeue_stale
-from store.tables import ReplicaRow
-from store.work import Job, WorkQueue
-from store.work_types import Submitted
+from store.db.engine import Database
+from store.queue.replicas import Replicas, alive, beat
+from store.queue.types import Submitted
+from store.queue.work import Job, WorkQueue
+from store.schema import AlertRow, ReplicaRow, WorkRow
+from store.triage.stale import LAUNCH, requeue_stale
 
 NOW = datetime(2026, 3, 1, 12, 0, 0)  # naive UTC, as SQLite stores it
 LEASE = timedelta(seconds=30)

@@ -15,9 +15,9 @@ from typing import Any
 
 from sqlalchemy import update
 
-from store.db import Database
-from store.models import WorkRow
-from store.work import Job, QueueLimits, WorkQueue, priority
+from store.db.engine import Database
+from store.queue.work import Job, QueueLimits, WorkQueue, priority
+from store.schema import WorkRow
 
 NOW = datetime(2026, 3, 1, 12, 0, 0)  # naive UTC, as SQLite stores it
 LEASE = timedelta(seconds=30)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from store.db import Database
-from store.work import Job, QueueLimits, WorkQueue, priority
+from store.db.engine import Database
+from store.queue.work import Job, QueueLimits, WorkQueue, priority
 from tests.pg_server import PostgresServer
 from tests.queue_clock import LEASE_S, AheadQueue
 

@@ -22,7 +22,7 @@ import respx
 from pydantic import SecretStr
 
 from config.settings import IntelSettings, Settings
-from store.db import Database
+from store.db.engine import Database
 from tests.fakes.signals import WAIT_S
 from tools import intel
 from tools.base import Budget, ToolError, ToolRegistry, ToolResult

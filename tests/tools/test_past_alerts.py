@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from alerts.parse import Alert, parse_alert
-from store.alerts import AlertStore
-from store.db import Database
-from store.investigations import InvestigationStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.triage.alerts import AlertStore
 from tools import past_alerts
 from tools.base import Budget, ToolRegistry, ToolResult
 

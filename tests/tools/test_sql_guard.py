@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from sqlglot import exp
 
 from tools.base import ToolError
-from tools.sql_functions import BIGQUERY_FUNCTIONS
-from tools.sql_guard import SqlRejected, check_sql
+from tools.sql.functions import BIGQUERY_FUNCTIONS
+from tools.sql.guard import SqlRejected, check_sql
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = {

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 import sqlglot
 
-from tools.sql_functions import REFUSAL_HINT
-from tools.sql_guard import MAX_SQL_CHARS, SqlRejected, _first_line, check_sql
+from tools.sql.functions import REFUSAL_HINT
+from tools.sql.guard import MAX_SQL_CHARS, SqlRejected, _first_line, check_sql
 
 AUTH = "socbot-sample.logs.auth_logs"
 TABLES = {AUTH}

@@ -26,7 +26,7 @@ from tools.intel.virustotal import VirusTotal
 if TYPE_CHECKING:
     import httpx
 
-    from store.db import Database
+    from store.db.engine import Database
 
 SERVICES: tuple[type[IntelService], ...] = (OTX, VirusTotal, AbuseIPDB, URLScan)
 TOOLS: tuple[tuple[ToolFn, TargetKind], ...] = (

@@ -15,8 +15,8 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from store.db import Database
-from store.models import IntelCache as IntelCacheRow
+from store.db.engine import Database
+from store.schema import IntelCache as IntelCacheRow
 from tools.intel.indicators import Target
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tools.base import Budget
 
 if TYPE_CHECKING:  # sqlglot: imported by the first query, not at start
-    from tools.sql_guard import CheckedQuery
+    from tools.sql.guard import CheckedQuery
 
 ParamValue = str | int | float | bool | dt.datetime | None
 # Asks a person to approve a query over the per-query cap: (why, estimate) → returns when

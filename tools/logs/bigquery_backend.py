@@ -31,7 +31,7 @@ from config.settings import LogSettings
 from tools.base import Budget, ToolError
 from tools.cells import json_value
 from tools.logs.backend import AskApproval, ColumnInfo, Param, QueryResult
-from tools.sql_guard import CheckedQuery
+from tools.sql.guard import CheckedQuery
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 The model writes BigQuery Standard SQL; after the guard, sqlglot rewrites catalogued
 names (``project.dataset.table``, backticks or not) to local view names and transpiles
-to DuckDB. Queries run in sandboxed worker processes (``tools.duckdb_worker`` via
+to DuckDB. Queries run in sandboxed worker processes (``tools.logs.duckdb_worker`` via
 ``tools.logs.duckdb_pool``): no file access beyond the catalogued files, configuration
 locked, a memory limit enforced by DuckDB and by the operating system, results capped in
 rows and bytes, and a process killed (not interrupted) when its query overruns.
@@ -26,7 +26,7 @@ from tools.logs.catalogue import resolve_path
 from tools.logs.duckdb_pool import DuckDBPool, WorkerFailed
 
 if TYPE_CHECKING:
-    from tools.sql_guard import CheckedQuery
+    from tools.sql.guard import CheckedQuery
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ class DuckDBBackend:
         from sqlglot import exp
         from sqlglot.errors import ErrorLevel, SqlglotError
 
-        from tools.sql_guard import table_name
+        from tools.sql.guard import table_name
 
         tree = query.tree.copy()
         for table in list(tree.find_all(exp.Table)):

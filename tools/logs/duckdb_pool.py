@@ -1,7 +1,7 @@
 """A small pool of DuckDB worker processes: every query runs where it can be killed.
 
 DuckDB cannot be interrupted inside one long function call (``EDIT_DISTANCE`` of two long
-strings, a huge ``GENERATE_ARRAY``), so queries run in ``tools.duckdb_worker`` processes.
+strings, a huge ``GENERATE_ARRAY``), so queries run in ``tools.logs.duckdb_worker`` processes.
 A query that overruns its time limit, or whose caller is cancelled (the step's deadline),
 has its process killed at once, which frees its memory, and a fresh process replaces it.
 At most ``size`` queries run at once; idle processes stay warm for the next query.
@@ -24,7 +24,7 @@ from typing import IO, Any
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
-_COMMAND = [sys.executable, "-E", "-s", "-m", "tools.duckdb_worker"]
+_COMMAND = [sys.executable, "-E", "-s", "-m", "tools.logs.duckdb_worker"]
 # The worker's whole environment: nothing secret (tokens, keys) is inherited.
 _ENV_KEYS = ("PATH", "HOME", "LANG", "TZ", "SYSTEMROOT")
 STARTUP_TIMEOUT_S = 30.0  # the step's deadline still bounds the whole call

@@ -126,7 +126,7 @@ def load_runbooks(directory: Path | None, tables: Collection[str]) -> dict[str, 
     catalogue are skipped with a warning (they could never run)."""
     if directory is None or not directory.is_dir():
         return {}
-    from tools.sql_guard import SqlRejected, check_sql
+    from tools.sql.guard import SqlRejected, check_sql
 
     found: dict[str, Runbook] = {}
     for path in sorted(directory.glob("*.sql")):

@@ -18,7 +18,7 @@ from tools.logs.catalogue import Catalogue
 from tools.logs.runbooks import Runbooks
 
 if TYPE_CHECKING:
-    from tools.sql_guard import CheckedQuery
+    from tools.sql.guard import CheckedQuery
 
 
 @dataclass
@@ -139,7 +139,7 @@ async def _run(
 
 
 def _check(sql: str, tables: list[str]) -> CheckedQuery:
-    from tools.sql_guard import check_sql
+    from tools.sql.guard import check_sql
 
     return check_sql(sql, tables)
 

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from agent.concluder import VERDICT_LABELS
 from agent.run import Request
-from store.feedback import FeedbackStore
+from store.playbook.feedback import FeedbackStore
 
 log = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from agent.playbook.learning.models import Curation, DeltaOp, Insight
 from agent.playbook.selection import Situation, select, tokens
 from agent.prompts import Prompts
 from config.settings import PlaybookSettings
-from store.playbook import PlaybookBullet
-from store.playbook_rules import SCOPE
+from store.playbook.bullets import PlaybookBullet
+from store.playbook.rules import SCOPE
 
 log = logging.getLogger(__name__)
 

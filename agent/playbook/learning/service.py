@@ -2,7 +2,7 @@
 
 A run starts once an investigation has ground truth (an analyst's vote or
 correction); the answer was posted long before. Runs are work rows of kind
-``learn`` (queued by ``store.learn_queue``, run by ``bot.learning_work``), so a
+``learn`` (queued by ``store.queue.learning``, run by ``bot.work.learning``), so a
 shutdown or a crash loses none: ``Learner.learn`` is one *attempt* of such a row. A
 run has its own token budget and deadline (``learning.token_budget``,
 ``learning.deadline_s``) and every attempt is recorded in ``learning_runs``: ``done``
@@ -37,10 +37,10 @@ from agent.prompts import Prompts
 from config.settings import Settings
 from core.events import NullSink
 from core.usage import Usage
-from store.feedback import FeedbackStore
-from store.investigations import InvestigationStore
-from store.learning import LearningStore
-from store.playbook import PlaybookBullet, PlaybookStore, Triggers, new_id
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookBullet, PlaybookStore, Triggers, new_id
+from store.playbook.feedback import FeedbackStore
+from store.playbook.learning import LearningStore
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ INTERRUPTED = "socbot stopped during this learning run; it runs again"
 
 
 class ReviewPoster(Protocol):
-    """Shows a proposal to the people who may approve it (``bot.review`` in Slack)."""
+    """Shows a proposal to those who may approve it (``bot.decisions.playbook_review`` in Slack)."""
 
     async def post(self, bullet: PlaybookBullet) -> None: ...
 

@@ -24,8 +24,8 @@ from core.events import (
     StepStarted,
     ToolCalled,
 )
-from store.db import Database
-from store.investigations import InvestigationStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
 
 SQL = (
     "select principal, count(*) as n from `proj.audit.signins` where ip = '185.220.101.42' "

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from bot.server import start_site
+from bot.transport.server import start_site
 from bot.web.app import create_web, install
 from bot.web.site import Web
 from config.settings import Settings
-from store.db import Database
+from store.db.engine import Database
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.fakes.slack_openid import FakeSlackOpenID
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.web.access import Access
-from bot.web.session import Viewer
-from store.browse import Visibility
+from bot.web.auth.access import Access
+from bot.web.auth.session import Viewer
+from store.investigations.browse import Visibility
 from tests.fakes.slack_api import Call, FakeSlackAPI
 
 ALICE = Viewer(user="U0ALICE1", team="T0TEAM01", name="Alice", admin=False, sid="s1")
@@ -85,7 +85,7 @@ async def test_a_slack_error_fails_closed_and_is_not_cached(
         api.set_handler("users.conversations", paged)
         api.fail_next("users.conversations", error="ratelimited")
         access = Access(AsyncWebClient(token="xoxb-test", base_url=api.base_url), [])
-        with caplog.at_level(logging.WARNING, logger="bot.web.access"):
+        with caplog.at_level(logging.WARNING, logger="bot.web.auth.access"):
             assert await access.channels("U0ALICE1") == frozenset()
         assert [r.getMessage() for r in caplog.records] == [
             "users.conversations failed: ratelimited"

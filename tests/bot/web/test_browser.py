@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.playbook import PlaybookBullet, PlaybookStore
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookBullet, PlaybookStore
 from tests.bot.web.seed import finish, seed
 from tests.bot.web.support import ADMIN, APPROVER, Site, signed_in_site
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser
 
-from store.db import Database
+from store.db.engine import Database
 from tests.bot.web.eval_seed import HOSTILE, write_run
 from tests.bot.web.support import ADMIN, signed_in_site
 from tests.bot.web.test_browser import SHOTS, browser, signed_in

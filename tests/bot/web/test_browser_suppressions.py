@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 import aiohttp
 from playwright.async_api import Browser
 
-from store.db import Database
-from store.policy import PolicyStore
-from store.suppressions import Suppression, SuppressionStore
+from store.db.engine import Database
+from store.triage.policy import PolicyStore
+from store.triage.suppressions import Suppression, SuppressionStore
 from tests.bot.web.support import ADMIN, APPROVER, signed_in_site
 from tests.bot.web.test_browser import HOSTILE, SHOTS, browser, signed_in
 

@@ -11,8 +11,8 @@ import re
 import aiohttp
 from yarl import URL
 
-from store.db import Database
-from store.playbook import PlaybookBullet, PlaybookStore
+from store.db.engine import Database
+from store.playbook.bullets import PlaybookBullet, PlaybookStore
 from tests.bot.web.support import Site, signed_in_site
 from tests.bot.web.test_pages import sign_in
 

@@ -1,4 +1,4 @@
-"""Live updates as server-sent events (bot/web/live.py), over plain HTTP: a stream follows a
+"""Live updates as server-sent events (bot/web/pages/live.py), over plain HTTP: a stream follows a
 run until it ends, carries the pages' security headers, and ends when the server stops
 instead of holding its shutdown."""
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import aiohttp
 
-from bot.web.live import STREAM_S
-from store.db import Database
-from store.investigations import InvestigationStore
+from bot.web.pages.live import STREAM_S
+from store.db.engine import Database
+from store.investigations.runs import InvestigationStore
 from tests.bot.web.seed import finish, seed
 from tests.bot.web.support import signed_in_site
 

@@ -16,13 +16,13 @@ from typer.testing import CliRunner
 from yarl import URL
 
 from alerts.parse import parse_alert
-from bot.web.session import Signer
+from bot.web.auth.session import Signer
 from cli.main import app as cli_app
-from store.alerts import AlertStore
-from store.browse import BrowseStore, Filters, Visibility
-from store.db import Database
-from store.investigations import InvestigationStore
-from store.playbook import PlaybookBullet, PlaybookStore
+from store.db.engine import Database
+from store.investigations.browse import BrowseStore, Filters, Visibility
+from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookBullet, PlaybookStore
+from store.triage.alerts import AlertStore
 from tests.bot.web.seed import seed
 from tests.bot.web.support import ADMIN, Site, signed_in_site
 from tests.cli.test_cli import ALERTS

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.pacer import Pacer
-from bot.progress import SlackProgress
-from bot.render import page_link
+from bot.blocks.investigation import page_link
+from bot.slack.pacer import Pacer
+from bot.slack.progress import SlackProgress
 from core.events import Started
 from tests.bot.test_slack_progress import CHANNEL, INV, THREAD, FakeOutcome, client_for, conclusion
 from tests.fakes.slack_api import FakeSlackAPI

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.web.sql_layout import layout
+from bot.web.view.sql_layout import layout
 
 CASES = [
     (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.web.timeline import LABEL, WIDTH, build
+from bot.web.view.timeline import LABEL, WIDTH, build
 
 T0 = "2026-11-25T10:00:00+00:00"
 

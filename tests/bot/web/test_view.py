@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.web.view import techniques
+from bot.web.view.investigation import techniques
 
 
 def test_technique_links_only_for_well_formed_ids() -> None:

@@ -1,0 +1,147 @@
+"""Block Kit building blocks shared by every message socbot posts.
+
+Slack limits are kept here: 3,000 characters per section text, 150 per header,
+50 blocks per message. Long text is split on line boundaries; a split inside a
+``` code block closes the block and reopens it in the next section, so every
+section renders on its own. Messages are also kept under ``MESSAGE_CHARS`` of text
+so a long answer arrives as a few readable messages rather than one wall.
+Text given to these helpers is already safe mrkdwn (``bot.blocks.escape``), except
+``header`` and ``one_line``, which escape what they are given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from bot.blocks.escape import mrkdwn, plain
+
+Block = dict[str, Any]
+Message = dict[str, Any]
+
+SECTION_CHARS = 3000
+HEADER_CHARS = 150
+MAX_BLOCKS = 50
+MESSAGE_CHARS = 12_000
+FALLBACK_CHARS = 300
+SAFE_POST_FLAGS: dict[str, bool] = {"unfurl_links": False, "unfurl_media": False}
+SEVERITY_EMOJI = {"critical": "🔴", "high": "🟠", "medium": "🟡", "low": "🔵", "info": "⚪"}
+FENCE = "```"
+
+
+def hard_cut(line: str, size: int) -> list[str]:
+    """Cut one over-long line into pieces of at most ``size``, never inside an entity."""
+    pieces: list[str] = []
+    while len(line) > size:
+        cut = size
+        space = line.rfind(" ", size - 200, size)
+        if space > 0:
+            cut = space + 1  # prefer a word boundary
+        amp = line.rfind("&", max(0, cut - 6), cut)
+        if amp >= 0 and ";" not in line[amp:cut]:
+            cut = amp  # would split "&amp;" / "&lt;" / "&gt;"
+        pieces.append(line[:cut])
+        line = line[cut:]
+    pieces.append(line)
+    return pieces
+
+
+def split_text(text: str, limit: int = SECTION_CHARS) -> list[str]:
+    """Split mrkdwn into chunks of at most ``limit`` chars with balanced code fences."""
+    if len(text) <= limit and text.count(FENCE) % 2 == 0:
+        return [text] if text.strip() else []
+    chunks: list[str] = []
+    lines: list[str] = []
+    size = 0
+    in_code = False  # inside a fence at the current point
+    for raw in text.split("\n"):
+        for line in hard_cut(raw, limit - 2 * (len(FENCE) + 1)):
+            closing = len(FENCE) + 1 if in_code or line.count(FENCE) % 2 else 0
+            if lines and size + 1 + len(line) + closing > limit:
+                chunks.append("\n".join([*lines, FENCE] if in_code else lines))
+                lines = [FENCE] if in_code else []
+                size = len(FENCE) if in_code else -1
+            lines.append(line)
+            size += 1 + len(line)
+            if line.count(FENCE) % 2:
+                in_code = not in_code
+    if lines:
+        chunks.append("\n".join([*lines, FENCE] if in_code else lines))
+    return [c for c in chunks if c.strip() and c.strip() != f"{FENCE}\n{FENCE}"]
+
+
+def section_blocks(text: str, *, heading: str = "") -> list[Block]:
+    """``text`` (already mrkdwn) as section blocks; ``heading`` goes on the first one."""
+    body = f"{heading}\n{text}" if heading else text
+    return [
+        {"type": "section", "text": {"type": "mrkdwn", "text": chunk}} for chunk in split_text(body)
+    ]
+
+
+def _block_chars(block: Block) -> int:
+    text = block.get("text")
+    if isinstance(text, dict):
+        return len(str(text.get("text", "")))
+    elements = block.get("elements", [])
+    return sum(len(str(e.get("text", ""))) for e in elements if isinstance(e, dict))
+
+
+def pack_messages(blocks: Sequence[Block], tail: Sequence[Block] = ()) -> list[list[Block]]:
+    """Group blocks into messages (≤ MAX_BLOCKS, ≤ MESSAGE_CHARS); ``tail`` ends the last."""
+    room = MAX_BLOCKS - 1  # one block kept for the "continued" note
+    messages: list[list[Block]] = [[]]
+    chars = 0
+    for block in blocks:
+        size = _block_chars(block)
+        current = messages[-1]
+        if current and (len(current) >= room or chars + size > MESSAGE_CHARS):
+            messages.append([])
+            chars = 0
+        messages[-1].append(block)
+        chars += size
+    if tail:
+        if len(messages[-1]) + len(tail) > room:
+            messages.append([])
+        messages[-1].extend(tail)
+    return [m for m in messages if m]
+
+
+def continued_messages(messages: list[list[Block]], fallback: str) -> list[Message]:
+    total = len(messages)
+    out: list[Message] = []
+    for n, blocks in enumerate(messages, start=1):
+        if total > 1 and n == 1:
+            blocks = [*blocks, context_block(f"part 1 of {total} · continued below")]
+        elif total > 1:
+            blocks = [context_block(f"continued · part {n} of {total}"), *blocks]
+        text = fallback if n == 1 else f"{fallback} (part {n} of {total})"
+        out.append({"text": text, "blocks": blocks})
+    return out
+
+
+def context_block(*texts: str) -> Block:
+    return {
+        "type": "context",
+        "elements": [{"type": "mrkdwn", "text": t[:SECTION_CHARS]} for t in texts if t][:10],
+    }
+
+
+def header_block(text: str) -> Block:
+    text = plain(" ".join(text.split()))
+    if len(text) > HEADER_CHARS:
+        text = text[: HEADER_CHARS - 1] + "…"
+    return {"type": "header", "text": {"type": "plain_text", "text": text, "emoji": True}}
+
+
+def fallback_text(text: str) -> str:
+    """Notification text from already-safe mrkdwn: one line, clipped, no entity cut."""
+    text = " ".join(text.split())
+    return text if len(text) <= FALLBACK_CHARS else hard_cut(text, FALLBACK_CHARS - 1)[0] + "…"
+
+
+def one_line(text: str, indicators: Iterable[str] = ()) -> str:
+    return mrkdwn(" ".join(text.split()), indicators)
+
+
+def notice_message(text: str) -> Message:
+    return {"text": text, "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]}

@@ -1,0 +1,2 @@
+"""Events sent onward as signed webhooks: what is sent (the notifier) and the delivery of
+each queued row."""

@@ -1,0 +1,1 @@
+"""How ``socbot serve`` is watched: Prometheus metrics, OpenTelemetry spans, the run log."""

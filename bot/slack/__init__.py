@@ -1,0 +1,2 @@
+"""Talking to Slack: the Web API client, pacing, posting (once, retried, edited in place),
+the progress sink and the thread reporter."""

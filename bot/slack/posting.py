@@ -1,0 +1,174 @@
+"""Posting a run's messages in its Slack thread: paced, unfurling off, retried.
+
+``post_in_thread`` posts one rendered message through the channel's ``Pacer``
+(never ``link_names``, unfurling off). ``post_until_accepted`` posts again after
+each refusal (``Retry-After``, else exponential backoff) and gives up after a
+bounded number of attempts. ``outcome_messages`` turns a finished run into the
+messages the analyst reads: the conclusion or answer, then a one-sentence error or
+the cancellation notice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Protocol
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.concluder import Conclusion
+from agent.planner import Plan
+from agent.review.critic import Review
+from bot.blocks.investigation import (
+    answer_messages,
+    cancelled_message,
+    conclusion_messages,
+    error_message,
+)
+from bot.blocks.kit import SAFE_POST_FLAGS, Message
+from bot.blocks.stats import RunStats
+from bot.slack.pacer import Pacer
+
+log = logging.getLogger(__name__)
+
+SLACK_ERRORS = (SlackApiError, aiohttp.ClientError, TimeoutError)
+POST_ATTEMPTS = 4  # outcome messages, beyond the client's own retries
+POST_BACKOFF_S = 1.0
+
+
+class OutcomeView(Protocol):
+    """The parts of ``agent.engine.Outcome`` the thread is shown."""
+
+    @property
+    def investigation_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def answer(self) -> str | None: ...
+    @property
+    def conclusion(self) -> Conclusion | None: ...
+    @property
+    def plan(self) -> Plan | None: ...
+    @property
+    def limits_hit(self) -> list[str]: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def review(self) -> Review | None: ...
+    @property
+    def usage(self) -> dict[str, Any]: ...
+    @property
+    def record(self) -> dict[str, Any]: ...
+
+
+async def post_in_thread(
+    client: AsyncWebClient,
+    pacer: Pacer,
+    *,
+    channel: str,
+    thread_ts: str,
+    message: Message,
+    metadata: dict[str, Any] | None = None,
+) -> str:
+    """Post a rendered message in a thread, paced, unfurling off, never ``link_names``.
+
+    ``metadata``: Slack message metadata (``bot.slack.post_once``). Returns the new
+    message's ts; raises ``SlackApiError`` when Slack refuses.
+    """
+    async with pacer.slot(channel):
+        response = await client.chat_postMessage(
+            channel=channel,
+            thread_ts=thread_ts,
+            text=message["text"],
+            blocks=message.get("blocks"),
+            unfurl_links=SAFE_POST_FLAGS["unfurl_links"],
+            unfurl_media=SAFE_POST_FLAGS["unfurl_media"],
+            metadata=metadata,
+        )
+    return str(response["ts"])
+
+
+async def post_until_accepted(
+    client: AsyncWebClient,
+    pacer: Pacer,
+    *,
+    channel: str,
+    thread_ts: str,
+    message: Message,
+    what: str,
+    attempts: int = POST_ATTEMPTS,
+    backoff_s: float = POST_BACKOFF_S,
+    metadata: dict[str, Any] | None = None,
+) -> str | None:
+    """Post ``message``, again after each refusal; its ts, or None when Slack never took it.
+
+    ``what`` names the message in the log (e.g. the investigation id).
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return await post_in_thread(
+                client,
+                pacer,
+                channel=channel,
+                thread_ts=thread_ts,
+                message=message,
+                metadata=metadata,
+            )
+        except SLACK_ERRORS as error:
+            log.warning(
+                "could not post the outcome of %s (%d/%d): %s", what, attempt, attempts, error
+            )
+            if attempt < attempts:
+                await asyncio.sleep(max(retry_after(error), backoff_s * 2**attempt))
+    return None
+
+
+def outcome_messages(
+    outcome: OutcomeView,
+    indicators: tuple[str, ...],
+    pages_url: str | None = None,
+    *,
+    alert: bool = False,
+) -> list[Message]:
+    """What the thread is told at the end of a run, in posting order (``pages_url``: the
+    pages' ``web.base_url``, to link the investigation's page; ``alert``: the run
+    investigated an alert: its conclusion offers "Suppress similar…")."""
+    messages: list[Message] = []
+    stats = RunStats.from_outcome(outcome.usage, outcome.record)
+    if outcome.conclusion is not None:
+        messages += conclusion_messages(
+            outcome.conclusion,
+            investigation_id=outcome.investigation_id,
+            limits_hit=list(outcome.limits_hit),
+            indicators=indicators,
+            review=outcome.review,
+            stats=stats,
+            suppress=alert,
+            pages_url=pages_url,
+        )
+    elif outcome.answer:
+        messages += answer_messages(
+            outcome.answer,
+            investigation_id=outcome.investigation_id,
+            indicators=indicators,
+            review=outcome.review,
+            stats=stats,
+            pages_url=pages_url,
+        )
+    if outcome.status == "failed":
+        messages.append(error_message(outcome.error or "The investigation failed."))
+    elif outcome.status == "cancelled":
+        messages.append(cancelled_message())
+    return messages
+
+
+def retry_after(error: BaseException) -> float:
+    """Seconds Slack asked us to wait (a 429's ``Retry-After``), else 0."""
+    if isinstance(error, SlackApiError) and error.response.status_code == 429:
+        try:
+            return float(error.response.headers.get("Retry-After", 1))
+        except (TypeError, ValueError):
+            return 1.0
+    return 0.0

@@ -1,0 +1,2 @@
+"""How requests reach socbot: the aiohttp server (``POST /slack/events``, ``POST /alerts``,
+``GET /healthz``), the acknowledging front process, and the checks of a Slack request body."""

@@ -1,0 +1,2 @@
+"""Who is looking: signed cookie sessions and CSRF tokens, Sign in with Slack, and what a
+signed-in person may see."""

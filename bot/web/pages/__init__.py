@@ -1,0 +1,1 @@
+"""The page handlers, one module per page or family of pages."""

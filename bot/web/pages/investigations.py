@@ -1,0 +1,165 @@
+"""The investigation pages: the list, one investigation, and its live updates.
+
+Every handler asks ``Access`` before reading data: an investigation someone may not
+see answers 404, the same as one that does not exist, so ids reveal nothing. While a
+run is going, its page listens to ``/web/api/investigations/{id}/events`` (server-sent
+events: status and how many trace events, ``bot.web.pages.live``) and fetches the page body
+again on each.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from aiohttp import web
+
+from bot.web.pages.live import Live
+from bot.web.site import HEADERS, VIEWER, Web
+from bot.web.view.investigation import investigation_view
+from store.investigations.browse import BrowseStore, Filters, Page
+from store.investigations.runs import InvestigationStore
+from store.playbook.feedback import FeedbackStore
+
+FILTERS = ("verdict", "severity", "source", "channel", "since", "until", "q")
+PAGE_SIZE = 50
+
+
+def _day(value: str | None, *, end: bool = False) -> datetime | None:
+    try:
+        day = datetime.strptime(value or "", "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    return day + timedelta(days=1) if end else day
+
+
+def filters_of(query: Any) -> Filters:
+    def text(key: str) -> str | None:
+        value = str(query.get(key) or "").strip()
+        return value[:200] or None
+
+    return Filters(
+        verdict=text("verdict"),
+        severity=text("severity"),
+        source=text("source"),
+        channel=text("channel"),
+        since=_day(query.get("since")),
+        until=_day(query.get("until"), end=True),
+        text=text("q"),
+    )
+
+
+class InvestigationPages:
+    def __init__(self, pages: Web, live: Live) -> None:
+        self.pages = pages
+        self.live = live
+        self.browse = BrowseStore(pages.db)
+        self.investigations = InvestigationStore(pages.db)
+        self.feedback = FeedbackStore(pages.db)
+
+    async def home(self, _request: web.Request) -> web.Response:
+        return web.Response(status=302, headers={"Location": "/web/investigations"})
+
+    async def page(self, request: web.Request) -> Page:
+        viewer = request[VIEWER]
+        visibility = await self.pages.access.visibility(viewer)
+        return await self.browse.page(
+            filters_of(request.query),
+            visibility,
+            cursor=request.query.get("after") or None,
+            size=PAGE_SIZE,
+        )
+
+    async def listing(self, request: web.Request) -> web.Response:
+        found = await self.page(request)
+        values = {k: request.query.get(k, "")[:200] for k in FILTERS}
+        more = {k: v for k, v in values.items() if v}
+        return self.pages.render(
+            request,
+            "list.html",
+            page=found,
+            filters=values,
+            more=more,
+            first=not request.query.get("after"),
+        )
+
+    async def _visible(self, request: web.Request) -> dict[str, Any]:
+        """The investigation's row, or 404 when it is absent or not the viewer's."""
+        investigation_id = request.match_info["id"]
+        found = await self.investigations.get(investigation_id)
+        viewer = request[VIEWER]
+        if found is None or not await self.pages.access.may_see(viewer, found.conversation_id):
+            raise web.HTTPNotFound(text="No such investigation.")
+        return {
+            "id": found.id,
+            "conversation_id": found.conversation_id,
+            "kind": found.kind,
+            "status": found.status,
+            "mode": found.mode,
+            "error": found.error,
+            "objective": found.objective,
+            "input": found.input,
+            "record": found.record,
+            "usage": found.usage,
+            "created_at": found.created_at,
+            "finished_at": found.finished_at,
+        }
+
+    async def _view(self, request: web.Request) -> dict[str, Any]:
+        row = await self._visible(request)
+        trace = await self.investigations.trace(row["id"])
+        votes = [
+            {"user": v.user, "value": v.value, "verdict": v.verdict, "comment": v.comment}
+            for v in await self.feedback.votes(row["id"])
+        ]
+        view = investigation_view(row, trace, votes)
+        view["alerts"] = await self.browse.alert_ids(row["id"])
+        return view
+
+    async def investigation(self, request: web.Request) -> web.Response:
+        return self.pages.render(request, "investigation.html", v=await self._view(request))
+
+    async def body(self, request: web.Request) -> web.Response:
+        return self.pages.render(request, "investigation_body.html", v=await self._view(request))
+
+    async def tool_result(self, request: web.Request) -> web.Response:
+        """One tool call's whole stored result, as plain text (never HTML)."""
+        row = await self._visible(request)
+        seq = request.match_info["seq"]
+        found = await self.browse.tool_result(row["id"], int(seq)) if seq.isdigit() else None
+        if found is None:
+            raise web.HTTPNotFound(text="No such tool call.")
+        return web.Response(text=found, content_type="text/plain", charset="utf-8")
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        row = await self._visible(request)
+        return await self.live.stream(request, lambda: self.browse.status(row["id"]), HEADERS)
+
+    async def api_list(self, request: web.Request) -> web.Response:
+        from store.investigations.browse import listed_as_dict
+
+        found = await self.page(request)
+        return web.json_response(
+            {"items": [listed_as_dict(r) for r in found.rows], "next": found.next_cursor}
+        )
+
+
+def add_routes(app: web.Application, pages: Web) -> None:
+    from bot.web.pages.evals import EvalPages
+    from bot.web.pages.more import MorePages
+    from bot.web.pages.suppressions import SuppressionPages
+
+    live = Live()
+    pages.db.watch_writes(live.wake)
+    app.on_shutdown.append(live.shutdown)
+    inv = InvestigationPages(pages, live)
+    app.router.add_get("/", inv.home)
+    app.router.add_get("/web/investigations", inv.listing)
+    app.router.add_get("/web/investigations/{id}", inv.investigation)
+    app.router.add_get("/web/investigations/{id}/body", inv.body)
+    app.router.add_get("/web/investigations/{id}/calls/{seq}", inv.tool_result)
+    app.router.add_get("/web/api/investigations", inv.api_list)
+    app.router.add_get("/web/api/investigations/{id}/events", inv.events)
+    MorePages(pages).add_routes(app)
+    EvalPages(pages).add_routes(app)
+    SuppressionPages(pages).add_routes(app)

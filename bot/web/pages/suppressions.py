@@ -1,0 +1,70 @@
+"""The suppressions made from Slack (``store.triage.suppressions``): every one with who asked,
+who decided and when, why, its expiry and how often it matched; an approver lifts an
+active one here as in Slack or with ``socbot policy lift``.
+
+Admins and approvers see the page; only approvers (``learning.approvers``) lift, the
+same people Slack lets decide. The form carries the session's CSRF token (the guard
+checks it). A lifted suppression stops matching when the policy next reads them
+(``policy.reload_s``), as after ``socbot policy lift``.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from aiohttp import web
+
+from bot.web.auth.session import Viewer
+from bot.web.auth.signin import redirect
+from bot.web.site import VIEWER, Web
+from store.triage.policy import PolicyStore
+from store.triage.suppressions import Suppression, SuppressionStore
+
+log = logging.getLogger(__name__)
+
+
+def state(suppression: Suppression, now: datetime) -> str:
+    """``active`` for an approved one not yet expired; ``expired``; else its status."""
+    if suppression.status == "approved":
+        return "active" if suppression.expires_at > now else "expired"
+    return suppression.status
+
+
+class SuppressionPages:
+    def __init__(self, pages: Web) -> None:
+        self.pages = pages
+        self.suppressions = SuppressionStore(pages.db)
+        self.policy = PolicyStore(pages.db)
+
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_get("/web/suppressions", self.listing)
+        app.router.add_post("/web/suppressions/{id}/lift", self.lift)
+
+    def _approver(self, viewer: Viewer) -> bool:
+        return viewer.local or viewer.user in self.pages.settings.learning.approvers
+
+    async def listing(self, request: web.Request) -> web.Response:
+        viewer = request[VIEWER]
+        if not (self.pages.access.is_admin(viewer) or self._approver(viewer)):
+            raise web.HTTPForbidden(text="Suppressions are for admins and approvers.")
+        now = datetime.now(UTC)
+        rows = [(s, state(s, now)) for s in await self.suppressions.all()]
+        return self.pages.render(
+            request,
+            "suppressions.html",
+            active=[(s, st) for s, st in rows if st == "active"],
+            others=[(s, st) for s, st in rows if st != "active"],
+            hits=await self.policy.rule_hits(),
+            may_lift=self._approver(viewer),
+        )
+
+    async def lift(self, request: web.Request) -> web.Response:
+        viewer = request[VIEWER]
+        if not self._approver(viewer):
+            raise web.HTTPForbidden(text="Only the approvers can lift a suppression.")
+        number = request.match_info["id"]
+        if not number.isdigit() or not await self.suppressions.lift(int(number), by=viewer.user):
+            raise web.HTTPConflict(text="That suppression is not active.")
+        log.info("suppression %s lifted on the web by %s", number, viewer.user)
+        return redirect("/web/suppressions")

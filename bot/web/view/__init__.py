@@ -1,0 +1,2 @@
+"""What the pages draw from stored records: the investigation view, its timeline, SQL laid
+out for reading."""

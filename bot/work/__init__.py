@@ -1,0 +1,2 @@
+"""The worker over the shared work queue (``store.queue``): claiming rows, running each to
+one outcome, the contracts the runners share, learning and pruning as work."""

@@ -1,0 +1,1 @@
+"""``socbot serve``: the command, the acknowledging process, log set-up, Slack checks."""

@@ -1,0 +1,2 @@
+"""The database itself: the async SQLAlchemy engine, Alembic migrations and their runner,
+the revision check, files socbot creates for itself."""

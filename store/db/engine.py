@@ -1,0 +1,132 @@
+"""The async SQLAlchemy engine: SQLite by default, PostgreSQL through asyncpg.
+
+SQLite has one writer at a time. Left to itself, several connections of one
+process contend for the lock, sleep in the busy handler and, when a read turns into
+a write under WAL, fail at once with "database is locked". So on SQLite each
+process serialises its sessions (one at a time, in turn), every transaction begins
+``IMMEDIATE`` (takes the write lock up front, so it can wait for it), and other
+processes on the same file (``socbot investigate`` beside ``socbot serve``) are
+waited for up to ``BUSY_TIMEOUT_MS``.
+
+``watch_writes(listener)`` calls ``listener`` after each committed session that
+wrote rows (tests wait on rows with it); nothing is watched until someone listens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine.default import DefaultExecutionContext
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+from store.db.private import private_file
+
+
+class Database:
+    """Owns the engine and hands out sessions. ``create()`` makes the schema."""
+
+    def __init__(self, url: str) -> None:
+        parsed = make_url(url)
+        self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        if self.is_sqlite and parsed.database and parsed.database != ":memory:":
+            private_file(Path(parsed.database))  # SQLite gives its -wal/-shm the same mode
+        self.engine: AsyncEngine = create_async_engine(url)
+        if self.is_sqlite:
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine.sync_engine, "begin", _begin_immediate)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._turn = asyncio.Lock()  # SQLite: one session of this process at a time
+        self._writes: list[Callable[[], None]] = []  # ``watch_writes`` listeners
+
+    async def create(self) -> None:
+        """Bring the schema to the newest migration (creates it in an empty database)."""
+        from store.db.revisions import at_head
+
+        if await at_head(self.engine):
+            return  # the usual start: nothing to migrate, and Alembic is not imported
+        from store.db.migrate import upgrade
+
+        await upgrade(self.engine)
+
+    def watch_writes(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after each committed session that inserted, updated or deleted."""
+        if not self._writes:
+            event.listen(self.engine.sync_engine, "after_cursor_execute", _note_write)
+            event.listen(self.engine.sync_engine, "rollback", _forget_write)
+        self._writes.append(listener)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        """A session in a transaction, committed on success (SQLite: in turn)."""
+        if not self.is_sqlite or _in_session.get():
+            async with self._transaction() as session:
+                yield session
+            return
+        async with self._turn:
+            token = _in_session.set(True)  # a session opened inside this one does not wait
+            try:
+                async with self._transaction() as session:
+                    yield session
+            finally:
+                _in_session.reset(token)
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session:
+            async with session.begin():
+                yield session
+                wrote = bool(self._writes) and (await session.connection()).info.pop(_WROTE, False)
+            if wrote:  # committed: what a listener reads now is there
+                for listener in self._writes:
+                    listener()
+
+    async def close(self) -> None:
+        """Dispose of the engine and its pooled connections."""
+        await self.engine.dispose()
+
+
+_in_session: ContextVar[bool] = ContextVar("in_sqlite_session", default=False)
+_WROTE = "socbot_wrote"  # set in a connection's ``info`` by a write (``watch_writes``)
+BUSY_TIMEOUT_MS = 30_000
+
+
+def _sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: object) -> None:
+    dbapi_conn.isolation_level = None  # type: ignore[attr-defined]  # we emit BEGIN ourselves
+    cursor = dbapi_conn.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a crash of socbot
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cursor.close()
+
+
+def _begin_immediate(conn: Connection) -> None:
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _note_write(
+    conn: Connection,
+    _cursor: object,
+    _statement: str,
+    _parameters: object,
+    context: object,
+    _executemany: bool,
+) -> None:
+    if isinstance(context, DefaultExecutionContext) and context.is_crud:
+        conn.info[_WROTE] = True
+
+
+def _forget_write(conn: Connection) -> None:
+    conn.info.pop(_WROTE, None)

@@ -1,0 +1,1 @@
+"""Investigations: runs and their trace, conversations, browsing, listing, usage."""

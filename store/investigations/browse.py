@@ -1,0 +1,234 @@
+"""The one reader of investigation lists: filtered, newest first, one keyset page at a time.
+
+The pages' list and ``socbot list`` (``store.investigations.listing``) both read here.
+``BrowseStore.page`` never counts or offsets: it reads ``size + 1`` rows after the
+cursor (``created_at, id`` descending, on ``ix_investigations_created``), so the
+hundredth page costs what the first does. Filters narrow the scan: verdict, status,
+the conclusion's severity and the alert's source (columns ``finish`` fills from the
+record), the Slack channel (``slack:<channel>:…`` conversations), a date range, and
+a search (whole words, on an index: ``store.schema.search``) in the request text, the
+objective and the linked alerts' indicators. ``Visibility`` is who is asking: the
+channels they may see and whether terminal runs are theirs (``EVERYONE``: all).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select, true, tuple_, union
+
+from store.db.engine import Database
+from store.schema import AlertRow, Investigation
+from store.schema.search import branches
+
+TITLE_CHARS = 160
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """What one viewer may list: ``channels=None`` is every channel (an admin)."""
+
+    channels: frozenset[str] | None
+    terminal: bool
+
+
+EVERYONE = Visibility(channels=None, terminal=True)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the list keeps (``None``: any)."""
+
+    verdict: str | None = None
+    status: str | None = None
+    severity: str | None = None
+    source: str | None = None
+    channel: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One row of the list."""
+
+    id: str
+    created_at: datetime
+    kind: str
+    status: str
+    verdict: str | None
+    severity: str | None
+    source: str | None
+    conversation_id: str
+    title: str
+    cost_usd: float | None
+
+    @property
+    def channel(self) -> str | None:
+        return channel_of(self.conversation_id)
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[Listed]
+    next_cursor: str | None
+
+
+def channel_of(conversation_id: str) -> str | None:
+    """``C0123`` for ``slack:C0123:<ts>``; ``None`` for terminal and other runs."""
+    kind, _, rest = conversation_id.partition(":")
+    channel = rest.split(":", 1)[0] if kind == "slack" else ""
+    return channel or None
+
+
+def escape_like(text: str) -> str:
+    """``text`` with ``LIKE``'s wildcards taken literally (use ``escape="\\"``)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _in_channel(channel: str) -> ColumnElement[bool]:
+    return Investigation.conversation_id.like(escape_like(f"slack:{channel}:") + "%", escape="\\")
+
+
+def _visible(visibility: Visibility) -> ColumnElement[bool] | None:
+    if visibility.channels is None:
+        return None if visibility.terminal else Investigation.conversation_id.like("slack:%")
+    allowed = [_in_channel(c) for c in sorted(visibility.channels)]
+    return or_(*allowed) if allowed else false()
+
+
+def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[bool]]:
+    out: list[ColumnElement[bool]] = []
+    if (seen := _visible(visibility)) is not None:
+        out.append(seen)
+    if filters.verdict:
+        out.append(Investigation.verdict == filters.verdict)
+    if filters.status:
+        out.append(Investigation.status == filters.status)
+    if filters.severity:
+        out.append(Investigation.severity == filters.severity)
+    if filters.source:
+        out.append(Investigation.source == filters.source)
+    if filters.channel:
+        out.append(_in_channel(filters.channel))
+    if filters.since:
+        out.append(Investigation.created_at >= filters.since)
+    if filters.until:
+        out.append(Investigation.created_at < filters.until)
+    return out
+
+
+def encode_cursor(created_at: datetime, investigation_id: str) -> str:
+    raw = f"{created_at.isoformat()}|{investigation_id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
+    """The cursor's position, or ``None`` when it is not one of ours."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        at, _, investigation_id = raw.partition("|")
+        return datetime.fromisoformat(at), investigation_id
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _newest(where: ColumnElement[bool], size: int) -> Select[Any]:
+    """The list's columns, newest first, ``size + 1`` rows (one more: is there a next page)."""
+    title = func.coalesce(
+        func.substr(Investigation.objective, 1, TITLE_CHARS),
+        func.substr(Investigation.input, 1, TITLE_CHARS),
+    )
+    return (
+        select(
+            Investigation.id,
+            Investigation.created_at,
+            Investigation.kind,
+            Investigation.status,
+            Investigation.verdict,
+            Investigation.severity,
+            Investigation.source,
+            Investigation.conversation_id,
+            title.label("title"),
+            Investigation.usage["cost_usd"].as_float().label("cost_usd"),
+        )
+        .where(where)
+        .order_by(Investigation.created_at.desc(), Investigation.id.desc())
+        .limit(size + 1)
+    )
+
+
+class BrowseStore:
+    """Reads for the pages: the list, and the alerts of one investigation."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def page(
+        self, filters: Filters, visibility: Visibility, *, cursor: str | None, size: int = 50
+    ) -> Page:
+        """Up to ``size`` investigations after ``cursor``, newest first."""
+        conditions = _conditions(filters, visibility)
+        position = decode_cursor(cursor) if cursor else None
+        if position is not None:
+            conditions.append(tuple_(Investigation.created_at, Investigation.id) < position)
+        async with self.db.session() as session:
+            query = _newest(and_(true(), *conditions), size)
+            if filters.text:  # a page of each branch, merged: each on its own index
+                found_by = await branches(session, filters.text, sqlite=self.db.is_sqlite)
+                pages = (select(_newest(and_(*conditions, b), size).subquery()) for b in found_by)
+                merged = union(*pages).subquery()
+                query = select(merged).order_by(merged.c.created_at.desc(), merged.c.id.desc())
+            found = (await session.execute(query.limit(size + 1))).all()
+        rows = [Listed(**row._asdict()) for row in found[:size]]
+        more = len(found) > size
+        return Page(rows, encode_cursor(rows[-1].created_at, rows[-1].id) if more else None)
+
+    async def alert_ids(self, investigation_id: str) -> list[str]:
+        """The stored alerts this investigation ran for (a group's leader and members)."""
+        async with self.db.session() as session:
+            found = await session.scalars(
+                select(AlertRow.id)
+                .where(AlertRow.investigation_id == investigation_id)
+                .order_by(AlertRow.created_at)
+            )
+            return list(found)
+
+    async def tool_result(self, investigation_id: str, seq: int) -> str | None:
+        """The stored result preview of one ``tool_called`` event of this investigation."""
+        from store.schema import TraceEvent
+
+        async with self.db.session() as session:
+            payload = await session.scalar(
+                select(TraceEvent.payload).where(
+                    TraceEvent.id == seq,
+                    TraceEvent.investigation_id == investigation_id,
+                    TraceEvent.type == "tool_called",
+                )
+            )
+        return str(payload.get("result_preview") or "") if isinstance(payload, dict) else None
+
+    async def status(self, investigation_id: str) -> tuple[str, int] | None:
+        """The run's status and how many trace events it has: what the live page polls."""
+        from store.schema import TraceEvent
+
+        async with self.db.session() as session:
+            status = await session.scalar(
+                select(Investigation.status).where(Investigation.id == investigation_id)
+            )
+            if status is None:
+                return None
+            events = await session.scalar(
+                select(func.count(TraceEvent.id)).where(
+                    TraceEvent.investigation_id == investigation_id
+                )
+            )
+            return status, int(events or 0)
+
+
+def listed_as_dict(row: Listed) -> dict[str, Any]:
+    return {**row.__dict__, "channel": row.channel, "created_at": row.created_at.isoformat()}

@@ -1,0 +1,1 @@
+"""The team playbook: bullets, their YAML files, entry rules, learning runs, votes."""

@@ -1,0 +1,2 @@
+"""The durable work queue: work rows and their claims, replicas, held alerts, learning runs
+queued as work."""

@@ -1,0 +1,38 @@
+"""The tables: one module per family, every one on the same declarative ``Base``.
+
+Owns the schema (what ``store.db.migrate`` compares the migrations with); may import only
+SQLAlchemy. A new table goes in its family's module and is named here, so that importing
+``store.schema`` puts every table in ``Base.metadata``. Queries live in the wings above."""
+
+from store.schema.alerts import AlertGroup, AlertRow, AlertStorm
+from store.schema.approvals import ApprovalRow
+from store.schema.base import Base, utcnow
+from store.schema.caches import IntelCache
+from store.schema.investigations import Conversation, Investigation, Message, TraceEvent
+from store.schema.playbook import Bullet, BulletTag, Feedback, LearningRun
+from store.schema.policy import PolicyBudget, PolicyHit, PolicySuppression
+from store.schema.queue import ReplicaRow, SeenEvent, WorkRow
+
+__all__ = [
+    "AlertGroup",
+    "AlertRow",
+    "AlertStorm",
+    "ApprovalRow",
+    "Base",
+    "Bullet",
+    "BulletTag",
+    "Conversation",
+    "Feedback",
+    "IntelCache",
+    "Investigation",
+    "LearningRun",
+    "Message",
+    "PolicyBudget",
+    "PolicyHit",
+    "PolicySuppression",
+    "ReplicaRow",
+    "SeenEvent",
+    "TraceEvent",
+    "WorkRow",
+    "utcnow",
+]

@@ -1,0 +1,2 @@
+"""Guarded SQL: the guard that admits one read-only SELECT over catalogued tables, and the
+functions such a query may call."""
