@@ -64,6 +64,12 @@ class Request:
         return self.alert.source if self.alert else None
 
 
+def alert_request_text(alert: Alert) -> str:
+    """What the engine is asked for an alert, from Slack, the terminal, MCP or an eval alike
+    (the alert itself travels as data, beside the text)."""
+    return f"Investigate this {alert.source} alert: {alert.title}"
+
+
 @dataclass
 class Outcome:
     """How a run ended. ``record`` is the full investigation record (``--json``)."""

@@ -24,7 +24,7 @@ from alerts.parse import Alert
 from bot.decisions.approvals import SlackApprovals
 from bot.decisions.playbook_review import SlackReview
 from bot.decisions.votes import FeedbackActions
-from bot.events.listeners import Investigate, Listeners, ack_only
+from bot.events.listeners import Listeners, ack_only
 from bot.events.middleware import Deduper, Gatekeeper
 from bot.intake.alert_channels import AlertIntake
 from bot.intake.alerts_endpoint import AlertWebhook
@@ -38,6 +38,7 @@ from bot.runners import runners
 from bot.slack.pacer import Pacer
 from bot.slack.reporter import SlackReporter
 from bot.web.app import pages_for
+from bot.work.contracts import Investigate
 from bot.work.learning import LearningWork
 from bot.work.pruning import PruneWork
 from bot.work.setup import default_replica_id, replica_limit, work_queue

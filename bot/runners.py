@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from bot.events.listeners import Investigate, alert_request_text
+from agent.run import alert_request_text
 from bot.intake.triage import AlertTriage
-from bot.work.contracts import Runner, ThreadRef
+from bot.work.contracts import Investigate, Runner, ThreadRef
 from store.queue.work import Work
 from store.triage.alerts import AlertStore
 

@@ -19,6 +19,7 @@ from pydantic import Field
 
 from agent.engine import Outcome, Request
 from agent.playbook.selection import bm25_scores, tokens
+from agent.run import alert_request_text
 from alerts.catalogue import FormatError, load_catalogue
 from alerts.parse import Alert
 from alerts.parse import parse_alert as parse
@@ -66,7 +67,7 @@ def build_server(rt: Runtime) -> MCPServer:
     ) -> dict[str, Any]:
         """Investigate one security alert with Plan & Execute; returns the conclusion."""
         parsed = _alert(alert, rt)
-        text = f"Investigate this {parsed.source} alert: {parsed.title}"
+        text = alert_request_text(parsed)
         request = Request(new_conversation_id(), text, alert=parsed, approver=NOBODY)
         outcome = await rt.engine.run(request, Progress(ctx))
         await remember_alert(AlertStore(rt.db), parsed, outcome)  # as `socbot investigate`

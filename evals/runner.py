@@ -23,6 +23,7 @@ from agent.errors import AgentError
 from agent.history import History
 from agent.model.gateway import LLMGateway
 from agent.model.pricing import call_cost, price_for
+from agent.run import alert_request_text
 from alerts.catalogue import load_catalogue
 from alerts.parse import parse_alert
 from config.settings import Settings
@@ -171,7 +172,7 @@ class EvalRunner:
             )
             request = Request(
                 conversation_id=f"eval-{uuid.uuid4().hex[:12]}",
-                text=f"Investigate this {alert.source} alert: {alert.title}",
+                text=alert_request_text(alert),
                 alert=alert,
             )
             outcome = await engine.run(request, NullSink())

@@ -19,16 +19,12 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from store.db.engine import Database
+from store.investigations.conversations import conversation_id
 from store.schema import Conversation, SeenEvent, utcnow
 
 log = logging.getLogger(__name__)
 
 SEEN_TTL = timedelta(days=1)
-
-
-def conversation_id(channel: str, thread_ts: str) -> str:
-    """The conversation id of a Slack thread: ``slack:<channel>:<thread_root_ts>``."""
-    return f"slack:{channel}:{thread_ts}"
 
 
 class SlackStore:

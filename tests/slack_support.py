@@ -25,10 +25,10 @@ from alerts.parse import Alert
 from bot.app import create_socbot
 from bot.decisions.approvals import SlackApprovals
 from bot.decisions.playbook_review import SlackReview
-from bot.events.listeners import Investigate
 from bot.lifecycle import SocBot
 from bot.slack.client import build_client
 from bot.slack.pacer import Pacer
+from bot.work.contracts import Investigate
 from bot.work.worker import ThreadRef
 from config.settings import Settings
 from store.db.engine import Database

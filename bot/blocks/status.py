@@ -8,15 +8,16 @@ Event text is attacker-influenced (plans, reasons): it is escaped here.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from agent.concluder import Conclusion
 from agent.planner import Plan, StepStatus
+from agent.review.critic import Review
 from bot.blocks.escape import escape, mrkdwn
 from bot.blocks.investigation import plan_message
 from bot.blocks.kit import Message
-from bot.slack.posting import OutcomeView
 from core.events import (
     Answered,
     Concluded,
@@ -36,6 +37,31 @@ log = logging.getLogger(__name__)
 
 DONE = "✅ Done — see below."
 CANCELLED = "🛑 Cancelled."
+
+
+class OutcomeView(Protocol):
+    """The parts of ``agent.engine.Outcome`` the thread is shown."""
+
+    @property
+    def investigation_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def answer(self) -> str | None: ...
+    @property
+    def conclusion(self) -> Conclusion | None: ...
+    @property
+    def plan(self) -> Plan | None: ...
+    @property
+    def limits_hit(self) -> list[str]: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def review(self) -> Review | None: ...
+    @property
+    def usage(self) -> dict[str, Any]: ...
+    @property
+    def record(self) -> dict[str, Any]: ...
 
 
 class StatusView:

@@ -20,15 +20,13 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import aiohttp
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.kit import SAFE_POST_FLAGS
 from bot.decisions.approval_message import decided_blocks, request_blocks
-from bot.decisions.votes import tell
-from bot.transport.slack_body import clicker
+from bot.slack.errors import SLACK_ERRORS
+from bot.slack.interaction import clicker, tell
 from config.approval_settings import ApprovalSettings
 from config.settings import Settings
 from core.approvals import ApprovalRequest, Decision
@@ -113,7 +111,7 @@ class SlackApprovals:
                 text=f"Approval for {approval.tool}: {approval.status}",
                 blocks=decided_blocks(approval),
             )
-        except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
+        except SLACK_ERRORS as error:
             log.warning("could not update approval message %s: %s", approval.message_ts, error)
 
     async def wait(self, approval_id: int, within_s: float) -> None:
@@ -167,7 +165,7 @@ class SlackApprover:
                 unfurl_links=SAFE_POST_FLAGS["unfurl_links"],
                 unfurl_media=SAFE_POST_FLAGS["unfurl_media"],
             )
-        except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
+        except SLACK_ERRORS as error:
             log.warning("could not post approval request %d: %s", approval.id, error)
             return  # it stays pending and unposted: the wait ends in a timeout, denied
         await self.approvals.store.set_message(

@@ -16,17 +16,15 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import aiohttp
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.escape import mrkdwn, plain
 from bot.blocks.kit import SAFE_POST_FLAGS
 from bot.decisions.playbook_dialog import EDIT_VIEW, MAX_CONTENT, edit_view, submitted
-from bot.decisions.votes import tell
 from bot.notify.notifier import Facts, Notifier
-from bot.transport.slack_body import clicker
+from bot.slack.errors import SLACK_ERRORS
+from bot.slack.interaction import clicker, tell
 from config.settings import LearningSettings
 from store.playbook.bullets import PlaybookBullet, PlaybookError, PlaybookStore
 from store.playbook.rules import BulletInvalid
@@ -222,7 +220,7 @@ class SlackReview:
         try:
             view = edit_view(bullet, channel, ts)
             await client.views_open(trigger_id=str(body.get("trigger_id") or ""), view=view)
-        except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
+        except SLACK_ERRORS as error:
             log.warning("could not open the edit dialog: %s", error)
 
     async def on_edited(
@@ -268,5 +266,5 @@ async def _update(
             text=f"Playbook proposal {bullet.id}: {what}",
             blocks=decided_blocks(bullet, user, what),
         )
-    except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
+    except SLACK_ERRORS as error:
         log.warning("could not update the review message %s: %s", ts, error)

@@ -20,15 +20,14 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
-import aiohttp
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.kit import SAFE_POST_FLAGS
 from bot.decisions.suppression_dialog import VIEW_ID, dialog, read_dialog, review_blocks
-from bot.decisions.votes import REFUSED, tell
-from bot.transport.slack_body import clicker
+from bot.decisions.votes import REFUSED
+from bot.slack.errors import SLACK_ERRORS
+from bot.slack.interaction import clicker, tell
 from config.policy_settings import PolicySettings
 from config.settings import LearningSettings
 from store.playbook.feedback import FeedbackStore
@@ -45,7 +44,6 @@ NOT_ALLOWED = (
 NO_REVIEW = (
     "No review channel is set (learning.review_channel): nobody can approve this suppression."
 )
-SLACK_ERRORS = (SlackApiError, aiohttp.ClientError, TimeoutError)
 
 
 class SuppressActions:

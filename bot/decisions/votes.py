@@ -17,14 +17,13 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import aiohttp
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.concluder import VERDICT_LABELS
 from bot.notify.notifier import Facts, Notifier
-from bot.transport.slack_body import clicker
+from bot.slack.errors import SLACK_ERRORS
+from bot.slack.interaction import clicker, tell
 from store.playbook.feedback import FeedbackStore
 
 log = logging.getLogger(__name__)
@@ -158,21 +157,7 @@ async def _open(client: AsyncWebClient, trigger_id: str, view: dict[str, Any]) -
         return False
     try:
         await client.views_open(trigger_id=trigger_id, view=view)
-    except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
+    except SLACK_ERRORS as error:
         log.warning("could not open the feedback dialog: %s", error)
         return False
     return True
-
-
-async def tell(
-    client: AsyncWebClient, channel: str, user: str, text: str, thread_ts: str = ""
-) -> None:
-    """An ephemeral note to ``user`` (the record is what matters; failures are logged)."""
-    if not channel:
-        return
-    try:
-        await client.chat_postEphemeral(
-            channel=channel, user=user, thread_ts=thread_ts or None, text=text
-        )
-    except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
-        log.warning("could not tell %s: %s", user, error)

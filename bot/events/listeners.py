@@ -32,6 +32,7 @@ from alerts.parse import Alert
 from bot.events.middleware import Deduper
 from bot.events.stop_policy import StopPolicy
 from bot.intake.alert_channels import alert_from_message, posted_by
+from bot.work.contracts import AlertDispatch
 from bot.work.worker import Coordinator, Reporter, ThreadRef
 from config.settings import SlackSettings
 from store.queue.work import Job, priority
@@ -62,14 +63,6 @@ NOOP_EVENTS = (
 USAGE = "Ask me about an alert or an indicator, e.g. `is 185.220.101[.]42 known bad?`"
 
 
-class Investigate(Protocol):
-    """Runs one investigation in a thread (``EngineInvestigator`` in production)."""
-
-    async def __call__(
-        self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
-    ) -> None: ...
-
-
 class AlertIntake(Protocol):
     """Parses and stores an alert (``bot.intake.alert_channels.AlertIntake`` in production)."""
 
@@ -85,22 +78,11 @@ class AlertIntake(Protocol):
     ) -> Alert: ...
 
 
-class AlertDispatch(Protocol):
-    """An alert channel's triage (``bot.intake.triage.AlertTriage`` in production)."""
-
-    async def dispatch(self, alert: Alert, *, message_ts: str | None = None) -> None: ...
-
-
 def mention_text(text: str, bot_user_id: str | None) -> str:
     """The message without socbot's mention (other mentions stay, as data)."""
     if bot_user_id:
         text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", "", text)
     return " ".join(text.split())
-
-
-def alert_request_text(alert: Alert) -> str:
-    """What the engine is asked for an alert (the alert itself travels as data)."""
-    return f"Investigate this {alert.source} alert: {alert.title}"
 
 
 def route(

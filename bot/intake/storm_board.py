@@ -23,7 +23,7 @@ from agent.concluder import VERDICT_LABELS
 from bot.blocks.cards import group_card, group_note, storm_message
 from bot.blocks.kit import SAFE_POST_FLAGS, Message
 from bot.slack.edited import EditedMessage, Render
-from bot.slack.posting import SLACK_ERRORS
+from bot.slack.errors import SLACK_ERRORS
 from bot.slack.reporter import SlackReporter
 from store.triage.alerts import AlertStore
 from store.triage.storm_posts import StormPosts

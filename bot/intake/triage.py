@@ -33,13 +33,14 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from agent.run import alert_request_text
 from alerts.grouping import group_key
 from alerts.parse import Alert
-from bot.events.listeners import Investigate, alert_request_text
 from bot.intake.storm_board import StormBoard
 from bot.intake.sweep import Sweeper
-from bot.slack.posting import SLACK_ERRORS
+from bot.slack.errors import SLACK_ERRORS
 from bot.slack.reporter import SlackReporter
+from bot.work.contracts import Investigate
 from bot.work.worker import Coordinator, ThreadRef, Unavailable
 from config.settings import SlackSettings
 from store.queue.work import Job, priority

@@ -21,8 +21,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.blocks.kit import Message
+from bot.slack.errors import SLACK_ERRORS
 from bot.slack.pacer import Pacer
-from bot.slack.posting import SLACK_ERRORS
 
 log = logging.getLogger(__name__)
 

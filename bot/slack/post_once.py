@@ -29,8 +29,9 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.kit import Message
+from bot.slack.errors import SLACK_ERRORS
 from bot.slack.pacer import Pacer
-from bot.slack.posting import SLACK_ERRORS, post_until_accepted
+from bot.slack.posting import post_until_accepted
 from bot.work.contracts import Record, RowLost, ThreadRef
 
 log = logging.getLogger(__name__)

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Protocol
+from typing import Any
 
-import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.concluder import Conclusion
-from agent.planner import Plan
-from agent.review.critic import Review
 from bot.blocks.investigation import (
     answer_messages,
     cancelled_message,
@@ -29,38 +25,14 @@ from bot.blocks.investigation import (
 )
 from bot.blocks.kit import SAFE_POST_FLAGS, Message
 from bot.blocks.stats import RunStats
+from bot.blocks.status import OutcomeView
+from bot.slack.errors import SLACK_ERRORS
 from bot.slack.pacer import Pacer
 
 log = logging.getLogger(__name__)
 
-SLACK_ERRORS = (SlackApiError, aiohttp.ClientError, TimeoutError)
 POST_ATTEMPTS = 4  # outcome messages, beyond the client's own retries
 POST_BACKOFF_S = 1.0
-
-
-class OutcomeView(Protocol):
-    """The parts of ``agent.engine.Outcome`` the thread is shown."""
-
-    @property
-    def investigation_id(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def answer(self) -> str | None: ...
-    @property
-    def conclusion(self) -> Conclusion | None: ...
-    @property
-    def plan(self) -> Plan | None: ...
-    @property
-    def limits_hit(self) -> list[str]: ...
-    @property
-    def error(self) -> str | None: ...
-    @property
-    def review(self) -> Review | None: ...
-    @property
-    def usage(self) -> dict[str, Any]: ...
-    @property
-    def record(self) -> dict[str, Any]: ...
 
 
 async def post_in_thread(

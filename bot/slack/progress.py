@@ -26,13 +26,12 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.blocks.status import StatusView
+from bot.blocks.status import OutcomeView, StatusView
+from bot.slack.errors import SLACK_ERRORS
 from bot.slack.pacer import Pacer
 from bot.slack.posting import (
     POST_ATTEMPTS,
     POST_BACKOFF_S,
-    SLACK_ERRORS,
-    OutcomeView,
     outcome_messages,
     post_in_thread,
     post_until_accepted,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -17,6 +16,7 @@ from bot.blocks.investigation import (
     still_working_message,
 )
 from bot.blocks.kit import SAFE_POST_FLAGS, notice_message
+from bot.slack.errors import SLACK_ERRORS
 from bot.slack.pacer import Pacer
 from bot.slack.post_once import RunPosts, ThreadSearch
 from bot.work.contracts import Record, RowLost, SlackRefused, ThreadRef, Unavailable, gave_up
@@ -45,7 +45,7 @@ class SlackReporter:
         """React 👀 on a message socbot has taken on (an instant sign of life)."""
         try:
             await self.client.reactions_add(channel=channel, timestamp=ts, name="eyes")
-        except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
+        except SLACK_ERRORS as error:
             log.info("could not react to %s in %s: %s", ts, channel, error)
 
     async def queued(self, thread: ThreadRef, position: int) -> None:
@@ -104,7 +104,7 @@ class SlackReporter:
                     unfurl_links=SAFE_POST_FLAGS["unfurl_links"],
                     unfurl_media=SAFE_POST_FLAGS["unfurl_media"],
                 )
-        except (SlackApiError, aiohttp.ClientError, TimeoutError) as error:
+        except SLACK_ERRORS as error:
             log.warning("could not post in %s: %s", channel, error)
             return None
         ts = response.get("ts")

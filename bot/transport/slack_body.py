@@ -160,8 +160,3 @@ def _fields_problem(data: dict[str, Any], where: str, *, objects: frozenset[str]
         if key in ("attachments", "blocks") and not isinstance(value, list | None):
             return f"{where}.{key} must be a list"
     return None
-
-
-def clicker(body: Mapping[str, Any]) -> str:
-    """The id of the person behind an interactivity payload (button, dialog), or ``""``."""
-    return str((body.get("user") or {}).get("id") or "")

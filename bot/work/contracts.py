@@ -14,8 +14,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from alerts.parse import Alert
+from store.investigations.conversations import conversation_id
 from store.queue.work import Work
-from store.slack import conversation_id
 
 RESTARTED = "socbot restarted; investigating again."
 GAVE_UP = "✖ socbot gave up on this run after {attempts}: it restarted during each of them."
@@ -75,6 +76,20 @@ class Reporter(Protocol):
         """``work`` was given up after its last attempt: say so once (``record``: the
         row's ``posted``, where the intent is written before it is said)."""
         ...
+
+
+class Investigate(Protocol):
+    """Runs one investigation in a thread (``EngineInvestigator`` in production)."""
+
+    async def __call__(
+        self, thread: ThreadRef, text: str, alert: Alert | None, *, user: str | None = None
+    ) -> None: ...
+
+
+class AlertDispatch(Protocol):
+    """An alert channel's triage (``bot.intake.triage.AlertTriage`` in production)."""
+
+    async def dispatch(self, alert: Alert, *, message_ts: str | None = None) -> None: ...
 
 
 class Runner(Protocol):

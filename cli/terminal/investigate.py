@@ -24,6 +24,7 @@ from agent.concluder import to_markdown
 from agent.engine import Outcome, Request
 from agent.errors import AgentError
 from agent.review.critic import review_markdown
+from agent.run import alert_request_text
 from alerts.catalogue import FormatError, load_catalogue
 from alerts.parse import Alert, parse_alert
 from bot.blocks.stats import RunStats
@@ -127,7 +128,7 @@ async def investigate_alert(
         approver = TerminalApprover(progress.console, interactive=asking)
         request = Request(
             conversation_id=conversation_id,
-            text=_alert_request(alert),
+            text=alert_request_text(alert),
             alert=alert,
             approver=approver,
         )
@@ -254,7 +255,3 @@ def _has_content(value: object) -> bool:
     if isinstance(value, list):
         return any(_has_content(v) for v in value)
     return value not in (None, "")
-
-
-def _alert_request(alert: Alert) -> str:
-    return f"Investigate this {alert.source} alert: {alert.title}"

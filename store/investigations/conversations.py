@@ -22,6 +22,11 @@ from store.schema import Conversation, Message, utcnow
 Role = Literal["user", "model"]
 
 
+def conversation_id(channel: str, thread_ts: str) -> str:
+    """The conversation id of a Slack thread: ``slack:<channel>:<thread_root_ts>``."""
+    return f"slack:{channel}:{thread_ts}"
+
+
 @dataclass(frozen=True)
 class StoredMessage:
     """One message of a thread, oldest first when listed."""

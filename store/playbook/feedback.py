@@ -19,8 +19,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from store.db.engine import Database
+from store.investigations.conversations import conversation_id
 from store.schema import Feedback, Investigation, utcnow
-from store.slack import conversation_id
 
 Value = Literal["correct", "incorrect"]
 Source = Literal["button", "modal", "thread"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from store.investigations.conversations import conversation_id
 from store.schema import WorkRow
-from store.slack import conversation_id
 
 CHAT_KINDS = ("mention", "followup")
 LEARN_KIND = "learn"

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from bot.slack.interaction import clicker
 from bot.transport.slack_body import (
     MAX_AGE_S,
     BadSlackRequest,
     check_slack_request,
-    clicker,
     envelope_problem,
     signature_valid,
 )

@@ -14,10 +14,10 @@ import logging
 from collections.abc import Callable
 
 from alerts.model import Alert
-from bot.events.listeners import AlertDispatch
 from bot.intake.policy.gate import PolicyGate, Verdict
-from bot.slack.posting import SLACK_ERRORS
+from bot.slack.errors import SLACK_ERRORS
 from bot.slack.reporter import SlackReporter
+from bot.work.contracts import AlertDispatch
 
 log = logging.getLogger(__name__)
 
