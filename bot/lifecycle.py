@@ -26,7 +26,7 @@ from bot.intake.triage import AlertTriage
 from bot.slack.reporter import SlackReporter
 from bot.transport.server import build_web_app
 from bot.web.app import install as install_pages
-from bot.web.site import Web
+from bot.web.pages.site import Web
 from bot.work.pruning import PruneWork
 from bot.work.worker import Coordinator
 from config.settings import SlackSettings

@@ -229,7 +229,9 @@ class LearningSettings(Section):
     """Learning from analysts' feedback: Reflector + Curator, under human review."""
 
     enabled: bool = True
-    reflection_rounds: int = Field(1, ge=1, le=5, description="Reflector passes (seed 001 req 8)")
+    reflection_rounds: int = Field(
+        1, ge=1, le=5, description="Reflector passes: each refines the insights of the one before"
+    )
     review_channel: str | None = Field(
         None, description="channel id where proposals are posted; none = CLI review only"
     )

@@ -62,7 +62,7 @@ _PG_ONLY = (  # the PostgreSQL branches of the claim (mutant names: re-check aft
 )
 GROUPS: dict[str, Group] = {
     "sql_guard": Group(
-        ("tools/sql/guard.py", "tools/sql/functions.py"),
+        ("tools/sql/guard.py", "tools/sql/_functions.py"),
         (
             "tests/tools/test_sql_guard.py",
             "tests/tools/test_sql_guard_reasons.py",
@@ -87,9 +87,9 @@ GROUPS: dict[str, Group] = {
             "alerts.addresses.*",
         ),
     ),
-    "slack_body": Group(("bot/transport/slack_body.py",), ("tests/bot/test_slack_body.py",)),
+    "slack_body": Group(("bot/transport/_slack_body.py",), ("tests/bot/test_slack_body.py",)),
     "slack_gate": Group(
-        ("bot/events/middleware.py", "bot/events/stop_policy.py"),
+        ("bot/events/middleware.py", "bot/events/_stop_policy.py"),
         ("tests/bot/test_slack_gate.py",),
         only=(  # who may use socbot where, and who may stop a run
             "bot.events.middleware.xǁGatekeeperǁ*",
@@ -97,7 +97,7 @@ GROUPS: dict[str, Group] = {
             "bot.events.middleware.x__is_bot_event*",
             "bot.events.middleware.x__who_where*",
             "bot.events.middleware.x__s__*",
-            "bot.events.stop_policy.*",
+            "bot.events._stop_policy.*",
         ),
     ),
     "slack_auth": Group(  # who may decide, vote, approve; deliveries handled once
@@ -134,26 +134,26 @@ GROUPS: dict[str, Group] = {
         ),
     ),
     "work_queue": Group(  # the queue's rules, each asserted on in-process SQLite
-        ("store/queue/work.py", "store/queue/claims.py"),
+        ("store/queue/work.py", "store/queue/_claims.py"),
         ("tests/store/test_work_claim_rules.py",),
         only=(
             "store.queue.work.xǁWorkQueueǁrenew*",
             "store.queue.work.xǁWorkQueueǁfinish*",
             "store.queue.work.xǁWorkQueueǁrelease*",
             "store.queue.work.xǁWorkQueueǁstop*",
-            "store.queue.claims.*",
+            "store.queue._claims.*",
         ),
         elsewhere=_PG_ONLY,
     ),
     "work_queue_pg": Group(  # what only PostgreSQL runs: the claim lock, FOR UPDATE
-        ("store/queue/claims.py",),
+        ("store/queue/_claims.py",),
         ("tests/store/test_lease_renewal.py", "tests/store/test_claim_locks.py"),
         only=_PG_ONLY,
     ),
     "takeover": Group(  # what a dead replica left, sent back; a stalled launch fenced off
-        ("store/triage/stale.py", "store/queue/replicas.py", "store/queue/work.py"),
+        ("store/triage/_stale.py", "store/queue/replicas.py", "store/queue/work.py"),
         ("tests/store/test_takeover_rules.py",),
-        only=("store.triage.stale.*", "store.queue.replicas.*", "store.queue.work.x__launched*"),
+        only=("store.triage._stale.*", "store.queue.replicas.*", "store.queue.work.x__launched*"),
     ),
     "post_once": Group(("bot/slack/post_once.py",), ("tests/bot/test_post_once_rules.py",)),
     "grounding": Group(

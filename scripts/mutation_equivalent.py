@@ -7,7 +7,7 @@ re-run its group with ``--fresh`` and check that each name still shows the mutan
 
 from __future__ import annotations
 
-CLAIMING = "store.queue.claims.xǁClaimingQueueǁ"
+CLAIMING = "store.queue._claims.xǁClaimingQueueǁ"
 
 _G = "agent.review.grounding."
 _SET = "the dict is an ordered set: its values are never read"
@@ -23,7 +23,7 @@ _ADDR = "alerts.addresses."
 _LOWER_X = 'stripping "X" after lower(): there is no "X" left to strip'
 _INTERNAL_NAMED = "every internal range has a non-public reason: the fallback is never shown"
 _SIX_TO_FOUR = "a 6to4 address (2002::/16) is public to ipaddress: the fallback is None too"
-_BODY = "bot.transport.slack_body."
+_BODY = "bot.transport._slack_body."
 _FIRST_PART = 'split(";") with any maxsplit: the part before the first ";" is the same'
 _UTF8 = '"UTF-8" and "utf-8" name the same codec'
 _CURSOR = "an UPDATE's result is always a CursorResult: the isinstance is for mypy"

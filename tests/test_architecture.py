@@ -2,12 +2,17 @@
 
 Floors, top to bottom: cli → evals → bot → agent → tools → store → core → alerts → config. A module
 imports only its own floor and the floors below; no modules import each other in a circle;
-the Gemini seam (``agent.model``) reaches nothing of the engine but ``agent.errors``.
+the Gemini seam (``agent.model``) reaches nothing of the engine but ``agent.errors``. Inside
+``bot/`` and ``store/`` the wings (folders) are in an order of their own (``WINGS``): a
+package's top-level modules may import any of its wings, a wing only the wings below it, and
+another wing only what a wing's ``__init__`` lists in ``__all__`` (``_``-named modules are
+the wing's own).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +20,25 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 FLOORS = ["cli", "evals", "bot", "agent", "tools", "store", "core", "alerts", "config"]  # top first
 MAX_LINES = 300
+# each package's wings, top first (docs/architecture.md says why this order)
+WINGS = {
+    "bot": [
+        "web",
+        "transport",
+        "events",
+        "intake",
+        "decisions",
+        "notify",
+        "slack",
+        "blocks",
+        "work",
+        "observe",
+    ],
+    "bot.web": ["pages", "view", "auth"],
+    "bot.intake": ["policy"],
+    "store": ["playbook", "triage", "queue", "investigations", "db", "schema"],
+}
+MAX_TOP_MODULES = {"bot": 8, "store": 10}  # the app and its lifecycle; the rest is in wings
 
 Graph = dict[str, set[str]]
 
@@ -130,6 +154,77 @@ def seam_leaks(graph: Graph) -> list[str]:
     )
 
 
+def wing_of(module: str, package: str, root: Path) -> str | None:
+    """The wing of ``package`` that ``module`` is in, ``""`` for a top-level module of the
+    package (or the package itself), ``None`` outside it."""
+    if module != package and not module.startswith(package + "."):
+        return None
+    rest = module[len(package) + 1 :].split(".") if module != package else []
+    if rest and (root / package.replace(".", "/") / rest[0] / "__init__.py").exists():
+        return rest[0]
+    return ""
+
+
+def wing_violations(graph: Graph, root: Path) -> list[str]:
+    """Imports against the wings' order, and wings missing from it."""
+    found = []
+    for package, order in WINGS.items():
+        folders = sorted(
+            p.name
+            for p in (root / package.replace(".", "/")).iterdir()
+            if (p / "__init__.py").exists() and p.name != "migrations"
+        )
+        found += [f"{package}.{w} is in no place of WINGS" for w in folders if w not in order]
+        rank = {w: i for i, w in enumerate(order)}
+        for src, targets in graph.items():
+            a = wing_of(src, package, root)
+            for dst in targets:
+                b = wing_of(dst, package, root)
+                if a is None or b is None or a == b or a == "" or dst == package:
+                    continue
+                if b == "" or rank.get(a, -1) >= rank.get(b, -1):
+                    found.append(f"{src} -> {dst}")
+    return sorted(found)
+
+
+def _declared_all(init: Path) -> list[str] | None:
+    for node in ast.parse(init.read_text()).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return [str(name) for name in ast.literal_eval(node.value)]
+    return None
+
+
+def wing_packages(root: Path) -> list[str]:
+    """Every package below ``bot`` and ``store`` (and ``tools.sql``): the wings."""
+    found = []
+    for top in ("bot", "store", "tools/sql"):
+        for init in sorted((root / top).rglob("__init__.py")):
+            parts = init.parent.relative_to(root).parts
+            if init.parent.name not in ("bot", "store") and "migrations" not in parts:
+                found.append(".".join(parts))
+    return found
+
+
+def private_reaches(graph: Graph, root: Path) -> list[str]:
+    """Imports from outside a wing of what its ``__all__`` does not list; wings without one."""
+    found = []
+    for wing in wing_packages(root):
+        public = _declared_all(root / wing.replace(".", "/") / "__init__.py")
+        if public is None:
+            found.append(f"{wing} has no __all__")
+            continue
+        found += [f"{wing}.__all__ lists {n}" for n in public if n.startswith("_")]
+        for src, targets in graph.items():
+            if src == wing or src.startswith(wing + "."):
+                continue
+            for dst in targets:
+                if dst.startswith(wing + ".") and dst[len(wing) + 1 :].split(".")[0] not in public:
+                    found.append(f"{src} -> {dst}")
+    return sorted(found)
+
+
 def test_no_import_goes_up_a_floor() -> None:
     assert upward(import_graph(REPO)) == []
 
@@ -140,6 +235,22 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
 
 def test_the_gemini_seam_imports_nothing_of_the_engine() -> None:
     assert seam_leaks(import_graph(REPO)) == []
+
+
+def test_wings_import_only_the_wings_below_them() -> None:
+    assert wing_violations(import_graph(REPO), REPO) == []
+
+
+def test_a_wing_is_reached_only_through_what_it_lists() -> None:
+    assert private_reaches(import_graph(REPO), REPO) == []
+
+
+def test_the_app_and_the_store_keep_a_short_top_level() -> None:
+    top = {
+        package: sorted(p.name for p in (REPO / package).glob("*.py") if p.name != "__init__.py")
+        for package in MAX_TOP_MODULES
+    }
+    assert {p: len(m) for p, m in top.items() if len(m) > MAX_TOP_MODULES[p]} == {}, top
 
 
 def test_every_package_says_what_it_owns() -> None:
@@ -181,3 +292,72 @@ def test_the_rules_catch_what_they_forbid(tmp_path: Path) -> None:
     assert upward(graph) == ["alerts.model -> agent.engine"]
     assert cycles(graph) == [["agent.engine", "agent.waves"]]
     assert seam_leaks(graph) == ["agent.model.gateway -> agent.waves"]
+
+
+def test_the_wing_rules_catch_what_they_forbid(tmp_path: Path) -> None:
+    """A wing importing one above it, a top-level module or another wing's private module,
+    and a wing with no ``__all__`` or no place in the order, are each named."""
+    files = {
+        "bot/__init__.py": "",
+        "bot/app.py": "from bot.work import worker\n",
+        "bot/web/__init__.py": "__all__ = []\n",
+        "bot/web/pages/__init__.py": "__all__ = []\n",
+        "bot/web/view/__init__.py": "__all__ = []\n",
+        "bot/web/auth/__init__.py": "__all__ = []\n",
+        "bot/intake/__init__.py": "__all__ = []\n",
+        "bot/intake/policy/__init__.py": "__all__ = []\n",
+        "bot/work/__init__.py": '__all__ = ["worker"]\n',
+        "bot/work/worker.py": "from bot.slack import reporter\nfrom bot import app\n",
+        "bot/slack/__init__.py": '__all__ = ["reporter"]\n',
+        "bot/slack/reporter.py": "from bot.work import worker\nfrom bot.work import _claimed\n",
+        "bot/work/_claimed.py": "",
+        "bot/newwing/__init__.py": "",
+        "store/__init__.py": "",
+        "tools/sql/__init__.py": "__all__ = []\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph = import_graph(tmp_path)
+    assert wing_violations(graph, tmp_path) == [
+        "bot.newwing is in no place of WINGS",
+        "bot.work.worker -> bot.app",
+        "bot.work.worker -> bot.slack",
+        "bot.work.worker -> bot.slack.reporter",
+    ]
+    assert private_reaches(graph, tmp_path) == [
+        "bot.newwing has no __all__",
+        "bot.slack.reporter -> bot.work._claimed",
+    ]
+
+
+def _user_facing_text() -> Iterator[tuple[str, str]]:
+    """Docs, prompts, settings and every string of the Slack side that is not a docstring."""
+    for folder, pattern in (("docs", "*.md"), ("prompts", "*.j2"), ("config", "*.py")):
+        for path in sorted((REPO / folder).rglob(pattern)):
+            yield str(path.relative_to(REPO)), path.read_text()
+    for path in sorted((REPO / "config").glob("*.toml*")):
+        yield str(path.relative_to(REPO)), path.read_text()
+    yield "README.md", (REPO / "README.md").read_text()
+    for path in sorted((REPO / "bot").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if id(node) not in docstrings:
+                    yield str(path.relative_to(REPO)), node.value
+
+
+def test_no_user_facing_text_cites_design_documents_the_repository_lacks() -> None:
+    """The seeds socbot came from are not shipped: a setting, a page or a message that says
+    "seed 001" points a team at nothing."""
+    seed = re.compile(r"\bseeds?\s*0\d\d|\bseeds/", re.IGNORECASE)
+    cited = sorted({where for where, text in _user_facing_text() if seed.search(text)})
+    assert cited == []

@@ -24,7 +24,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.kit import SAFE_POST_FLAGS
-from bot.decisions.approval_message import decided_blocks, request_blocks
+from bot.decisions._approval_message import decided_blocks, request_blocks
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.interaction import clicker, tell
 from config.approval_settings import ApprovalSettings

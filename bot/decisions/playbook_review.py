@@ -5,7 +5,7 @@ it came from — all escaped and defanged, since that evidence is alert and thre
 an attacker may have written. Only users in ``learning.approvers`` may decide, and only
 in the review channel (fail closed: an empty list means nobody in Slack; use
 ``socbot playbook``). Edit opens a dialog with the text and scope
-(``bot.decisions.playbook_dialog``); sending it checks both, saves the edit and approves it. The
+(``bot.decisions._playbook_dialog``); sending it checks both, saves the edit and approves it. The
 message is updated with the decision and who made it.
 """
 
@@ -21,7 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.escape import mrkdwn, plain
 from bot.blocks.kit import SAFE_POST_FLAGS
-from bot.decisions.playbook_dialog import EDIT_VIEW, MAX_CONTENT, edit_view, submitted
+from bot.decisions._playbook_dialog import EDIT_VIEW, MAX_CONTENT, edit_view, submitted
 from bot.notify.notifier import Facts, Notifier
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.interaction import clicker, tell
@@ -226,7 +226,7 @@ class SlackReview:
     async def on_edited(
         self, ack: Ack, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient
     ) -> None:
-        """A submitted dialog (``bot.decisions.playbook_dialog``): the sender and the channel
+        """A submitted dialog (``bot.decisions._playbook_dialog``): the sender and the channel
         checked first, then every field; problems keep the dialog open, nothing is stored."""
         user, edit = clicker(body), submitted(view)
         if edit is None:

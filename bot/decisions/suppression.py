@@ -3,7 +3,7 @@ approvers who confirm — the path playbook proposals take (``bot.decisions.play
 
 1. The button is honoured only on a conclusion socbot posted in that thread
    (``FeedbackStore.votable``) about a stored alert (the thread's root is its card or
-   message); it opens the dialog (``bot.decisions.suppression_dialog``) pre-filled from the alert.
+   message); it opens the dialog (``bot.decisions._suppression_dialog``) pre-filled from the alert.
 2. The dialog, checked like a rule file's rule, becomes a ``proposed`` suppression
    (who, when, why: ``store.triage.suppressions``) posted in ``learning.review_channel``.
 3. Only ``learning.approvers``, in that channel, approve or reject it (fail closed);
@@ -24,7 +24,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.kit import SAFE_POST_FLAGS
-from bot.decisions.suppression_dialog import VIEW_ID, dialog, read_dialog, review_blocks
+from bot.decisions._suppression_dialog import VIEW_ID, dialog, read_dialog, review_blocks
 from bot.decisions.votes import REFUSED
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.interaction import clicker, tell

@@ -7,7 +7,7 @@ Every message-like event goes through ``route``:
   start one on it;
 * ``followup`` — a human writes in a thread socbot is part of;
 * ``stop`` — ``stop`` (or ``cancel``) in such a thread or to socbot: allowed to the
-  run's requester and admins (``bot.events.stop_policy``), refused to others ephemerally;
+  run's requester and admins (``bot.events._stop_policy``), refused to others ephemerally;
 * ``alert`` — an integration posts a top-level message in an alert channel: it goes
   through the channel's alert triage (``bot.intake.triage``) when there is one;
 * ``ignore`` — everything else (edits, deletions, joins, chatter, other bots).
@@ -29,8 +29,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from alerts.parse import Alert
+from bot.events._stop_policy import StopPolicy
 from bot.events.middleware import Deduper
-from bot.events.stop_policy import StopPolicy
 from bot.intake.alert_channels import alert_from_message, posted_by
 from bot.work.contracts import AlertDispatch
 from bot.work.worker import Coordinator, Reporter, ThreadRef

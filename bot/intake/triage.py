@@ -1,7 +1,7 @@
 """Triage of alerts, so that an alert storm stays readable and nothing is lost.
 
-Every alert POSTed to ``/alerts``, and every alert another bot or integration posts
-in an alert channel ("forwarded"), ends in exactly one state (``AlertRow.status``):
+Every alert POSTed to ``/alerts``, and every alert another bot or integration posts in an
+alert channel ("forwarded"), ends in exactly one state (``AlertRow.status``):
 
 * **grouped** — an alert like one seen in the last ``alert_group_window_s``
   (``alerts.grouping.group_key``) joins that alert's group: no card, no investigation;
@@ -11,20 +11,19 @@ in an alert channel ("forwarded"), ends in exactly one state (``AlertRow.status`
   ``max_concurrent_investigations + max_queued_investigations`` alerts of the channel
   are admitted (waiting or running).
 * **deferred** — beyond that the alert is only stored; a pump admits deferred alerts,
-  most severe first, as investigations end (and after a crash: ``bot.intake.sweep``).
+  most severe first, as investigations end (and after a crash: ``bot.intake._sweep``).
 
 These decisions, the storm's counts and the storm message are the database's
-(``store.triage.storms``), so replicas sharing one database triage as one: two similar alerts
-reaching two replicas at once make one group, one card, one investigation, and a
-restarted replica edits the storm message already posted. What the storm shows in
-Slack: ``bot.intake.storm_board``. An admitted alert becomes a work row (``store.queue.work``) that
-any replica may run (``run``). At shutdown nothing is posted: alerts whose row is
-queued or running stay ``queued`` (the row is handed on), alerts still waiting for
-their card are stored as ``deferred``; both are resumed on the next start.
+(``store.triage.storms``), so replicas sharing one database triage as one: two similar
+alerts reaching two replicas at once make one group, one card, one investigation, and a
+restarted replica edits the storm message already posted. What the storm shows in Slack:
+``bot.intake._storm_board``. An admitted alert becomes a work row (``store.queue.work``)
+that any replica may run (``run``). At shutdown nothing is posted: alerts whose row is
+queued or running stay ``queued`` (the row is handed on), alerts still waiting for their
+card are stored as ``deferred``; both are resumed on the next start.
 
-A forwarded alert's own message plays the card (no card posted; investigated in its thread);
-a grouped one gets a 🔗 reaction, its group one note in the first alert's thread (when one joins).
-"""
+A forwarded alert's own message plays the card; a grouped one gets a 🔗 reaction and its
+group one note in the first alert's thread."""
 
 from __future__ import annotations
 
@@ -36,8 +35,8 @@ from typing import Any
 from agent.run import alert_request_text
 from alerts.grouping import group_key
 from alerts.parse import Alert
-from bot.intake.storm_board import StormBoard
-from bot.intake.sweep import Sweeper
+from bot.intake._storm_board import StormBoard
+from bot.intake._sweep import Sweeper
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.reporter import SlackReporter
 from bot.work.contracts import Investigate

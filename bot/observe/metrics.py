@@ -5,7 +5,7 @@ and their durations; model calls, tokens and list-price cost by stage and model;
 calls and their errors; the work queue's depth and oldest wait (read from the database
 at each scrape, so every replica reports the whole queue); Slack retries and 429s
 (``bot.slack.client``); rows this replica lost to another's takeover after its lease
-lapsed (``bot.work.claimed``); alerts the alert policy decided, by outcome (the
+lapsed (``bot.work._claimed``); alerts the alert policy decided, by outcome (the
 database's, ``store.triage.policy``). Labels never carry user data: stages, models, tools,
 verdicts and alert sources (formats' names) are short words socbot chose.
 """

@@ -1,6 +1,6 @@
 """A Slack message edited in place (``chat.update``) to what the database says now.
 
-Used for alert group cards and the storm status message (``bot.intake.storm_board``). The
+Used for alert group cards and the storm status message (``bot.intake._storm_board``). The
 content is rendered from the database when the edit is made, so edits coalesce (the
 latest state wins, at most one edit per interval) and several replicas editing one
 message agree: after each edit the message is rendered once more and edited again if

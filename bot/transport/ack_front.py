@@ -8,7 +8,7 @@ runs it in a process of its own, ``cli.serve.ack_process``, so not even the inte
 shared with the investigations):
 
 * ``POST /slack/events`` carrying an event (``event_callback``): the body is checked as
-  before (``bot.transport.slack_body``: signature, type, shape; refused with the same status), the
+  before (``bot.transport._slack_body``: signature, type, shape; refused with the same status), the
   200 is sent at once, and the request is handed to the app on the main loop (a private
   loopback port) in the background — bolt checks it again, dedupes it and runs its
   listeners exactly as before (it acked before any listener work already);
@@ -32,8 +32,8 @@ from collections.abc import Mapping
 import aiohttp
 from aiohttp import web
 
+from bot.transport._slack_body import BadSlackRequest, check_slack_request
 from bot.transport.server import bound_port
-from bot.transport.slack_body import BadSlackRequest, check_slack_request
 
 log = logging.getLogger(__name__)
 

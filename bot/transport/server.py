@@ -1,7 +1,7 @@
 """One aiohttp server: ``POST /slack/events`` (HTTP mode), ``POST /alerts``, ``GET /healthz``
 and ``GET /metrics`` (Prometheus text format, ``bot.observe.metrics``).
 
-In HTTP mode the body is checked before bolt parses it (``bot.transport.slack_body``: bad or
+In HTTP mode the body is checked before bolt parses it (``bot.transport._slack_body``: bad or
 stale signature → 401, wrong content type → 415, malformed or mis-shaped body → 400,
 nothing stored, nothing of the body logged); bolt verifies the signature again and
 acks before any listener work runs (``process_before_response=False``). In Socket
@@ -20,7 +20,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.intake.alerts_endpoint import AlertWebhook
-from bot.transport.slack_body import BadSlackRequest, check_slack_request
+from bot.transport._slack_body import BadSlackRequest, check_slack_request
 
 log = logging.getLogger(__name__)
 

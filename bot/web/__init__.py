@@ -5,3 +5,10 @@ the one script is vendored here (``bot/web/static``). May import ``bot`` helpers
 every floor below; sign-in, sessions and access checks live here too. New pages: a
 handler in ``pages.py`` (or a module beside it) and a template.
 """
+
+__all__ = [
+    "app",
+    "auth",
+    "pages",
+    "view",
+]  # its public modules; ``_``-named ones are the wing's own

@@ -24,7 +24,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.web.auth.access import Access
 from bot.web.auth.session import Signer, Viewer
 from bot.web.auth.signin import SignIn, redirect
-from bot.web.site import HEADERS, HERE, VIEWER, Web, templates
+from bot.web.pages.site import HEADERS, HERE, VIEWER, Web, templates
 from config.settings import Settings
 from store.db.engine import Database
 

@@ -4,7 +4,7 @@ Listeners and the webhook never await an investigation: they ``submit`` a ``Job`
 (a row in the database) and return. Every replica runs a worker loop that claims
 rows — when nudged by a local submit, when a local run ends, and every ``poll_s``
 for rows other replicas queued or left behind — and runs each through the
-``Runner`` registered for its kind (``bot.work.claimed``: one row to one outcome;
+``Runner`` registered for its kind (``bot.work._claimed``: one row to one outcome;
 ``bot.work.contracts``: what runs share with the worker). The guarantees:
 
 * one run per thread across replicas; ``submit`` returns ``False`` while a
@@ -31,7 +31,7 @@ import logging
 import time
 from collections.abc import Mapping
 
-from bot.work.claimed import RowRuns, Running
+from bot.work._claimed import RowRuns, Running
 from bot.work.contracts import (
     GAVE_UP,
     REFUSED,

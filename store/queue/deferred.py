@@ -4,7 +4,7 @@ An alert beyond its rule's budget (``store.triage.policy.take_budget`` said no) 
 status ``over_budget`` and gets a work row of kind ``policy_deferred`` (``defer``),
 ``not_before`` the end of the budget's hour or day. The rows of one rule and source
 share one queue thread (``thread_of``), so the queue starts them one at a time in the
-order they arrived (``store.queue.claims``: the first row of a thread goes first); a row
+order they arrived (``store.queue._claims``: the first row of a thread goes first); a row
 that finds the window still spent is put back to wait for the next one (``wait``),
 holding the rest of its thread behind it. Nothing lives in a timer in memory: the rows
 survive a crash, and any replica sharing the database may claim them.

@@ -59,7 +59,7 @@ class Job:
     alert_id: str | None = None
     priority: int = CHAT_PRIORITY
     # the replica launching the alert (``alerts.launch_by``): queued only while it still
-    # is, not after another replica took the launch over (``store.triage.stale``)
+    # is, not after another replica took the launch over (``store.triage._stale``)
     launched_by: str | None = None
 
     @property

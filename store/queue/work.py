@@ -2,7 +2,7 @@
 
 Each unit of work — an alert to investigate, a mention, a thread follow-up — is a
 row: ``queued`` → ``running`` → ``done`` | ``failed`` | ``cancelled``. Listeners and
-the webhook only ``submit`` rows; workers ``claim`` them (``store.queue.claims``: the
+the webhook only ``submit`` rows; workers ``claim`` them (``store.queue._claims``: the
 takeover of expired leases, priority, thread order and limits across replicas).
 
 A running row has an ``owner`` and a lease its worker renews; ``renew`` tells the
@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from store.queue.claims import ClaimingQueue
+from store.queue._claims import ClaimingQueue
 from store.queue.types import (
     ACTIVE,
     CHAT_KINDS,
@@ -265,7 +265,7 @@ async def _launched(session: AsyncSession, job: Job, now: datetime) -> bool:
     """Whether ``job``'s alert is still queued and launched by ``job.launched_by``; if
     so it is launched now (``launch_by`` cleared, in the transaction that stores its work
     row). A replica that stalled past its lease finds its launch taken over (the alert
-    deferred and admitted again elsewhere: ``store.triage.stale``) and queues nothing.
+    deferred and admitted again elsewhere: ``store.triage._stale``) and queues nothing.
 
     The row lock of this update orders it with ``requeue_stale``'s: whichever commits
     second sees the other's row (a cleared launcher is not stale for ``LAUNCH``)."""

@@ -34,5 +34,6 @@ __all__ = [
     "SeenEvent",
     "TraceEvent",
     "WorkRow",
+    "search",  # the text index: its DDL and its conditions
     "utcnow",
 ]

@@ -37,8 +37,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from store.db.engine import Database
 from store.queue.replicas import beat
 from store.schema import AlertGroup, AlertRow, AlertStorm, utcnow
+from store.triage._stale import requeue_stale
 from store.triage.alerts import StoredAlert, stored_alert
-from store.triage.stale import requeue_stale
 from store.triage.states import ACTIVE, in_channel, severity_rank
 
 _LOCK_SPACE = 0x50CB  # PostgreSQL advisory lock space of storm decisions (key: channel)

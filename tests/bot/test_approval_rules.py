@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bot.decisions.approval_message import decided_blocks
+from bot.decisions._approval_message import decided_blocks
 from bot.decisions.approvals import CLOSED, NOT_ALLOWED, OWN_REQUEST, SlackApprovals
 from config.approval_settings import ApprovalSettings
 from core.approvals import ApprovalRequest

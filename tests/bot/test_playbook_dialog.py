@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bot.decisions.playbook_dialog import MAX_SCOPE
+from bot.decisions._playbook_dialog import MAX_SCOPE
 from bot.decisions.playbook_review import NOT_ALLOWED
 from store.db.engine import Database
 from store.playbook.rules import SCOPES, content_problem, scope_problem

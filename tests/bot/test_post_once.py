@@ -154,7 +154,7 @@ async def test_killed_after_posting_the_answer_a_takeover_posts_nothing_again(
 async def test_a_replica_whose_lease_lapsed_posts_nothing_once_its_row_was_taken_over(
     fake: FakeSlackAPI, runtime: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.work.claimed")
+    caplog.set_level(logging.INFO, logger="bot.work._claimed")
     release = asyncio.Event()
 
     async def slow(_request: Any) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bot.decisions.playbook_dialog import edit_view
+from bot.decisions._playbook_dialog import edit_view
 from bot.decisions.playbook_review import NOT_ALLOWED, SlackReview, decided_blocks
 from config.settings import LearningSettings
 from store.db.engine import Database

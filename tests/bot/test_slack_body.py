@@ -1,4 +1,4 @@
-"""``bot.transport.slack_body`` on its own: the signature at the edges of its age and format, the
+"""``bot.transport._slack_body`` on its own: the signature at the edges of its age and format, the
 order of the checks, the exact status and reason of each refusal of the hostile table
 (``test_slack_hostile.py`` sends the same bodies through the real server), the body
 shapes that pass, and who clicked. Payloads are Slack's samples (tests/fixtures/slack)."""
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.slack.interaction import clicker
-from bot.transport.slack_body import (
+from bot.transport._slack_body import (
     MAX_AGE_S,
     BadSlackRequest,
     check_slack_request,

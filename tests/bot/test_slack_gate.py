@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.events._stop_policy import ALERT_REFUSAL, REFUSAL, StopPolicy
 from bot.events.middleware import NOT_ALLOWED, Gatekeeper
-from bot.events.stop_policy import ALERT_REFUSAL, REFUSAL, StopPolicy
 from config.service_settings import SlackSettings
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import load

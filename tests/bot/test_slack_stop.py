@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.events.stop_policy import ALERT_REFUSAL, REFUSAL, StopPolicy
+from bot.events._stop_policy import ALERT_REFUSAL, REFUSAL, StopPolicy
 from bot.work.worker import ThreadRef
 from config.settings import SlackSettings
 from tests.fakes.slack_api import FakeSlackAPI

@@ -19,8 +19,8 @@ import pytest
 
 from agent.engine import Outcome
 from alerts.policy.decide import RuleSet
+from bot.decisions._suppression_dialog import title_pattern
 from bot.decisions.suppression import NOT_ALLOWED
-from bot.decisions.suppression_dialog import title_pattern
 from bot.decisions.votes import REFUSED
 from bot.intake.policy.gate import suppression_rules
 from bot.slack.posting import outcome_messages

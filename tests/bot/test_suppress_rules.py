@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from bot.decisions._suppression_dialog import review_blocks
 from bot.decisions.suppression import NOT_ALLOWED, SuppressActions
-from bot.decisions.suppression_dialog import review_blocks
 from config.policy_settings import PolicySettings
 from config.settings import LearningSettings
 from store.db.engine import Database

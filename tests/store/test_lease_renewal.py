@@ -16,7 +16,7 @@ from datetime import timedelta
 from sqlalchemy import text
 
 from store.db.engine import Database
-from store.queue.claims import _CLAIM_LOCK
+from store.queue._claims import _CLAIM_LOCK
 from store.queue.work import Job, QueueLimits, WorkQueue
 from store.schema import utcnow
 from tests.bot.test_worker import GatedRunner, NoticeRecorder, threads, worker

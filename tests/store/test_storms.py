@@ -14,8 +14,8 @@ from alerts.parse import Alert, parse_alert
 from store.db.engine import Database
 from store.queue.work import Job, WorkQueue
 from store.schema import AlertRow, utcnow
+from store.triage._stale import LAUNCH
 from store.triage.alerts import AlertStore
-from store.triage.stale import LAUNCH
 from store.triage.states import AlertStatuses
 from store.triage.storm_posts import StormPosts
 from store.triage.storms import StormStore

@@ -1,7 +1,7 @@
 """The takeover rules one by one, on in-process SQLite and a clock the test sets.
 
 What a replica that died leaves in triage goes back to ``deferred``
-(``store.triage.stale.requeue_stale``), judged by the replicas' beats (``store.queue.replicas``); a
+(``store.triage._stale.requeue_stale``), judged by the replicas' beats (``store.queue.replicas``); a
 replica that stalled past its lease finds its launch taken and queues nothing
 (``store.queue.work._launched``). Each rule is asserted exactly (statuses, times, launchers,
 the boundary of a lease), so that the mutation group ``takeover``
@@ -21,7 +21,7 @@ from store.queue.replicas import Replicas, alive, beat
 from store.queue.types import Submitted
 from store.queue.work import Job, WorkQueue
 from store.schema import AlertRow, ReplicaRow, WorkRow
-from store.triage.stale import LAUNCH, requeue_stale
+from store.triage._stale import LAUNCH, requeue_stale
 
 NOW = datetime(2026, 3, 1, 12, 0, 0)  # naive UTC, as SQLite stores it
 LEASE = timedelta(seconds=30)

@@ -21,7 +21,7 @@ from sqlglot.errors import SqlglotError
 
 from tests.tools.test_duckdb_logs import backend, build, call, gone, warm
 from tools.base import Budget, ToolRegistry
-from tools.sql.functions import BIGQUERY_FUNCTIONS, REFUSAL_HINT, function_problem
+from tools.sql._functions import BIGQUERY_FUNCTIONS, REFUSAL_HINT, function_problem
 from tools.sql.guard import TABLE_HINT, SqlRejected, check_sql
 
 FLOWS = "`socbot-sample.logs.vpc_flow_logs`"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sqlglot import exp
 
 from tools.base import ToolError
-from tools.sql.functions import BIGQUERY_FUNCTIONS
+from tools.sql._functions import BIGQUERY_FUNCTIONS
 from tools.sql.guard import SqlRejected, check_sql
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import sqlglot
 
-from tools.sql.functions import REFUSAL_HINT
+from tools.sql._functions import REFUSAL_HINT
 from tools.sql.guard import MAX_SQL_CHARS, SqlRejected, _first_line, check_sql
 
 AUTH = "socbot-sample.logs.auth_logs"

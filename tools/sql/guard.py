@@ -3,7 +3,7 @@
 Every query the model writes (and every runbook) passes through ``check_sql`` first. It
 parses with sqlglot's BigQuery dialect and fails closed: anything it cannot parse, any
 statement that is not a plain query, any table-valued function or LATERAL, any function
-not on the allowlist of built-ins (``tools.sql.functions``), and any table reference that
+not on the allowlist of built-ins (``tools.sql._functions``), and any table reference that
 is neither a catalogued table nor a CTE visible in its own scope (resolved with sqlglot's
 optimizer scopes, so an inner CTE never hides an outer reference) is rejected with a
 precise reason (a ``SqlRejected``, which is a ``ToolError`` and so reaches the model as
@@ -22,7 +22,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from tools.base import ToolError
-from tools.sql.functions import function_problem
+from tools.sql._functions import function_problem
 
 MAX_SQL_CHARS = 20_000
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bot.web.site import VIEWER, Web
+from bot.web.pages.site import VIEWER, Web
 from store.eval_reports import EvalRuns
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.web.pages.live import Live
-from bot.web.site import HEADERS, VIEWER, Web
+from bot.web.pages.site import HEADERS, VIEWER, Web
 from bot.web.view.investigation import investigation_view
 from store.investigations.browse import BrowseStore, Filters, Page
 from store.investigations.runs import InvestigationStore

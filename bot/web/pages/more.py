@@ -14,7 +14,7 @@ from aiohttp import web
 
 from bot.web.auth.session import SESSION_COOKIE, Viewer
 from bot.web.auth.signin import redirect, safe_next
-from bot.web.site import VIEWER, Web
+from bot.web.pages.site import VIEWER, Web
 from store.investigations.usage import DIMENSIONS, UsageStore, summarise
 from store.playbook.bullets import PlaybookError, PlaybookStore
 from store.triage.alerts import AlertStore

@@ -17,7 +17,7 @@ from aiohttp import web
 
 from bot.web.auth.session import Viewer
 from bot.web.auth.signin import redirect
-from bot.web.site import VIEWER, Web
+from bot.web.pages.site import VIEWER, Web
 from store.triage.policy import PolicyStore
 from store.triage.suppressions import Suppression, SuppressionStore
 

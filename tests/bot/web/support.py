@@ -10,7 +10,7 @@ from aiohttp import web
 
 from bot.transport.server import start_site
 from bot.web.app import create_web, install
-from bot.web.site import Web
+from bot.web.pages.site import Web
 from config.settings import Settings
 from store.db.engine import Database
 from tests.fakes.slack_api import FakeSlackAPI

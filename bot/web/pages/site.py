@@ -29,7 +29,7 @@ HEADERS = {
     "Cache-Control": "no-store",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
-HERE = Path(__file__).parent
+HERE = Path(__file__).parents[1]  # bot/web: templates/ and static/
 TEXT_CHARS = 4000  # one field of alert or model text on a page
 VIEWER = web.RequestKey("viewer", Viewer)
 LOCAL = Viewer(user="local", team=None, name="local", admin=True, sid="local", local=True)
