@@ -1,4 +1,4 @@
 """What a Slack event means: the bolt listeners, deduplication and the gatekeeper
 (middleware), and who may stop a run."""
 
-__all__ = ["listeners", "middleware"]  # its public modules; ``_``-named ones are the wing's own
+__all__ = ["listeners", "middleware"]

@@ -1,7 +1,3 @@
 """How ``socbot serve`` is watched: Prometheus metrics, OpenTelemetry spans, the run log."""
 
-__all__ = [
-    "metrics",
-    "runlog",
-    "tracing",
-]  # its public modules; ``_``-named ones are the wing's own
+__all__ = ["metrics", "runlog", "tracing"]

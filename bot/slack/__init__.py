@@ -11,4 +11,4 @@ __all__ = [
     "posting",
     "progress",
     "reporter",
-]  # its public modules; ``_``-named ones are the wing's own
+]

@@ -1,4 +1,4 @@
 """How requests reach socbot: the aiohttp server (``POST /slack/events``, ``POST /alerts``,
 ``GET /healthz``), the acknowledging front process, and the checks of a Slack request body."""
 
-__all__ = ["ack_front", "server"]  # its public modules; ``_``-named ones are the wing's own
+__all__ = ["ack_front", "server"]

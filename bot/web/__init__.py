@@ -6,9 +6,4 @@ every floor below; sign-in, sessions and access checks live here too. New pages:
 handler in ``pages.py`` (or a module beside it) and a template.
 """
 
-__all__ = [
-    "app",
-    "auth",
-    "pages",
-    "view",
-]  # its public modules; ``_``-named ones are the wing's own
+__all__ = ["app", "auth", "pages", "view"]

@@ -1,9 +1,4 @@
 """The database itself: the async SQLAlchemy engine, Alembic migrations and their runner,
 the revision check, files socbot creates for itself."""
 
-__all__ = [
-    "engine",
-    "migrate",
-    "private",
-    "revisions",
-]  # its public modules; ``_``-named ones are the wing's own
+__all__ = ["engine", "migrate", "private", "revisions"]

@@ -1,9 +1,3 @@
 """The team playbook: bullets, their YAML files, entry rules, learning runs, votes."""
 
-__all__ = [
-    "bullets",
-    "feedback",
-    "files",
-    "learning",
-    "rules",
-]  # its public modules; ``_``-named ones are the wing's own
+__all__ = ["bullets", "feedback", "files", "learning", "rules"]

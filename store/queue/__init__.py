@@ -1,10 +1,4 @@
 """The durable work queue: work rows and their claims, replicas, held alerts, learning runs
 queued as work."""
 
-__all__ = [
-    "deferred",
-    "learning",
-    "replicas",
-    "types",
-    "work",
-]  # its public modules; ``_``-named ones are the wing's own
+__all__ = ["deferred", "learning", "replicas", "types", "work"]

@@ -1,9 +1,4 @@
 """The alert policy between intake and investigation: the gate, the dispatch in front of
 a channel's triage, held alerts and the parts one replica builds."""
 
-__all__ = [
-    "dispatch",
-    "gate",
-    "held",
-    "setup",
-]  # its public modules; ``_``-named ones are the wing's own
+__all__ = ["dispatch", "gate", "held", "setup"]

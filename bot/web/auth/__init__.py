@@ -1,4 +1,4 @@
 """Who is looking: signed cookie sessions and CSRF tokens, Sign in with Slack, and what a
 signed-in person may see."""
 
-__all__ = ["access", "session", "signin"]  # its public modules; ``_``-named ones are the wing's own
+__all__ = ["access", "session", "signin"]

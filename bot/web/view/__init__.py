@@ -1,8 +1,4 @@
 """What the pages draw from stored records: the investigation view, its timeline, SQL laid
 out for reading."""
 
-__all__ = [
-    "investigation",
-    "sql_layout",
-    "timeline",
-]  # its public modules; ``_``-named ones are the wing's own
+__all__ = ["investigation", "sql_layout", "timeline"]
