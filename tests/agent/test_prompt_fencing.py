@@ -117,7 +117,7 @@ def stage_variables(fence: Fence) -> dict[str, dict[str, Any]]:
         "max_calls": 4,
         "max_steps": 6,
         "max_tool_calls": 4,
-        "playbook": [],  # approved bullets (tests/agent/test_playbook.py); none here
+        "playbook": [],  # approved bullets (tests/agent/playbook/test_playbook.py); none here
         "manual": Manual(
             catalogue="- `query_logs`: run SQL",
             disabled={"virustotal": "no VIRUSTOTAL_API_KEY"},

@@ -26,7 +26,7 @@ from bench.bench_slack import SIGNING_SECRET, signed
 from bot.transport.server import bound_port, start_site
 from cli.serve.ack_process import AckProcess
 from config.settings import LoggingSettings
-from tests.bot.test_ack_front import EVENT, App
+from tests.bot.transport.test_ack_front import EVENT, App
 
 ROOT = Path(__file__).parents[2]
 # another process: says it is ready, then posts the event a moment later and prints the

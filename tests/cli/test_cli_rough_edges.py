@@ -33,7 +33,7 @@ from config.settings import config_notice
 from core.events import Failed, PlanCreated, Started, StepStarted
 from store.db.engine import Database
 from store.investigations.runs import InvestigationStore
-from tests.bot.test_slack_flows import free_port
+from tests.bot.scenarios.test_slack_flows import free_port
 from tests.cli.test_cli import ALERTS, db_url, investigation_model, runner, use_model
 from tests.fakes.model import ModelRequest, ScriptedModel, json_response
 from tests.fakes.slack_api import FakeSlackAPI

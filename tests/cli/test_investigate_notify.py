@@ -1,5 +1,5 @@
 """``socbot investigate`` queues the conclusion for the configured webhooks (sent by
-``socbot serve``: tests/bot/test_webhooks.py); none are queued without webhooks."""
+``socbot serve``: tests/bot/notify/test_webhook_delivery.py); none are queued without webhooks."""
 
 from __future__ import annotations
 

@@ -14,12 +14,12 @@ from typer.testing import CliRunner
 from cli.main import app
 from store.db.engine import Database
 from tests.cli.test_cli import assert_one_line_error
-from tests.store.test_listing import store_runs
+from tests.store.investigations.test_listing import store_runs
 
 
 @pytest.fixture
 def stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A database with three runs (``tests.store.test_listing.store_runs``)."""
+    """A database with three runs (``tests.store.investigations.test_listing.store_runs``)."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}"
 
     async def setup() -> None:

@@ -26,7 +26,7 @@ from bench import scripts
 from bench.fake_gemini import FakeGemini
 from cli.runtime import open_runtime
 from cli.serve.command import Mode, ServeError, serve_until
-from tests.bot.test_slack_flows import FakeSocketModeServer, free_port
+from tests.bot.scenarios.test_slack_flows import FakeSocketModeServer, free_port
 from tests.fakes.model import ScriptedModel
 from tests.fakes.signals import WAIT_S
 from tests.fakes.slack_api import FakeSlackAPI

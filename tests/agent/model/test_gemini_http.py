@@ -30,7 +30,7 @@ from agent.model.gemini import GeminiBackend, tls_context
 from config.settings import ConfigError, GeminiSettings
 from core.events import Event, LLMCalled
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "gemini"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "gemini"
 KEY = "test-gemini-key-not-real"
 API = "https://generativelanguage.googleapis.com/v1beta/models"
 MAIN = f"{API}/gemini-2.5-flash:generateContent"

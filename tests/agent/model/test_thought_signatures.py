@@ -24,7 +24,7 @@ from bench.common import measure, remote, runtime
 from bench.fake_gemini import FAKE_SIGNATURE, GeminiRequest, Turn
 from config.settings import GeminiSettings
 from core.events import NullSink
-from tests.agent.test_gateway import Verdict, make_ctx, system, user
+from tests.agent.model.test_gateway import Verdict, make_ctx, system, user
 from tests.fakes.model import ScriptedModel, json_response
 
 GEMINI3 = {"model": "gemini-3-flash-preview", "light_model": "gemini-3-flash-preview"}

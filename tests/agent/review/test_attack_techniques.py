@@ -13,8 +13,8 @@ from agent.review.techniques import MAX_TECHNIQUES, resolve, with_catalogue
 from config.settings import ReviewSettings
 from core.events import Concluded
 from store.db.engine import Database
+from tests.agent.review.test_review import GROUNDED, critique, harness, review_of, script
 from tests.agent.test_engine import user_text
-from tests.agent.test_review import GROUNDED, critique, harness, review_of, script
 from tests.fakes.model import json_response
 
 SPRAY = Technique(id="T1110.003", name="Password Spraying", tactic="Credential Access")

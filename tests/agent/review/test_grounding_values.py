@@ -10,7 +10,7 @@ import pytest
 
 from agent.concluder import KeyFinding
 from agent.review.grounding import check_conclusion, check_text
-from tests.agent.test_grounding import evidence, steps, verdict
+from tests.agent.review.test_grounding import evidence, steps, verdict
 
 URL = "http://malware.example.net/x.sh"
 STAMP = '{"first_seen": "2025-11-07T21:38:02.120000+00:00"}'

@@ -1,7 +1,7 @@
 """Block Kit rendering: golden files for what is posted, and Slack's size limits.
 
 Regenerate the golden files after an intended change with
-``UPDATE_GOLDEN=1 .venv/bin/pytest tests/bot/test_slack_render.py`` and review the diff.
+``UPDATE_GOLDEN=1 .venv/bin/pytest tests/bot/blocks/test_slack_render.py`` and review the diff.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from bot.blocks.investigation import (
 from bot.blocks.kit import HEADER_CHARS, MAX_BLOCKS, SECTION_CHARS, split_text
 from bot.blocks.stats import RunStats, duration, usd
 
-GOLDEN = Path(__file__).parents[1] / "golden" / "slack"
+GOLDEN = Path(__file__).parents[2] / "golden" / "slack"
 INDICATORS = ["185.220.101.42", "update-check.lol", "i-0abc1234def567890"]
 
 
@@ -341,7 +341,7 @@ def test_split_text_cuts_an_overlong_line_at_a_space() -> None:
 def test_app_manifest_declares_what_socbot_uses() -> None:
     import yaml
 
-    manifest = yaml.safe_load((Path(__file__).parents[2] / "slack-app-manifest.yaml").read_text())
+    manifest = yaml.safe_load((Path(__file__).parents[3] / "slack-app-manifest.yaml").read_text())
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
     assert {
         "app_mentions:read",

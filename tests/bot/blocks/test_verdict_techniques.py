@@ -8,7 +8,7 @@ import json
 from agent.concluder import Technique
 from agent.review.critic import Review
 from bot.blocks.investigation import conclusion_messages
-from tests.bot.test_slack_render import (
+from tests.bot.blocks.test_slack_render import (
     INDICATORS,
     STATS,
     assert_golden,

@@ -21,7 +21,7 @@ from config.approval_settings import ApprovalSettings
 from core.approvals import ApprovalRequest
 from store.approvals import Approval, ApprovalStore
 from store.db.engine import Database
-from tests.bot.click_support import Acks, click, told, web_client
+from tests.bot.decisions.click_support import Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
 

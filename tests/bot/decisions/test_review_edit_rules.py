@@ -18,8 +18,8 @@ from bot.decisions.playbook_review import NOT_ALLOWED, decided_blocks
 from store.db.engine import Database
 from store.playbook.rules import content_problem, scope_problem
 from store.schema import Bullet
-from tests.bot.click_support import Acks, told, web_client
-from tests.bot.test_review_rules import (
+from tests.bot.decisions.click_support import Acks, told, web_client
+from tests.bot.decisions.test_review_rules import (
     ANALYST,
     EDITED,
     LEAD,
@@ -31,7 +31,7 @@ from tests.bot.test_review_rules import (
     reviewer,
     unchanged,
 )
-from tests.bot.test_slack_feedback import submission
+from tests.bot.scenarios.test_slack_feedback import submission
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.playbook_support import bullet

@@ -21,7 +21,7 @@ from bot.decisions.playbook_review import NOT_ALLOWED, SlackReview, decided_bloc
 from config.settings import LearningSettings
 from store.db.engine import Database
 from store.playbook.bullets import PlaybookBullet, PlaybookStore
-from tests.bot.click_support import TRIGGER, Acks, click, told, web_client
+from tests.bot.decisions.click_support import TRIGGER, Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
 from tests.playbook_support import bullet

@@ -24,7 +24,7 @@ from store.db.engine import Database
 from store.playbook.feedback import FeedbackStore
 from store.triage.alerts import AlertStore
 from store.triage.suppressions import Suppression, SuppressionStore
-from tests.bot.click_support import Acks, click, told, web_client
+from tests.bot.decisions.click_support import Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
 

@@ -14,9 +14,9 @@ import pytest
 
 from bot.decisions.votes import REASON_CHARS, FeedbackActions
 from store.db.engine import Database
-from tests.bot.click_support import Acks, told, web_client
-from tests.bot.test_slack_feedback import submission, verdict_values
-from tests.bot.test_vote_rules import ANALYST, INV, SOC, THREAD, actions, run, sent, votes
+from tests.bot.decisions.click_support import Acks, told, web_client
+from tests.bot.decisions.test_vote_rules import ANALYST, INV, SOC, THREAD, actions, run, sent, votes
+from tests.bot.scenarios.test_slack_feedback import submission, verdict_values
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import FakeSlackAPI
 

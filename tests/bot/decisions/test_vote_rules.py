@@ -25,7 +25,7 @@ from store.investigations.runs import InvestigationStore
 from store.playbook.feedback import FeedbackStore
 from store.queue.work import WorkQueue
 from store.schema import Feedback, WorkRow
-from tests.bot.click_support import TRIGGER, Acks, click, told, web_client
+from tests.bot.decisions.click_support import TRIGGER, Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import FakeSlackAPI
 

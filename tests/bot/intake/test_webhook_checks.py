@@ -2,7 +2,8 @@
 server on 127.0.0.1, the real parser; no Slack): the exact status and reason of each
 refusal, the bearer scheme, the size limit at its last byte with and without a
 Content-Length, the source hint, and what happens after a 202. The whole path (store,
-card, thread) is ``test_webhook.py``'s. Tokens and alerts are invented for the tests."""
+card, thread) is ``tests/bot/scenarios/test_alert_webhook.py``'s. Tokens and alerts are
+invented for the tests."""
 
 from __future__ import annotations
 

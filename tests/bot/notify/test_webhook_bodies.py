@@ -22,7 +22,7 @@ from tests.playbook_support import bullet
 from tools.base import RunContext, Tool, ToolRegistry
 
 SCHEMA = json.loads(
-    (Path(__file__).parents[2] / "docs" / "schemas" / "socbot-webhook-v1.json").read_text()
+    (Path(__file__).parents[3] / "docs" / "schemas" / "socbot-webhook-v1.json").read_text()
 )
 KEY = "0123456789abcdef0123456789abcdef"
 

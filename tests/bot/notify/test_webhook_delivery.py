@@ -42,7 +42,7 @@ from store.queue.work import WorkQueue
 
 SECRET = "whsec-test-0123456789"  # invented
 SCHEMA = json.loads(
-    (Path(__file__).parents[2] / "docs" / "schemas" / "socbot-webhook-v1.json").read_text()
+    (Path(__file__).parents[3] / "docs" / "schemas" / "socbot-webhook-v1.json").read_text()
 )
 WORKER = Path(__file__).with_name("webhook_worker.py")
 CONCLUDED = {  # the data of a concluded event (invented)
@@ -223,7 +223,7 @@ async def test_a_replica_killed_mid_delivery_loses_nothing(
     settings = notify_settings(url)
     queue = WorkQueue(db, lease_s=1.0)
     [key] = await Notifier(settings, queue).publish("concluded", CONCLUDED, FACTS)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[3])}
     database_url = db.engine.url.render_as_string(hide_password=False)
     doomed = await asyncio.create_subprocess_exec(
         sys.executable, str(WORKER), database_url, url, env=env, stdout=subprocess.DEVNULL

@@ -21,7 +21,7 @@ from config.settings import Settings, TracingSettings
 from core.events import NullSink
 from tests.cli.test_show_trace import model_with_a_failing_tool
 
-ALERT = Path(__file__).resolve().parents[1] / "fixtures" / "alerts" / "leveret-scc.json"
+ALERT = Path(__file__).resolve().parents[2] / "fixtures" / "alerts" / "leveret-scc.json"
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from tests.slack_support import (
     make_settings,
 )
 
-ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"
+ALERTS = Path(__file__).parents[2] / "fixtures" / "alerts"
 AUTH = {"Authorization": f"Bearer {WEBHOOK_TOKEN}"}
 
 

@@ -31,7 +31,7 @@ from tests.serve_scenario import post_alert, script, settings_toml
 LEASE_S = 4.0
 LIMIT = 2
 SETTINGS = settings_toml(limit=LIMIT, lease_s=LEASE_S, poll_s=0.5, grace_s=0.5)
-ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"
+ALERTS = Path(__file__).parents[2] / "fixtures" / "alerts"
 SAMPLES = [  # genuine samples only (tests/fixtures/alerts/NOTICE)
     "azure-monitor-common-schema.json",
     "leveret-guardduty.json",

@@ -29,7 +29,15 @@ from store.db.engine import Database
 from store.investigations.runs import InvestigationStore
 from store.queue.work import QueueLimits, Work, WorkQueue
 from store.schema import AlertRow, WorkRow
-from tests.bot.test_post_once import chat_script, dies, in_thread, mention, replica, row, state
+from tests.bot.slack.test_post_once import (
+    chat_script,
+    dies,
+    in_thread,
+    mention,
+    replica,
+    row,
+    state,
+)
 from tests.fakes.model import ScriptedModel
 from tests.fakes.signals import writes
 from tests.fakes.slack_api import FakeSlackAPI
@@ -38,7 +46,7 @@ from tests.queue_clock import LEASE_S, AheadQueue
 from tests.slack_support import WEBHOOK_TOKEN, RecordingInvestigate, SlackHarness, make_settings
 
 TOLD = gave_up(1)  # every row below gets one attempt (``max_attempts=1``)
-ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"  # genuine samples (NOTICE there)
+ALERTS = Path(__file__).parents[2] / "fixtures" / "alerts"  # genuine samples (NOTICE there)
 AUTH = {"Authorization": f"Bearer {WEBHOOK_TOKEN}"}
 
 

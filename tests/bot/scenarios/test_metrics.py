@@ -15,14 +15,14 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from cli.runtime import open_runtime
 from cli.serve.command import Mode, serve_until
-from tests.bot.test_slack_flows import free_port
+from tests.bot.scenarios.test_slack_flows import free_port
 from tests.cli.test_show_trace import PLAN, model_with_a_failing_tool
 from tests.fakes.model import ModelRequest, json_response
 from tests.fakes.signals import WAIT_S
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import WEBHOOK_TOKEN, make_settings
 
-ALERT = Path(__file__).resolve().parents[1] / "fixtures" / "alerts" / "leveret-scc.json"
+ALERT = Path(__file__).resolve().parents[2] / "fixtures" / "alerts" / "leveret-scc.json"
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

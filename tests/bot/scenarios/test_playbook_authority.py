@@ -19,7 +19,14 @@ from bot.slack.client import build_client
 from config.settings import LearningSettings, Settings
 from store.db.engine import Database
 from store.playbook.bullets import PlaybookBullet, PlaybookStore
-from tests.bot.test_slack_feedback import ANALYST, LEAD, REVIEW, posted_ts, review_click, submission
+from tests.bot.scenarios.test_slack_feedback import (
+    ANALYST,
+    LEAD,
+    REVIEW,
+    posted_ts,
+    review_click,
+    submission,
+)
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.playbook_support import bullet
 from tests.slack_support import SOC, RecordingInvestigate, SlackHarness, make_settings

@@ -19,7 +19,7 @@ from bot.decisions._playbook_dialog import MAX_SCOPE
 from bot.decisions.playbook_review import NOT_ALLOWED
 from store.db.engine import Database
 from store.playbook.rules import SCOPES, content_problem, scope_problem
-from tests.bot.test_playbook_authority import (
+from tests.bot.scenarios.test_playbook_authority import (
     EDITED,
     TEXT,
     click,
@@ -27,7 +27,7 @@ from tests.bot.test_playbook_authority import (
     review_settings,
     unchanged,
 )
-from tests.bot.test_slack_feedback import ANALYST, LEAD, REVIEW, posted_ts, submission
+from tests.bot.scenarios.test_slack_feedback import ANALYST, LEAD, REVIEW, posted_ts, submission
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import RecordingInvestigate, SlackHarness
 

@@ -5,8 +5,8 @@ CloudTrail events POSTed to ``/alerts`` beyond a budget of one per hour wait as 
 rows; the test moves the gate's and the queue's clocks into the next hours (never sleeps
 through them) and each hour lets exactly one more through, oldest first, with its card
 and investigation as for a new alert. An alert an analyst took up meanwhile is left
-alone. (``tests/store/test_policy_deferred.py``: the same across two replicas on
-PostgreSQL.)"""
+alone. (``tests/bot/intake/policy/test_policy_deferred_replicas.py``: the same across two
+replicas on PostgreSQL.)"""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from config.policy_settings import PolicySettings
 from config.settings import Settings
 from store.queue.types import DEFERRED_KIND
 from store.schema import WorkRow
-from tests.bot.test_slack_policy import AUTH, fixture, status_of
-from tests.bot.test_slack_storm import posts_in
+from tests.bot.scenarios.test_slack_policy import AUTH, fixture, status_of
+from tests.bot.scenarios.test_slack_storm import posts_in
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import (
     WEBHOOK_CHANNEL,

@@ -31,7 +31,7 @@ POLL_S = 0.5
 # six runs at once across the replicas, at most three on one: while the model answers
 # nobody, a storm must be spread over at least two replicas
 SETTINGS = settings_toml(limit=6, per_replica=3, lease_s=LEASE_S, poll_s=POLL_S, grace_s=0.5)
-ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"
+ALERTS = Path(__file__).parents[2] / "fixtures" / "alerts"
 # genuine samples only (tests/fixtures/alerts/NOTICE), one per vendor format
 STORM = [
     "azure-monitor-common-schema.json",

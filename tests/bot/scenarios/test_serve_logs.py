@@ -10,7 +10,7 @@ import pytest
 
 from bot.startup import startup_lines
 from store.db.engine import Database
-from tests.bot.test_slack_flows import MENTION_TS, running_bot
+from tests.bot.scenarios.test_slack_flows import MENTION_TS, running_bot
 from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import ALERTS, SOC, WEBHOOK_CHANNEL, load, make_settings

@@ -621,7 +621,7 @@ async def test_a_listener_failure_is_told_in_the_thread(
 def test_integration_message_with_json_is_parsed_as_that_format() -> None:
     finding = json.loads(
         (
-            Path(__file__).parents[1] / "fixtures" / "alerts" / "leveret-guardduty-finding.json"
+            Path(__file__).parents[2] / "fixtures" / "alerts" / "leveret-guardduty-finding.json"
         ).read_text()
     )
     event = {
@@ -719,7 +719,7 @@ def test_forwarded_fields_lose_mrkdwn_and_the_bot_name_is_no_indicator() -> None
 
 
 def test_embedded_json_with_slack_auto_links_goes_through_the_catalogue() -> None:
-    falco = (Path(__file__).parents[1] / "fixtures" / "alerts" / "warren-falco.json").read_text()
+    falco = (Path(__file__).parents[2] / "fixtures" / "alerts" / "warren-falco.json").read_text()
     # Slack rewrites URLs it sees into <url> links and escapes &, < and >.
     text = falco.replace("docker.io/library/httpd", "<http://docker.io/library/httpd>").replace(
         ">&", "&gt;&amp;"

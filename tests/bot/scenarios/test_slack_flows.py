@@ -2,7 +2,7 @@
 
 The alert flow's thread, as the analyst finally sees it, is a golden file
 (``tests/fixtures/slack/golden_alert_flow.json``); after an intended change run
-``UPDATE_GOLDEN=1 .venv/bin/pytest tests/bot/test_slack_flows.py`` and review the diff.
+``UPDATE_GOLDEN=1 .venv/bin/pytest tests/bot/scenarios/test_slack_flows.py`` and review the diff.
 
 The model is ``ScriptedModel`` (routing on ``socbot stage: <stage>``), the Web API
 is ``FakeSlackAPI``, events are signed and POSTed into socbot's own server. What
@@ -57,8 +57,8 @@ from tests.slack_support import (
     signed_headers,
 )
 
-ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"
-GOLDEN = Path(__file__).parents[1] / "fixtures" / "slack"
+ALERTS = Path(__file__).parents[2] / "fixtures" / "alerts"
+GOLDEN = Path(__file__).parents[2] / "fixtures" / "slack"
 _IDS = re.compile(r"\b[0-9a-f]{32}\b")
 _DURATION = re.compile(r"⏱ [0-9hmins ]+ ·")  # the footer's run time varies; calls, cost do not
 MENTION_TS = "1700000100.000100"

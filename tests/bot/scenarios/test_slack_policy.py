@@ -22,7 +22,7 @@ from config.settings import Settings
 from store.schema import AlertRow, Investigation, PolicyHit
 from store.triage.alerts import AlertStore
 from store.triage.policy import PolicyStore
-from tests.bot.test_slack_storm import forwarded_event, posts_in
+from tests.bot.scenarios.test_slack_storm import forwarded_event, posts_in
 from tests.fakes.model import ScriptedModel, text_response
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import (
@@ -34,7 +34,7 @@ from tests.slack_support import (
     make_settings,
 )
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "alerts"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "alerts"
 AUTH = {"Authorization": f"Bearer {WEBHOOK_TOKEN}"}
 NOISE = "CNOISE001"
 RULES = """

@@ -32,7 +32,7 @@ from store.playbook.bullets import PlaybookStore
 from store.schema import AlertRow
 from store.triage.alerts import AlertStore
 from store.triage.suppressions import SuppressionStore
-from tests.bot.test_slack_feedback import review_click, submission, vote
+from tests.bot.scenarios.test_slack_feedback import review_click, submission, vote
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.playbook_support import Lab, load_alert
 from tests.slack_support import (
@@ -48,7 +48,7 @@ REVIEW = "CREVIEW01"
 LEAD = "ULEAD0001"
 ANALYST = "UANALYST1"
 AUTH = {"Authorization": f"Bearer {WEBHOOK_TOKEN}"}
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "alerts"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "alerts"
 HOSTILE = "<!channel> known hardening gap, see <https://evil.example/x|SEC-12>"
 
 

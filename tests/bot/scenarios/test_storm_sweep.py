@@ -20,7 +20,7 @@ from tests.fakes.signals import writes
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import RecordingInvestigate, SlackHarness, make_settings
 
-SAMPLE = Path(__file__).parents[1] / "fixtures" / "alerts" / "leveret-guardduty.json"
+SAMPLE = Path(__file__).parents[2] / "fixtures" / "alerts" / "leveret-guardduty.json"
 
 
 async def test_an_alert_left_received_is_placed_by_the_periodic_sweep(

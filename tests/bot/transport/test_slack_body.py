@@ -20,7 +20,16 @@ from bot.transport._slack_body import (
     envelope_problem,
     signature_valid,
 )
-from tests.bot.test_slack_hostile import FORM, HOSTILE, JSON, MARK, action, load, mention, signed
+from tests.bot.scenarios.test_slack_hostile import (
+    FORM,
+    HOSTILE,
+    JSON,
+    MARK,
+    action,
+    load,
+    mention,
+    signed,
+)
 from tests.slack_support import SIGNING_SECRET
 
 NOW = 1_764_000_000

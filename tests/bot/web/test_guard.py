@@ -13,8 +13,8 @@ from yarl import URL
 
 from store.db.engine import Database
 from store.playbook.bullets import PlaybookBullet, PlaybookStore
+from tests.bot.web.pages.test_pages import sign_in
 from tests.bot.web.support import Site, signed_in_site
-from tests.bot.web.test_pages import sign_in
 
 REFUSED = "Cross-site request refused."
 

@@ -8,7 +8,14 @@ from bot.blocks.investigation import page_link
 from bot.slack.pacer import Pacer
 from bot.slack.progress import SlackProgress
 from core.events import Started
-from tests.bot.test_slack_progress import CHANNEL, INV, THREAD, FakeOutcome, client_for, conclusion
+from tests.bot.slack.test_slack_progress import (
+    CHANNEL,
+    INV,
+    THREAD,
+    FakeOutcome,
+    client_for,
+    conclusion,
+)
 from tests.fakes.slack_api import FakeSlackAPI
 
 BASE = "https://socbot.example.com"

@@ -24,7 +24,7 @@ from store.playbook.learning import RESTARTED, LearningStore
 from store.queue.learning import LearnQueue
 from store.queue.work import Job, QueueLimits, WorkQueue, priority
 from store.schema import WorkRow
-from tests.bot.test_worker import GatedRunner, NoticeRecorder
+from tests.bot.work.test_worker import GatedRunner, NoticeRecorder
 from tests.fakes.model import ScriptedModel, json_response
 from tests.fakes.signals import writes
 from tests.playbook_support import QUALYS_OP, Lab, bullet, insight, load_alert, planned_script

@@ -18,7 +18,7 @@ from store.investigations.runs import InvestigationStore
 from store.schema import Investigation
 from store.triage.alerts import AlertStore
 
-ALERTS = Path(__file__).resolve().parents[1] / "fixtures" / "alerts"
+ALERTS = Path(__file__).resolve().parents[2] / "fixtures" / "alerts"
 NOW = datetime.now(UTC)
 
 

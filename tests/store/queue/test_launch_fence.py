@@ -14,7 +14,7 @@ from store.queue.types import Submitted
 from store.queue.work import Job, WorkQueue
 from store.schema import AlertRow, WorkRow
 from store.triage.storms import StormStore
-from tests.store.test_storms import CHANNEL, other, stored
+from tests.store.triage.test_storms import CHANNEL, other, stored
 
 __all__ = ["other"]  # the second replica's engine (a fixture)
 

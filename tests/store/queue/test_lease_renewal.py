@@ -1,7 +1,7 @@
 """Leases on PostgreSQL while claims queue for the claim lock (every replica's claims
 take turns under one advisory lock; on a busy database a claim can wait for seconds).
 
-Found by the replica-process storm (tests/bot/test_replica_processes.py): a lease counted
+Found by the replica-process storm (tests/bot/scenarios/test_replica_processes.py): a lease counted
 from before the wait was already over when the claim committed, and renewals queued
 behind claims, so live replicas' runs were taken over and restarted.
 """
@@ -19,7 +19,7 @@ from store.db.engine import Database
 from store.queue._claims import _CLAIM_LOCK
 from store.queue.work import Job, QueueLimits, WorkQueue
 from store.schema import utcnow
-from tests.bot.test_worker import GatedRunner, NoticeRecorder, threads, worker
+from tests.bot.work.test_worker import GatedRunner, NoticeRecorder, threads, worker
 from tests.fakes.signals import WAIT_S, writes
 from tests.queue_clock import LEASE_S, AheadQueue
 

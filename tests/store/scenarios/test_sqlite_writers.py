@@ -27,7 +27,7 @@ from store.db.engine import Database
 from store.queue.types import PRUNE_KIND
 from store.schema import Investigation, WorkRow
 from store.triage.alerts import AlertStore
-from tests.bot.test_slack_flows import ALERTS, alert_model, running_bot
+from tests.bot.scenarios.test_slack_flows import ALERTS, alert_model, running_bot
 from tests.fakes.model import ScriptedModel, json_response, text_response
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import SlackHarness, load, make_settings

@@ -16,7 +16,7 @@ from store.triage.alerts import AlertStore
 from store.triage.policy import Limit, PolicyStore, period_start
 from tests.pg_server import PostgresServer
 
-ALERTS = Path(__file__).parents[1] / "fixtures" / "alerts"
+ALERTS = Path(__file__).parents[2] / "fixtures" / "alerts"
 NOW = datetime(2026, 11, 25, 12, 30, tzinfo=UTC)
 
 

@@ -39,7 +39,7 @@ from store.triage.states import AlertStatuses
 from tests.pg_server import PostgresServer
 from tests.queue_clock import LEASE_S, AheadQueue
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "alerts"
+FIXTURES = Path(__file__).parents[3] / "fixtures" / "alerts"
 CHANNEL = "CALERTS01"
 RULE = """
 [[rule]]
