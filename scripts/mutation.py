@@ -87,10 +87,12 @@ GROUPS: dict[str, Group] = {
             "alerts.addresses.*",
         ),
     ),
-    "slack_body": Group(("bot/transport/_slack_body.py",), ("tests/bot/test_slack_body.py",)),
+    "slack_body": Group(
+        ("bot/transport/_slack_body.py",), ("tests/bot/transport/test_slack_body.py",)
+    ),
     "slack_gate": Group(
         ("bot/events/middleware.py", "bot/events/_stop_policy.py"),
-        ("tests/bot/test_slack_gate.py",),
+        ("tests/bot/events/test_slack_gate.py",),
         only=(  # who may use socbot where, and who may stop a run
             "bot.events.middleware.xǁGatekeeperǁ*",
             "bot.events.middleware.x__app_team*",
@@ -109,13 +111,13 @@ GROUPS: dict[str, Group] = {
             "bot/decisions/suppression.py",
         ),
         (
-            "tests/bot/test_review_rules.py",
-            "tests/bot/test_review_edit_rules.py",
-            "tests/bot/test_vote_rules.py",
-            "tests/bot/test_verdict_rules.py",
-            "tests/bot/test_approval_rules.py",
-            "tests/bot/test_suppress_rules.py",
-            "tests/bot/test_dedupe_rules.py",
+            "tests/bot/decisions/test_review_rules.py",
+            "tests/bot/decisions/test_review_edit_rules.py",
+            "tests/bot/decisions/test_vote_rules.py",
+            "tests/bot/decisions/test_verdict_rules.py",
+            "tests/bot/decisions/test_approval_rules.py",
+            "tests/bot/decisions/test_suppress_rules.py",
+            "tests/bot/events/test_dedupe_rules.py",
         ),
         only=(
             "bot.events.middleware.xǁDeduperǁ*",
@@ -135,7 +137,7 @@ GROUPS: dict[str, Group] = {
     ),
     "work_queue": Group(  # the queue's rules, each asserted on in-process SQLite
         ("store/queue/work.py", "store/queue/_claims.py"),
-        ("tests/store/test_work_claim_rules.py",),
+        ("tests/store/queue/test_work_claim_rules.py",),
         only=(
             "store.queue.work.xǁWorkQueueǁrenew*",
             "store.queue.work.xǁWorkQueueǁfinish*",
@@ -147,29 +149,31 @@ GROUPS: dict[str, Group] = {
     ),
     "work_queue_pg": Group(  # what only PostgreSQL runs: the claim lock, FOR UPDATE
         ("store/queue/_claims.py",),
-        ("tests/store/test_lease_renewal.py", "tests/store/test_claim_locks.py"),
+        ("tests/store/queue/test_lease_renewal.py", "tests/store/queue/test_claim_locks.py"),
         only=_PG_ONLY,
     ),
     "takeover": Group(  # what a dead replica left, sent back; a stalled launch fenced off
         ("store/triage/_stale.py", "store/queue/replicas.py", "store/queue/work.py"),
-        ("tests/store/test_takeover_rules.py",),
+        ("tests/store/triage/test_takeover_rules.py",),
         only=("store.triage._stale.*", "store.queue.replicas.*", "store.queue.work.x__launched*"),
     ),
-    "post_once": Group(("bot/slack/post_once.py",), ("tests/bot/test_post_once_rules.py",)),
+    "post_once": Group(("bot/slack/post_once.py",), ("tests/bot/slack/test_post_once_rules.py",)),
     "grounding": Group(
         ("agent/review/grounding.py",),
         (
-            "tests/agent/test_grounding.py",
-            "tests/agent/test_grounding_values.py",
-            "tests/agent/test_review.py",
-            "tests/agent/test_attack_techniques.py",
+            "tests/agent/review/test_grounding.py",
+            "tests/agent/review/test_grounding_values.py",
+            "tests/agent/review/test_review.py",
+            "tests/agent/review/test_attack_techniques.py",
         ),
     ),
     "duckdb_pool": Group(  # every way a worker is killed and replaced, what it inherits
         ("tools/logs/duckdb_pool.py",),  # the pool alone: real workers, a three-row CSV
         ("tests/tools/test_duckdb_pool_kill.py", "tests/tools/test_duckdb_pool_workers.py"),
     ),
-    "webhook": Group(("bot/intake/alerts_endpoint.py",), ("tests/bot/test_webhook_checks.py",)),
+    "webhook": Group(
+        ("bot/intake/alerts_endpoint.py",), ("tests/bot/intake/test_webhook_checks.py",)
+    ),
     "policy": Group(
         ("alerts/policy/match.py", "alerts/policy/decide.py"),
         ("tests/alerts/test_policy.py", "tests/alerts/test_policy_match.py"),
@@ -177,9 +181,9 @@ GROUPS: dict[str, Group] = {
     "web_access": Group(
         ("bot/web/auth/access.py", "bot/web/app.py"),
         (
-            "tests/bot/web/test_access.py",
+            "tests/bot/web/auth/test_access.py",
             "tests/bot/web/test_guard.py",
-            "tests/bot/web/test_pages.py",
+            "tests/bot/web/pages/test_pages.py",
         ),
         only=(  # who may see what, and the guard in front of every route
             "bot.web.auth.access.*",
@@ -212,9 +216,9 @@ GROUPS["slack_auth_ci"] = Group(  # who may approve a risky call, a proposal, a 
         "bot/decisions/suppression.py",
     ),
     (
-        "tests/bot/test_approval_rules.py",
-        "tests/bot/test_review_rules.py",
-        "tests/bot/test_suppress_rules.py",
+        "tests/bot/decisions/test_approval_rules.py",
+        "tests/bot/decisions/test_review_rules.py",
+        "tests/bot/decisions/test_suppress_rules.py",
     ),
     only=(
         "bot.decisions.approvals.xǁSlackApprovalsǁon_decision*",
@@ -224,7 +228,7 @@ GROUPS["slack_auth_ci"] = Group(  # who may approve a risky call, a proposal, a 
 )
 GROUPS["grounding_ci"] = Group(
     ("agent/review/grounding.py",),
-    ("tests/agent/test_grounding.py", "tests/agent/test_grounding_values.py"),
+    ("tests/agent/review/test_grounding.py", "tests/agent/review/test_grounding_values.py"),
     only=("agent.review.grounding.xǁHaystackǁhas*", "agent.review.grounding.x_value_found*"),
 )
 
