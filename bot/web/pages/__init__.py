@@ -1,6 +1,17 @@
-"""The page handlers, one module per page or family of pages, and ``site``: what every
-handler shares (database, settings, access, signer, templates).
+"""The page handlers, one module per page or family of pages; ``routes``, every page's
+routes; ``site``, what every handler shares (database, settings, access, signer, templates).
 
 May import ``view`` and ``auth``."""
 
-__all__ = ["evals", "investigations", "live", "more", "site", "suppressions"]
+__all__ = [
+    "account",
+    "alert",
+    "evals",
+    "investigations",
+    "live",
+    "playbook",
+    "routes",
+    "site",
+    "suppressions",
+    "usage",
+]
