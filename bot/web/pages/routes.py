@@ -1,4 +1,4 @@
-"""Every page's routes, added to the app behind the guard (``bot.web.app.install``)."""
+"""Every page's routes, added to the app behind the guard (``bot.web.guard.install``)."""
 
 from __future__ import annotations
 

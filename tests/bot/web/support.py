@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from bot.transport.server import start_site
-from bot.web.app import create_web, install
+from bot.web.guard import create_web, install
 from bot.web.pages.site import Web
 from config.settings import Settings
 from store.db.engine import Database
