@@ -6,11 +6,11 @@ inside a Lambda ``Records`` event, and SNS inside SNS) or a Pub/Sub push message
 or without ``source``) gives its ``detail``; a list of findings or alerts
 (``Findings``/``findings``, Alertmanager ``alerts``, Graph ``value``, SCC
 ``listFindingsResults``, Chronicle ``detections``, Okta event hook ``data.events``,
-an Azure Event Hubs message's ``records``) gives its first item and counts the others, as does an API page (CrowdStrike
-``resources``, SentinelOne ``data``); a JSON:API document (Datadog) gives its
-``data`` and an Elasticsearch hit its ``_source``. ``raw`` is the payload once
-transport encodings are decoded (what is stored and shown to the model); lists and
-EventBridge events stay whole in it.
+an Azure Event Hubs message's ``records``) gives its first item and counts the others,
+as does an API page (CrowdStrike ``resources``, SentinelOne ``data``); a JSON:API
+document (Datadog) gives its ``data`` and an Elasticsearch hit its ``_source``. ``raw``
+is the payload once transport encodings are decoded (what is stored and shown to the
+model); lists and EventBridge events stay whole in it.
 
 Everything here is attacker-controlled: depth and decoded sizes are bounded, and
 anything that does not decode to a JSON object ends the unwrapping.

@@ -397,6 +397,7 @@ def test_user_format_overrides_and_extends(tmp_path: Path) -> None:
             '[[entities]]\nkind = "ip"\nvalue = "b[?"\n',
             "bad expression 'b",
         ),
+        ('name = "x"\n[match]\nall = ["a"]\nenvelope = ["d.("]\n[fields]\ntitle = "a"\n', "d.\\("),
         ('name = "x"\n[match]\nall = ["a"]\n', "fields"),
         ('name = "x"\nbogus = 1\n[match]\n[fields]\ntitle = "a"\n', "bogus"),
         ("name = \n", "Invalid"),

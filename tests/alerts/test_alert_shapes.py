@@ -161,8 +161,17 @@ def test_sns_raw_is_the_event_it_carried() -> None:
 
 @pytest.mark.parametrize(
     ("score", "severity"),
-    [(0.5, "info"), (1, "low"), (3.9, "low"), (4, "medium"), (6.9, "medium")]
-    + [(7, "high"), (8.9, "high"), (9, "critical"), (10, "critical")],
+    [
+        (0.5, "info"),
+        (1, "low"),
+        (3.9, "low"),
+        (4, "medium"),
+        (6.9, "medium"),
+        (7, "high"),
+        (8.9, "high"),
+        (9, "critical"),
+        (10, "critical"),
+    ],
 )
 def test_one_guardduty_scale_for_every_shape(score: float, severity: str) -> None:
     bare = load("leveret-guardduty-finding.json")  # the API's PascalCase finding
