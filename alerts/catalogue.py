@@ -3,7 +3,9 @@
 A format is a TOML file (``alerts/formats/*.toml``, plus any in the directory the
 ``alerts.formats_dir`` setting names, which override built-in ones of the same name):
 
-* ``[match]``: ``all`` (every JMESPath expression truthy) and ``any`` (one of them);
+* ``[match]``: ``all`` (every JMESPath expression truthy) and ``any`` (one of them,
+  or one of ``envelope`` on an envelope around the payload: an EventBridge event's
+  ``detail-type`` says what its ``detail`` is);
 * ``[fields]``: ``title``, ``severity``, ``time``, ``description`` as JMESPath;
 * ``[severity]``: the vendor's scale, ``words`` (case-insensitive) and ``ranges``
   (``[lower bound, severity]``); without ``ranges`` a number is read as a 0-10 or
@@ -66,6 +68,7 @@ class _Spec(BaseModel):
 class MatchSpec(_Spec):
     all: list[str] = Field(default_factory=list)
     any: list[str] = Field(default_factory=list)
+    envelope: list[str] = Field(default_factory=list, description="`any` on an outer layer")
 
 
 class FieldsSpec(_Spec):
@@ -144,6 +147,7 @@ class Format:
         return [
             *self.spec.match.all,
             *self.spec.match.any,
+            *self.spec.match.envelope,
             f.title,
             *(e for e in optional if e),
             *(e.value for e in self.spec.entities),
@@ -164,12 +168,18 @@ class Format:
     def _search(self, expression: str | None, doc: JSON) -> Any:
         return None if expression is None else search(self._compile(expression), doc)
 
-    def matches(self, doc: JSON) -> bool:
+    def matches(self, doc: JSON, around: Sequence[JSON] = ()) -> bool:
+        """Does ``doc`` fit, inside the envelopes ``around`` it (innermost first)?"""
         doc = lower_keys(doc) if self.spec.ignore_case else doc
         match = self.spec.match
         if not all(truthy(self._search(e, doc)) for e in match.all):
             return False
-        return not match.any or any(truthy(self._search(e, doc)) for e in match.any)
+        if not (match.any or match.envelope):
+            return True
+        if any(truthy(self._search(e, doc)) for e in match.any):
+            return True
+        outer = [lower_keys(o) if self.spec.ignore_case else o for o in around if match.envelope]
+        return any(truthy(self._search(e, o)) for o in outer for e in match.envelope)
 
     def read(self, doc: JSON) -> Fields:
         lowered = lower_keys(doc) if self.spec.ignore_case else doc
@@ -220,7 +230,7 @@ class Catalogue:
         order = sorted(self.formats, key=lambda f: hint not in (f.name, f.source, *f.aliases))
         layers = list(reversed(unwrapped.layers))  # the alert itself first, then envelopes
         for fmt in order:
-            doc = next((layer for layer in layers if fmt.matches(layer)), None)
+            doc = next((d for i, d in enumerate(layers) if fmt.matches(d, layers[i + 1 :])), None)
             if doc is not None:
                 fields = fmt.read(doc)
                 _finish(fields, unwrapped)

@@ -1,15 +1,16 @@
 """Transport envelopes around alerts, taken off before a format is matched.
 
 ``unwrap(data)`` returns every layer from the outside in: an SNS notification (also
-inside a Lambda ``Records`` event) or a Pub/Sub push message (base64 ``data``) is
-decoded; an EventBridge event gives its ``detail``; a list of findings or alerts
+inside a Lambda ``Records`` event, and SNS inside SNS) or a Pub/Sub push message
+(base64 ``data``) is decoded; an EventBridge event (known by its ``detail-type``, with
+or without ``source``) gives its ``detail``; a list of findings or alerts
 (``Findings``/``findings``, Alertmanager ``alerts``, Graph ``value``, SCC
-``listFindingsResults``, Chronicle ``detections``, Okta event hook ``data.events``)
-gives its first item and counts the others, as does an API page (CrowdStrike
-``resources``, SentinelOne ``data``); a JSON:API document (Datadog) gives its
-``data`` and an Elasticsearch hit its ``_source``. ``raw`` is the payload once
-transport encodings are decoded (what is stored and shown to the model); lists and
-EventBridge events stay whole in it.
+``listFindingsResults``, Chronicle ``detections``, Okta event hook ``data.events``,
+an Azure Event Hubs message's ``records``) gives its first item and counts the others,
+as does an API page (CrowdStrike ``resources``, SentinelOne ``data``); a JSON:API
+document (Datadog) gives its ``data`` and an Elasticsearch hit its ``_source``. ``raw``
+is the payload once transport encodings are decoded (what is stored and shown to the
+model); lists and EventBridge events stay whole in it.
 
 Everything here is attacker-controlled: depth and decoded sizes are bounded, and
 anything that does not decode to a JSON object ends the unwrapping.
@@ -112,8 +113,9 @@ def _sns(data: JSON) -> _Step | None:
 
 
 def _eventbridge(data: JSON) -> _Step | None:
-    detail = data.get("detail")
-    if not (isinstance(detail, dict) and detail and "detail-type" in data and "source" in data):
+    """An EventBridge event; forwarders (and their tests) often drop ``source``."""
+    detail, kind = data.get("detail"), data.get("detail-type")
+    if not (isinstance(detail, dict) and detail and isinstance(kind, str) and kind.strip()):
         return None
     hints = {"title": data.get("detail-type"), "time": data.get("time")}
     return _Step(detail, "eventbridge", hints=hints)
@@ -150,6 +152,12 @@ def _graph_list(data: JSON) -> _Step | None:
 
 def _scc_list(data: JSON) -> _Step | None:
     return _first(data, "listFindingsResults", "finding")
+
+
+def _azure_records(data: JSON) -> _Step | None:
+    """An Azure Event Hubs message or Storage blob: ``{"records": [...]}`` and nothing else
+    (Defender XDR streaming, diagnostic settings)."""
+    return _first(data, "records", "record") if set(data) == {"records"} else None
 
 
 def _chronicle_list(data: JSON) -> _Step | None:
@@ -203,6 +211,7 @@ _UNWRAPPERS: list[Callable[[JSON], _Step | None]] = [
     _alertmanager,
     _graph_list,
     _scc_list,
+    _azure_records,
     _chronicle_list,
     _okta_hook,
     _jsonapi,

@@ -6,6 +6,7 @@ path or resource name) and ``before(s, sep)`` (the text before ``sep``).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jmespath
@@ -77,16 +78,13 @@ def text(value: Any) -> str | None:
 
 
 def number(value: Any) -> float | None:
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
+    try:
+        score = float(value.strip() if isinstance(value, str) else value)
+    except (ValueError, OverflowError):
+        return None
+    return score if math.isfinite(score) else None  # "NaN", "inf": no score
 
 
 def flatten(value: Any) -> list[str]:

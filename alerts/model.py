@@ -86,7 +86,7 @@ def normalize_severity(value: Any) -> Severity | None:
             value = float(word)
         except ValueError:
             return None
-    if not isinstance(value, int | float) or value < 0 or value > 100:
+    if not isinstance(value, int | float) or not 0 <= value <= 100:  # NaN is not
         return None
     score = float(value) if value <= 10 else float(value) / 10
     if score < 1:

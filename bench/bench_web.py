@@ -35,7 +35,7 @@ from sqlalchemy import insert, select, text
 
 from bench.common import RESULTS
 from bot.transport.server import start_site
-from bot.web.app import create_web, install
+from bot.web.guard import create_web, install
 from config.settings import Settings
 from store.db.engine import Database
 from store.investigations.browse import BrowseStore, Filters, Visibility, encode_cursor

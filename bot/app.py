@@ -37,7 +37,7 @@ from bot.notify.delivery import Webhooks
 from bot.runners import runners
 from bot.slack.pacer import Pacer
 from bot.slack.reporter import SlackReporter
-from bot.web.app import pages_for
+from bot.web.guard import pages_for
 from bot.work.contracts import Investigate
 from bot.work.learning import LearningWork
 from bot.work.pruning import PruneWork

@@ -25,7 +25,7 @@ from bot.intake.policy.gate import PolicyGate
 from bot.intake.triage import AlertTriage
 from bot.slack.reporter import SlackReporter
 from bot.transport.server import build_web_app
-from bot.web.app import install as install_pages
+from bot.web.guard import install as install_pages
 from bot.web.pages.site import Web
 from bot.work.pruning import PruneWork
 from bot.work.worker import Coordinator

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from alerts.catalogue import Catalogue, FormatError, load_catalogue
 from alerts.parse import Alert, parse_alert
-from cli.app import command_app, fail, load_settings_or_exit
+from cli.common import command_app, fail, load_settings_or_exit
 
 app = command_app(help="Inspect how alert payloads are read.")
 

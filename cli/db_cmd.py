@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.app import command_app, fail, load_settings_or_exit, one_line
+from cli.common import command_app, fail, load_settings_or_exit, one_line
 
 if TYPE_CHECKING:
     from config.retention import RetentionSettings

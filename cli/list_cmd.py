@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.app import clean, command_app, fail, load_settings_or_exit, one_line
+from cli.common import clean, command_app, fail, load_settings_or_exit, one_line
 from cli.tables import text_table
 
 if TYPE_CHECKING:

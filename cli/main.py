@@ -2,7 +2,7 @@
 
 ``socbot --help`` and ``--version`` import nothing but typer, so they answer at
 once; ``socbot tools list`` does not import the model SDK. To add a command:
-write a module with ``app = command_app()`` (``cli.app``) holding the command —
+write a module with ``app = command_app()`` (``cli.common``) holding the command —
 or, for a group such as ``tools``, being the group — and add one line to
 ``COMMANDS`` with the command's one-line help (a test checks it matches).
 """
@@ -23,7 +23,7 @@ from typer.core import TyperGroup
 if TYPE_CHECKING:
     from typer._click.shell_completion import CompletionItem
 
-from cli.app import command_app
+from cli.common import command_app
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cli.app import cli_logging, command_app, fail, load_settings_or_exit, one_line
+from cli.common import cli_logging, command_app, fail, load_settings_or_exit, one_line
 from config.settings import ConfigError, Settings
 
 app = command_app(no_args_is_help=False)

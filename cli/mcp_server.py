@@ -23,7 +23,7 @@ from agent.run import alert_request_text
 from alerts.catalogue import FormatError, load_catalogue
 from alerts.parse import Alert
 from alerts.parse import parse_alert as parse
-from cli.app import new_conversation_id
+from cli.common import new_conversation_id
 from cli.runtime import Runtime
 from cli.terminal.investigate import remember_alert
 from core.approvals import NobodyToAsk

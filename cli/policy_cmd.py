@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from cli.app import clean, command_app, fail, load_settings_or_exit, one_line
+from cli.common import clean, command_app, fail, load_settings_or_exit, one_line
 
 if TYPE_CHECKING:
     from alerts.policy.decide import CompiledRule

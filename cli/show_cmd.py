@@ -15,8 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
-from cli.app import clean as clean  # where show and trace get it (tests import it here)
-from cli.app import command_app, fail, load_settings_or_exit, one_line
+from cli.common import clean as clean  # where show and trace get it (tests import it here)
+from cli.common import command_app, fail, load_settings_or_exit, one_line
 
 app = command_app()
 

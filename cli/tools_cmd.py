@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cli.app import command_app, config_notice_line, fail, load_settings_or_exit, one_line
+from cli.common import command_app, config_notice_line, fail, load_settings_or_exit, one_line
 from config.settings import ConfigError, Settings
 from tools import intel
 from tools.base import ToolRegistry

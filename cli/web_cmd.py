@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from cli.app import command_app, fail, load_settings_or_exit, one_line
+from cli.common import command_app, fail, load_settings_or_exit, one_line
 
 app = command_app()
 
@@ -49,7 +49,7 @@ async def _serve(settings: object, host: str, port: int, *, local: bool) -> None
 
     from bot.slack.client import build_client
     from bot.transport.server import start_site
-    from bot.web.app import SignInRequired, create_web, install
+    from bot.web.guard import SignInRequired, create_web, install
     from cli.database import migrated_database
     from config.settings import Settings
 

@@ -179,7 +179,7 @@ GROUPS: dict[str, Group] = {
         ("tests/alerts/test_policy.py", "tests/alerts/test_policy_match.py"),
     ),
     "web_access": Group(
-        ("bot/web/auth/access.py", "bot/web/app.py"),
+        ("bot/web/auth/access.py", "bot/web/guard.py"),
         (
             "tests/bot/web/auth/test_access.py",
             "tests/bot/web/test_guard.py",
@@ -187,10 +187,10 @@ GROUPS: dict[str, Group] = {
         ),
         only=(  # who may see what, and the guard in front of every route
             "bot.web.auth.access.*",
-            "bot.web.app.x__expected_origin*",
-            "bot.web.app.x__csrf_ok*",
-            "bot.web.app.x_guard*",
-            "bot.web.app.x__guarded*",
+            "bot.web.guard.x__expected_origin*",
+            "bot.web.guard.x__csrf_ok*",
+            "bot.web.guard.x_guard*",
+            "bot.web.guard.x__guarded*",
         ),
     ),
     "mcp_egress": Group(

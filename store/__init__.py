@@ -1,4 +1,9 @@
-"""Persistence: conversations, investigations and their trace, alerts, caches, Slack events."""
+"""Persistence (SQLAlchemy, SQLite or PostgreSQL): a few top-level stores, and wings, each
+importing only the wings below it (in this order): playbook, triage, queue,
+investigations, db, schema.
+
+May import core, alerts, config. A table goes in ``store/schema/`` (and a migration in
+``store/db/migrations/versions/``); its queries in the wing whose docstring names it."""
 
 from store.db.engine import Database
 

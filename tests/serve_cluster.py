@@ -178,11 +178,11 @@ class Cluster:
         env.update(self.env_extra)
         return env
 
-    def spawn(self) -> Replica:
-        """Start one more replica (not waiting for it: ``ready``)."""
+    def spawn(self, port: int | None = None) -> Replica:
+        """Start one more replica (not waiting for it: ``ready``), on ``port`` or a free one."""
         self._count += 1
         name = f"r{self._count}"
-        port = free_port()
+        port = port or free_port()
         log = self.folder / f"{name}.log"
         with log.open("wb") as out:
             process = subprocess.Popen(

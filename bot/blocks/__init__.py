@@ -1,4 +1,7 @@
-"""Block Kit built from data, pure: the kit of shared pieces, escaping of untrusted text,
-the investigation's messages, its status message, alert cards and run figures."""
+"""Block Kit built from data, pure (no I/O): the kit of shared pieces and Slack's limits,
+escaping of untrusted text, the investigation's messages, its status message, alert cards
+and run figures.
+
+May import work and observe. A new message shape goes here."""
 
 __all__ = ["cards", "escape", "investigation", "kit", "stats", "status"]

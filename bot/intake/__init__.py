@@ -1,4 +1,7 @@
-"""Alerts coming in: ``POST /alerts``, alert channels, triage and storms, the sweep;
-the alert policy in ``intake/policy/``."""
+"""Alerts coming in: ``POST /alerts`` (``alerts_endpoint``), alert channels
+(``alert_channels``), triage and storms (``triage``, its board and sweep), and the alert
+policy in front of triage (``intake/policy/``).
+
+May import decisions and the wings below it. A new way in for alerts goes here."""
 
 __all__ = ["alert_channels", "alerts_endpoint", "policy", "triage"]

@@ -1,4 +1,6 @@
-"""Events sent onward as signed webhooks: what is sent (the notifier) and the delivery of
-each queued row."""
+"""Events sent onward as signed webhooks: what is sent (``notifier``) and the delivery of
+each queued ``notify`` row (``delivery``).
+
+May import slack, blocks, work, observe."""
 
 __all__ = ["delivery", "notifier"]

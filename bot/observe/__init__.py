@@ -1,3 +1,5 @@
-"""How ``socbot serve`` is watched: Prometheus metrics, OpenTelemetry spans, the run log."""
+"""How ``socbot serve`` is watched: Prometheus metrics, OpenTelemetry spans, the run log.
+
+Imports no other wing; every wing may import it."""
 
 __all__ = ["metrics", "runlog", "tracing"]

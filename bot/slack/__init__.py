@@ -1,5 +1,8 @@
-"""Talking to Slack: the Web API client, pacing, posting (once, retried, edited in place),
-the progress sink and the thread reporter."""
+"""Talking to Slack: the Web API client, the error set a call may raise, pacing, posting
+(once, retried, edited in place), the progress sink, the thread reporter, and answering a
+person who clicked.
+
+May import blocks, work, observe. Pure Block Kit goes in ``bot.blocks``, not here."""
 
 __all__ = [
     "client",

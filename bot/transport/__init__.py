@@ -1,4 +1,7 @@
 """How requests reach socbot: the aiohttp server (``POST /slack/events``, ``POST /alerts``,
-``GET /healthz``), the acknowledging front process, and the checks of a Slack request body."""
+``GET /healthz``, ``/metrics``), the acknowledging front process, and the checks of a Slack
+request body before bolt sees it.
+
+May import the wings below it (intake, observe, …). A new route goes in ``server``."""
 
 __all__ = ["ack_front", "server"]

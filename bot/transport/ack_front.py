@@ -13,8 +13,12 @@ shared with the investigations):
   loopback port) in the background — bolt checks it again, dedupes it and runs its
   listeners exactly as before (it acked before any listener work already);
 * everything else (interactivity, whose answer can carry a dialog's errors; ``/alerts``,
-  whose 202 promises the alert is stored; ``/healthz``) is passed to the app and its
-  answer passed back.
+  whose 202 promises the alert is stored; ``/healthz``; the pages and Sign in with Slack)
+  is passed to the app and its answer passed back untouched: the status, every header
+  (each ``Set-Cookie`` of several, ``Location``), the body as sent (never decompressed);
+  redirects are the browser's to follow, never the front's, and the front keeps no
+  cookies of its own (one person's session never rides on another's request). An answer
+  without a length (server-sent events) is streamed as it comes.
 
 An event is acked before the main loop has it, as bolt did before its listeners ran: a
 process killed in between loses it (Slack does not retry an acked event), which was so.
@@ -27,17 +31,19 @@ import contextlib
 import json
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable
 
 import aiohttp
 from aiohttp import web
+from multidict import CIMultiDict
 
 from bot.transport._slack_body import BadSlackRequest, check_slack_request
 from bot.transport.server import bound_port
 
 log = logging.getLogger(__name__)
 
-HOP_HEADERS = {"host", "content-length", "transfer-encoding", "connection", "keep-alive"}
+# per connection, never passed on (``Host`` is: the app sees the address the client asked for)
+HOP_HEADERS = {"content-length", "transfer-encoding", "connection", "keep-alive"}
 FORWARD_TIMEOUT_S = 120.0
 START_TIMEOUT_S = 30.0
 
@@ -113,8 +119,11 @@ class AckFront:
         app.router.add_route("*", "/{tail:.*}", self._pass)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
-        timeout = aiohttp.ClientTimeout(total=FORWARD_TIMEOUT_S)
-        async with aiohttp.ClientSession(timeout=timeout) as session:
+        # a stream (server-sent events) may outlive any total: each read is bounded instead
+        timeout = aiohttp.ClientTimeout(total=None, sock_read=FORWARD_TIMEOUT_S)
+        async with aiohttp.ClientSession(
+            timeout=timeout, cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False
+        ) as session:
             self._session = session
             try:
                 site = web.TCPSite(runner, host, port)
@@ -141,7 +150,8 @@ class AckFront:
             return web.json_response({"error": str(error)}, status=error.status)
         if not is_event(text):
             return await self._forward(request, raw)
-        task = asyncio.create_task(self._hand_over(request.path_qs, request.headers, raw))
+        headers = list(request.headers.items())
+        task = asyncio.create_task(self._hand_over(request.path_qs, headers, raw))
         self._forwards.add(task)
         task.add_done_callback(self._forwards.discard)
         return web.Response(status=200)
@@ -156,16 +166,19 @@ class AckFront:
                 request.method,
                 self.backend + request.path_qs,
                 data=raw,
-                headers=_headers(request.headers),
+                headers=_headers(request.headers.items()),
+                allow_redirects=False,
             ) as answer:
+                headers = _headers(answer.headers.items())
+                if answer.content_length is None and request.method != "HEAD":
+                    return await _stream(request, answer, headers)
                 body = await answer.read()
-                kept = {k: v for k, v in answer.headers.items() if k.lower() not in HOP_HEADERS}
-                return web.Response(status=answer.status, body=body, headers=kept)
+                return web.Response(status=answer.status, body=body, headers=headers)
         except (aiohttp.ClientError, TimeoutError) as error:
             log.warning("could not pass %s to the app: %s", request.path, type(error).__name__)
             return web.json_response({"error": "socbot is not ready"}, status=503)
 
-    async def _hand_over(self, path: str, headers: Mapping[str, str], raw: bytes) -> None:
+    async def _hand_over(self, path: str, headers: Iterable[tuple[str, str]], raw: bytes) -> None:
         assert self._session is not None
         try:
             async with self._session.post(
@@ -178,5 +191,21 @@ class AckFront:
             log.error("an acked event did not reach the app: %s", type(error).__name__)
 
 
-def _headers(headers: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in headers.items() if k.lower() not in HOP_HEADERS}
+async def _stream(
+    request: web.Request, answer: aiohttp.ClientResponse, headers: CIMultiDict[str]
+) -> web.StreamResponse:
+    """An answer without a length, passed on piece by piece as the app writes it."""
+    response = web.StreamResponse(status=answer.status, headers=headers)
+    await response.prepare(request)
+    try:
+        async for piece in answer.content.iter_any():
+            await response.write(piece)
+        await response.write_eof()
+    except (ConnectionResetError, aiohttp.ClientError, TimeoutError):
+        pass  # either side went away: the stream ends, as it would have directly
+    return response
+
+
+def _headers(headers: Iterable[tuple[str, str]]) -> CIMultiDict[str]:
+    """Every header but the hop-by-hop ones, repeated ones (``Set-Cookie``) each kept."""
+    return CIMultiDict((k, v) for k, v in headers if k.lower() not in HOP_HEADERS)

@@ -1,9 +1,10 @@
-"""The investigation pages: list, investigation, alert, playbook, usage (server-rendered).
+"""The investigation pages (server-rendered): ``guard`` checks every ``/web/`` request (signed
+in, CSRF) and adds the pages' routes; wings ``pages`` (one module per page, and ``site``:
+what every handler shares), ``view`` (what a page draws from stored records), ``auth``
+(sessions, CSRF, Sign in with Slack, who may see what).
 
-Handlers are aiohttp; templates are jinja2 with autoescape (``bot/web/templates``);
-the one script is vendored here (``bot/web/static``). May import ``bot`` helpers and
-every floor below; sign-in, sessions and access checks live here too. New pages: a
-handler in ``pages.py`` (or a module beside it) and a template.
-"""
+Templates are jinja2 with autoescape (``bot/web/templates``); the one script is vendored
+(``bot/web/static``). May import the floors below ``bot``. A new page: a module in
+``pages/`` and a template."""
 
-__all__ = ["app", "auth", "pages", "view"]
+__all__ = ["auth", "guard", "pages", "view"]

@@ -1,4 +1,8 @@
-"""The worker over the shared work queue (``store.queue``): claiming rows, running each to
-one outcome, the contracts the runners share, learning and pruning as work."""
+"""The worker over the shared work queue (``store.queue``): claiming rows under a lease,
+running each to one outcome, the contracts runners share (``ThreadRef``, ``Reporter``,
+``Runner``, ``Investigate``), learning and pruning as work.
+
+May import observe only. A new kind of background work: a runner here (or in its wing)
+registered with the worker."""
 
 __all__ = ["contracts", "learning", "pruning", "run_link", "setup", "worker"]

@@ -25,7 +25,7 @@ from agent.engine import Outcome
 from alerts.catalogue import load_catalogue
 from alerts.parse import parse_alert
 from bot.blocks.stats import RunStats
-from cli.app import cli_logging, command_app, fail, socbot_command
+from cli.common import cli_logging, command_app, fail, socbot_command
 from cli.demo.intel import recorded_intel
 from cli.demo.model import MODEL, DemoModel
 from cli.terminal.investigate import EXIT_CANCELLED, investigate_alert, print_outcome

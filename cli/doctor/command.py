@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cli.app import command_app, load_settings_or_exit
+from cli.common import command_app, load_settings_or_exit
 from cli.doctor import local, remote
 from cli.doctor.report import Check
 from config.settings import Settings

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from cli.app import one_line
+from cli.common import one_line
 from cli.doctor.report import Check
 from config.settings import ConfigError, Settings
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from cli.app import fail, load_settings_or_exit, one_line
+from cli.common import fail, load_settings_or_exit, one_line
 from config.settings import ConfigError, Settings
 from evals.capture import VERDICTS, Captured, CaptureError, capture
 from evals.scenario import SEVERITIES, ScenarioError, load_scenario

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agent.errors import AgentError
-from cli.app import command_app, fail, load_settings_or_exit, one_line
+from cli.common import command_app, fail, load_settings_or_exit, one_line
 from cli.eval.capture import capture_cmd
 from cli.eval.run import run_eval
 from cli.eval.view import pack_rows, pack_table, print_comparison, print_summary

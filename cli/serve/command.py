@@ -38,7 +38,7 @@ from bot.slack.pacer import Pacer
 from bot.socket_mode import run_socket_mode
 from bot.startup import startup_lines
 from bot.transport.server import body_limit, bound_port, start_site
-from cli.app import command_app, fail, load_settings_or_exit, one_line
+from cli.common import command_app, fail, load_settings_or_exit, one_line
 from cli.runtime import Runtime, open_runtime
 from cli.serve.ack_process import AckProcess
 from cli.serve.log_setup import configure_logging

@@ -25,7 +25,7 @@ from rich.markup import escape
 
 from agent.engine import Request
 from agent.errors import AgentError
-from cli.app import (
+from cli.common import (
     cli_logging,
     command_app,
     fail,

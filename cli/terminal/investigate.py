@@ -29,7 +29,7 @@ from alerts.catalogue import FormatError, load_catalogue
 from alerts.parse import Alert, parse_alert
 from bot.blocks.stats import RunStats
 from bot.notify.notifier import Notifier, investigation_data
-from cli.app import (
+from cli.common import (
     cli_logging,
     command_app,
     fail,

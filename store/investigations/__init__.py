@@ -1,3 +1,6 @@
-"""Investigations: runs and their trace, conversations, browsing, listing, usage."""
+"""Investigations: runs and their append-only trace, conversations (a thread's history),
+browsing and listing, usage and cost.
+
+May import db and schema."""
 
 __all__ = ["browse", "conversations", "listing", "runs", "usage"]

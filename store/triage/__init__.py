@@ -1,4 +1,6 @@
-"""Alerts and their triage: alert rows and states, storms and their posts, the alert
-policy's records, suppressions, what a dead replica left behind."""
+"""Alerts and their triage: alert rows and their states, storms and the messages they
+post, the alert policy's records, suppressions, and what a dead replica left behind.
+
+May import queue, investigations, db, schema."""
 
 __all__ = ["alerts", "policy", "states", "storm_posts", "storms", "suppressions"]

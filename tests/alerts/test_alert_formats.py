@@ -349,8 +349,8 @@ def test_every_fixture_is_in_the_table_and_named_in_notice() -> None:
 
 def test_every_shipped_format_has_a_sample() -> None:
     # guardduty_slack: a Slack message, read through bot.intake.alert_channels
-    # (test_alert_families.py)
-    tested = {c[1] for c in CASES} | {"generic", "guardduty_eventbridge", "guardduty_slack"}
+    # (test_alert_families.py); defender_alertinfo: test_alert_shapes.py
+    tested = {c[1] for c in CASES} | {"generic", "guardduty_slack", "defender_alertinfo"}
     shipped = {f.name for f in default_catalogue().formats}
     assert shipped - tested == set()
 
@@ -397,6 +397,7 @@ def test_user_format_overrides_and_extends(tmp_path: Path) -> None:
             '[[entities]]\nkind = "ip"\nvalue = "b[?"\n',
             "bad expression 'b",
         ),
+        ('name = "x"\n[match]\nall = ["a"]\nenvelope = ["d.("]\n[fields]\ntitle = "a"\n', "d.\\("),
         ('name = "x"\n[match]\nall = ["a"]\n', "fields"),
         ('name = "x"\nbogus = 1\n[match]\n[fields]\ntitle = "a"\n', "bogus"),
         ("name = \n", "Invalid"),
@@ -527,11 +528,7 @@ def test_minimal_eventbridge_finding_is_guardduty_not_generic() -> None:
         "detail": {"type": "Recon:EC2/PortProbeUnprotectedPort", "severity": 2, "title": "Probe"},
     }
     alert = parse_alert(event)
-    assert (alert.format, alert.source, alert.severity) == (
-        "guardduty_eventbridge",
-        "guardduty",
-        "low",
-    )
+    assert (alert.format, alert.source, alert.severity) == ("guardduty", "guardduty", "low")
 
 
 def test_vendor_scales() -> None:

@@ -224,6 +224,8 @@ def test_ids_are_fresh_uuid_hex() -> None:
         ("7", "high"),
         (85, "high"),
         (250, None),
+        ("NaN", None),  # was critical: NaN compares false with every bound
+        (float("nan"), None),
         (True, None),
         (None, None),
     ],

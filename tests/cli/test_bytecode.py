@@ -18,7 +18,7 @@ def test_importing_the_command_line_writes_bytecode_despite_the_variable(tmp_pat
     shutil.copytree(ROOT / "cli", tree / "cli", ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(tree)}
     done = subprocess.run(
-        [sys.executable, "-c", "import cli.app, sys; print(sys.dont_write_bytecode)"],
+        [sys.executable, "-c", "import cli.common, sys; print(sys.dont_write_bytecode)"],
         cwd=tmp_path,
         env=env,
         capture_output=True,

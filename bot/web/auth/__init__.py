@@ -1,4 +1,6 @@
-"""Who is looking: signed cookie sessions and CSRF tokens, Sign in with Slack, and what a
-signed-in person may see."""
+"""Who is looking: signed cookie sessions and CSRF tokens, Sign in with Slack (OpenID
+Connect), and what a signed-in person may see.
+
+Imports no other web wing."""
 
 __all__ = ["access", "session", "signin"]

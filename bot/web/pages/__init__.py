@@ -1,3 +1,17 @@
-"""The page handlers, one module per page or family of pages."""
+"""The page handlers, one module per page or family of pages; ``routes``, every page's
+routes; ``site``, what every handler shares (database, settings, access, signer, templates).
 
-__all__ = ["evals", "investigations", "live", "more", "site", "suppressions"]
+May import ``view`` and ``auth``."""
+
+__all__ = [
+    "account",
+    "alert",
+    "evals",
+    "investigations",
+    "live",
+    "playbook",
+    "routes",
+    "site",
+    "suppressions",
+    "usage",
+]

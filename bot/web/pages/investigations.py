@@ -142,24 +142,3 @@ class InvestigationPages:
         return web.json_response(
             {"items": [listed_as_dict(r) for r in found.rows], "next": found.next_cursor}
         )
-
-
-def add_routes(app: web.Application, pages: Web) -> None:
-    from bot.web.pages.evals import EvalPages
-    from bot.web.pages.more import MorePages
-    from bot.web.pages.suppressions import SuppressionPages
-
-    live = Live()
-    pages.db.watch_writes(live.wake)
-    app.on_shutdown.append(live.shutdown)
-    inv = InvestigationPages(pages, live)
-    app.router.add_get("/", inv.home)
-    app.router.add_get("/web/investigations", inv.listing)
-    app.router.add_get("/web/investigations/{id}", inv.investigation)
-    app.router.add_get("/web/investigations/{id}/body", inv.body)
-    app.router.add_get("/web/investigations/{id}/calls/{seq}", inv.tool_result)
-    app.router.add_get("/web/api/investigations", inv.api_list)
-    app.router.add_get("/web/api/investigations/{id}/events", inv.events)
-    MorePages(pages).add_routes(app)
-    EvalPages(pages).add_routes(app)
-    SuppressionPages(pages).add_routes(app)

@@ -1,4 +1,6 @@
-"""What the pages draw from stored records: the investigation view, its timeline, SQL laid
-out for reading."""
+"""What the pages draw from stored records: the investigation view, its timeline (SVG),
+SQL laid out for reading. Pure: no request, no database.
+
+May import ``auth`` only."""
 
 __all__ = ["investigation", "sql_layout", "timeline"]

@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+import aiohttp
 import httpx
 import pytest
 from aiohttp import web
@@ -32,6 +33,7 @@ class App:
 
     seen: list[str] = field(default_factory=list)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
 
     def web(self) -> web.Application:
         app = web.Application()
@@ -47,8 +49,26 @@ class App:
         async def health(_request: web.Request) -> web.Response:
             return web.json_response({"ok": True})
 
+        async def signed_in(request: web.Request) -> web.Response:
+            # as the sign-in callback answers: a redirect setting one cookie, clearing another
+            response = web.Response(status=302, headers={"Location": "/web/investigations"})
+            response.set_cookie("socbot_session", "s3ss10n", httponly=True, secure=True)
+            response.del_cookie("socbot_signin", path="/web/auth/")
+            self.seen.append(request.headers.get("Cookie", ""))
+            return response
+
+        async def stream(request: web.Request) -> web.StreamResponse:
+            response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await response.prepare(request)
+            await response.write(b"data: first\n\n")
+            await self.release.wait()  # the rest only once the client has had the first
+            await response.write(b"data: last\n\n")
+            return response
+
         app.router.add_post("/slack/events", events)
         app.router.add_get("/healthz", health)
+        app.router.add_get("/web/auth/callback", signed_in)
+        app.router.add_get("/web/stream", stream)
         return app
 
 
@@ -113,3 +133,48 @@ async def test_interactivity_and_other_routes_get_the_apps_answer(served: tuple[
     async with httpx.AsyncClient() as client:
         health = await client.get(f"{url}/healthz")
     assert health.json() == {"ok": True}
+
+
+async def test_redirects_and_every_cookie_reach_the_browser_untouched(
+    served: tuple[App, str],
+) -> None:
+    """The front never follows the app's redirect (Slack's authorize page, the guard's
+    sign-in page are the browser's to visit) and drops none of several ``Set-Cookie``."""
+    _app, url = served
+    async with httpx.AsyncClient(follow_redirects=False) as client:
+        answer = await client.get(f"{url}/web/auth/callback?code=c&state=s")
+    assert answer.status_code == 302
+    assert answer.headers["Location"] == "/web/investigations"
+    cookies = answer.headers.get_list("Set-Cookie")
+    assert len(cookies) == 2
+    assert any(c.startswith("socbot_session=s3ss10n") and "HttpOnly" in c for c in cookies)
+    assert any(c.startswith("socbot_signin=") and "Max-Age=0" in c for c in cookies)
+
+
+async def test_the_front_keeps_no_cookie_of_its_own(served: tuple[App, str]) -> None:
+    """A session cookie one browser was given never rides on another browser's request."""
+    app, url = served
+    browsers = [aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) for _ in range(2)]
+    async with browsers[0] as first, browsers[1] as second:
+        for browser, cookie in ((first, {}), (second, {}), (first, {"Cookie": "mine=1"})):
+            async with browser.get(
+                f"{url}/web/auth/callback", headers=cookie, allow_redirects=False
+            ) as answer:
+                assert answer.status == 302
+    assert app.seen == ["", "", "mine=1"]
+
+
+async def test_a_stream_is_passed_on_as_it_comes(served: tuple[App, str]) -> None:
+    """Server-sent events reach the browser while the app is still writing them."""
+    app, url = served
+    async with (
+        httpx.AsyncClient(timeout=30) as client,
+        client.stream("GET", f"{url}/web/stream") as answer,
+    ):
+        assert answer.headers["Content-Type"] == "text/event-stream"
+        pieces = answer.aiter_bytes()
+        first = await asyncio.wait_for(anext(pieces), 10)  # before the app is let go on
+        assert first == b"data: first\n\n"
+        app.release.set()
+        rest = b"".join([piece async for piece in pieces])
+    assert rest == b"data: last\n\n"

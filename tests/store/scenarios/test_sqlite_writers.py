@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from agent.engine import Request
 from alerts.parse import Alert
 from bot.slack.pacer import Pacer
-from cli.app import new_conversation_id
+from cli.common import new_conversation_id
 from cli.runtime import open_runtime
 from cli.terminal.investigate import _read_alert, investigation_record, remember_alert
 from cli.terminal.progress import TerminalProgress

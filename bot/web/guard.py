@@ -113,12 +113,12 @@ async def _guarded(pages: Web, request: web.Request, handler: Handler) -> web.St
 
 def install(app: web.Application, pages: Web) -> None:
     """Add the guard and every page's route to ``app``."""
-    from bot.web.pages import investigations as handlers
+    from bot.web.pages.routes import add_routes  # the pages load with the web only
 
     app.middlewares.append(guard(pages))
     if pages.signin is not None:
         pages.signin.add_routes(app)
-    handlers.add_routes(app, pages)
+    add_routes(app, pages)
     app.router.add_static("/web/static/", HERE / "static", append_version=True)
 
 
