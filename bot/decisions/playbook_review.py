@@ -20,7 +20,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.escape import mrkdwn, plain
-from bot.blocks.kit import SAFE_POST_FLAGS
+from bot.blocks.kit import SAFE_POST_FLAGS, button, section
 from bot.decisions._playbook_dialog import EDIT_VIEW, MAX_CONTENT, edit_view, submitted
 from bot.notify.notifier import Facts, Notifier
 from bot.slack.errors import SLACK_ERRORS
@@ -39,22 +39,6 @@ OPS = {"add": "New bullet", "update": "Change", "merge": "Merge", "retire": "Ret
 
 def _clip(text: str, size: int) -> str:
     return text if len(text) <= size else text[: size - 1] + "…"
-
-
-def _section(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": _clip(text, 2900)}}
-
-
-def _button(label: str, action_id: str, value: str, style: str | None = None) -> dict[str, Any]:
-    button: dict[str, Any] = {
-        "type": "button",
-        "text": {"type": "plain_text", "text": label},
-        "action_id": action_id,
-        "value": value,
-    }
-    if style:
-        button["style"] = style
-    return button
 
 
 def proposal_blocks(
@@ -76,11 +60,11 @@ def proposal_blocks(
         lines.append(f"Triggers: {mrkdwn(triggers)}")
     blocks = [
         {"type": "header", "text": {"type": "plain_text", "text": "Playbook proposal"}},
-        _section("\n".join(lines)),
+        section("\n".join(lines)),
     ]
     for target in targets:
         blocks.append(
-            _section(
+            section(
                 f"Replaces `{target.id}` ({target.status}, +{target.helpful}/-{target.harmful}): "
                 + mrkdwn(_clip(target.content, 400))
             )
@@ -94,7 +78,7 @@ def proposal_blocks(
     ]
     shown = "\n".join(f"*{k}:* {mrkdwn(_clip(str(v), evidence_chars))}" for k, v in facts if v)
     if shown:
-        blocks.append(_section(shown))
+        blocks.append(section(shown))
     origin = ", ".join(f"`{mrkdwn(str(i))}`" for i in prov.get("investigations") or [])
     blocks.append(
         {
@@ -114,9 +98,9 @@ def proposal_blocks(
             "type": "actions",
             "block_id": "playbook_review",
             "elements": [
-                _button("Approve", "playbook_approve", bullet.id, "primary"),
-                _button("Edit", "playbook_edit", bullet.id),
-                _button("Reject", "playbook_reject", bullet.id, "danger"),
+                button("Approve", "playbook_approve", bullet.id, "primary"),
+                button("Edit", "playbook_edit", bullet.id),
+                button("Reject", "playbook_reject", bullet.id, "danger"),
             ],
         }
     )
@@ -126,7 +110,7 @@ def proposal_blocks(
 def decided_blocks(bullet: PlaybookBullet, user: str, decision: str) -> list[dict[str, Any]]:
     """The review message once decided: the text and who decided, no buttons."""
     return [
-        _section(
+        section(
             f"*{decision.capitalize()}* `{bullet.id}` by <@{user}> — now {bullet.status}\n> "
             + mrkdwn(_clip(bullet.content, MAX_CONTENT)).replace("\n", "\n> ")
         )
