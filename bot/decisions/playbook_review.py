@@ -24,7 +24,7 @@ from bot.blocks.kit import SAFE_POST_FLAGS, button, section
 from bot.decisions._playbook_dialog import EDIT_VIEW, MAX_CONTENT, edit_view, submitted
 from bot.notify.notifier import Facts, Notifier
 from bot.slack.errors import SLACK_ERRORS
-from bot.slack.interaction import clicker, tell
+from bot.slack.interaction import clicked_at, clicker, tell
 from config.settings import LearningSettings
 from store.playbook.bullets import PlaybookBullet, PlaybookError, PlaybookStore
 from store.playbook.rules import BulletInvalid
@@ -172,7 +172,7 @@ class SlackReview:
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        user, channel, ts = _where(body)
+        user, channel, ts = clicked_at(body)
         if not self.allowed(user, channel):
             await tell(client, channel, user, NOT_ALLOWED)
             return
@@ -193,7 +193,7 @@ class SlackReview:
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        user, channel, ts = _where(body)
+        user, channel, ts = clicked_at(body)
         if not self.allowed(user, channel):  # first: nobody else learns which ids exist
             await tell(client, channel, user, NOT_ALLOWED)
             return
@@ -231,13 +231,6 @@ class SlackReview:
             await tell(client, edit.channel, user, str(error))
             return
         await _update(client, edit.channel, edit.ts, bullet, user, "edited and approved")
-
-
-def _where(body: dict[str, Any]) -> tuple[str, str, str]:
-    user = clicker(body)
-    channel = str((body.get("channel") or {}).get("id") or "")
-    ts = str((body.get("message") or {}).get("ts") or "")
-    return user, channel, ts
 
 
 async def _update(
