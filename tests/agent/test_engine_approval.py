@@ -18,20 +18,12 @@ from agent.history import History
 from agent.model.gateway import LLMGateway
 from cli.terminal.approval import NOT_INTERACTIVE, TerminalApprover
 from config.settings import Limits, ReviewSettings, Settings
-from core.events import Event
 from store.db.engine import Database
 from store.investigations.runs import InvestigationStore
 from tests.fakes.model import ModelRequest, ScriptedModel, call_response, json_response
 from tests.fakes.model import text_response as text
+from tests.fakes.sink import EventSink
 from tests.tools.mcp_support import started, stdio_spec
-
-
-class Collect:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def emit(self, event: Event) -> None:
-        self.events.append(event)
 
 
 def step(id_: str, tools: list[str]) -> dict[str, Any]:
@@ -93,7 +85,7 @@ async def investigate(
             settings=settings,
         )
         request = Request(conversation_id="c1", text="t", user="alice", approver=approver)
-        outcome = await engine.run(request, Collect())
+        outcome = await engine.run(request, EventSink())
     trace = await store.trace(outcome.investigation_id)
     return outcome, model, trace
 

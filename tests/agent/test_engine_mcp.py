@@ -10,20 +10,12 @@ from agent.engine import Engine, Request
 from agent.history import History
 from agent.model.gateway import LLMGateway
 from config.settings import Limits, ReviewSettings, Settings
-from core.events import Event
 from store.db.engine import Database
 from store.investigations.runs import InvestigationStore
 from tests.fakes.model import ModelRequest, ScriptedModel, call_response, json_response
 from tests.fakes.model import text_response as text
+from tests.fakes.sink import EventSink
 from tests.tools.mcp_support import started, stdio_spec
-
-
-class Collect:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def emit(self, event: Event) -> None:
-        self.events.append(event)
 
 
 def step(id_: str, tools: list[str]) -> dict[str, Any]:
@@ -87,7 +79,7 @@ async def test_a_plan_step_calls_an_mcp_tool(db: Database) -> None:
             settings=settings,
         )
         request = Request(conversation_id="c1", text="Who owns web-01?")
-        outcome = await engine.run(request, Collect())
+        outcome = await engine.run(request, EventSink())
 
     assert outcome.status == "concluded"
     catalogue = model.requests_for("planner")[0].system  # the tools, in a stable order
