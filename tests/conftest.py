@@ -9,6 +9,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import settings
 
@@ -125,6 +126,13 @@ async def fake() -> AsyncIterator[FakeSlackAPI]:
     """The local Slack Web API fake; a module may override it to add handlers."""
     async with FakeSlackAPI() as api:
         yield api
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    """An httpx client for the code under test (respx or a local fake answers it)."""
+    async with httpx.AsyncClient() as client:
+        yield client
 
 
 @pytest.fixture

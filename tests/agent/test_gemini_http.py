@@ -11,7 +11,7 @@ import json
 import logging
 import ssl
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,12 +91,6 @@ def ctx() -> CallContext:
 
 def user(text: str) -> list[types.Content]:
     return [types.Content(role="user", parts=[types.Part(text=text)])]
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
-        yield client
 
 
 @pytest.fixture

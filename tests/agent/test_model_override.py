@@ -10,7 +10,7 @@ overriding model's list price.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -34,12 +34,6 @@ SETTINGS = GeminiSettings(
     light_model="gemini-3-flash",
 )
 CHEAP = "gemini-2.5-flash-lite"
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
-        yield client
 
 
 @pytest.fixture
