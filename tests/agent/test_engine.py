@@ -15,13 +15,12 @@ import pytest
 from google.genai import types
 
 from agent.engine import Engine, Outcome, Request
-from agent.history import History
-from agent.model.gateway import LLMGateway
 from agent.prompts import PROMPTS_DIR, Prompts
 from alerts.parse import Alert, Indicator
 from config.settings import Limits, ReviewSettings, Settings
 from store.db.engine import Database
 from store.investigations.runs import InvestigationStore
+from tests.engine_support import scripted_engine
 from tests.fakes.model import (
     Delayed,
     ModelRequest,
@@ -185,14 +184,7 @@ def harness(
     lab = Lab()
     settings = Settings(limits=Limits(**limits), review=review or ReviewSettings(enabled=False))
     model = ScriptedModel(script, delay=delay)
-    engine = Engine(
-        gateway=LLMGateway(model, settings.gemini),
-        registry=registry(lab),
-        history=History(db, settings.limits),
-        investigations=InvestigationStore(db),
-        settings=settings,
-        prompts=prompts,
-    )
+    engine = scripted_engine(db, model, registry(lab), settings, prompts=prompts)
     return Harness(db, lab, model, engine, EventSink())
 
 
