@@ -26,7 +26,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks.kit import SAFE_POST_FLAGS
 from bot.decisions._approval_message import decided_blocks, request_blocks
 from bot.slack.errors import SLACK_ERRORS
-from bot.slack.interaction import clicker, tell
+from bot.slack.interaction import clicked_at, tell
 from config.approval_settings import ApprovalSettings
 from config.settings import Settings
 from core.approvals import ApprovalRequest, Decision
@@ -78,8 +78,7 @@ class SlackApprovals:
     ) -> None:
         """An Approve / Deny click: check who clicked, record the first decision."""
         await ack()
-        user = clicker(body)
-        channel = str((body.get("channel") or {}).get("id") or "")
+        user, channel, _ = clicked_at(body)
         if not user or user not in self.approvers:  # first: nobody else learns which ids exist
             await tell(client, channel, user, NOT_ALLOWED)
             return
