@@ -17,6 +17,7 @@ from store.schema.states import (
     ApprovalStatus,
     InvestigationStatus,
     LearningStatus,
+    SuppressionStatus,
     WorkKind,
     WorkState,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "PolicySuppression",
     "ReplicaRow",
     "SeenEvent",
+    "SuppressionStatus",
     "TraceEvent",
     "WorkKind",
     "WorkRow",

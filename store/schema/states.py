@@ -71,6 +71,15 @@ class LearningStatus(StrEnum):
     INTERRUPTED = "interrupted"  # the work row runs again
 
 
+class SuppressionStatus(StrEnum):
+    """``policy_suppressions.status``: proposed → approved | rejected; approved → lifted."""
+
+    PROPOSED = "proposed"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    LIFTED = "lifted"
+
+
 class ApprovalStatus(StrEnum):
     """``approvals.status``: pending → approved | denied | expired (``store.approvals``)."""
 
