@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 
 from store.db.engine import Database
-from store.schema import WorkRow, WorkState
+from store.schema import WorkKind, WorkRow, WorkState
 
-NOTIFY_KIND = "notify"
+NOTIFY_KIND = WorkKind.NOTIFY
 
 
 @dataclass(frozen=True)

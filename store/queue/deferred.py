@@ -19,7 +19,7 @@ from sqlalchemy import CursorResult, func, select, update
 
 from store.db.engine import Database
 from store.queue.types import ACTIVE, DEFERRED_KIND, priority
-from store.schema import WorkRow, WorkState, utcnow
+from store.schema import WorkKind, WorkRow, WorkState, utcnow
 
 
 def thread_of(rule_id: str, source: str) -> str:
@@ -56,7 +56,7 @@ class DeferredAlerts:
             row = WorkRow(
                 kind=DEFERRED_KIND,
                 state=WorkState.QUEUED,
-                priority=priority("alert", severity),
+                priority=priority(WorkKind.ALERT, severity),
                 thread=thread,
                 channel=channel[:32],
                 thread_ts="budget-" + hashlib.sha256(thread.encode()).hexdigest()[:24],

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store.investigations.conversations import conversation_id
-from store.schema import WorkRow, WorkState
+from store.schema import WorkKind, WorkRow, WorkState
 
-CHAT_KINDS = ("mention", "followup")
-LEARN_KIND = "learn"
-PRUNE_KIND = "prune"  # data lifetime (``store.retention``)
-DEFERRED_KIND = "policy_deferred"  # an alert a budget held (``store.queue.deferred``)
+CHAT_KINDS = (WorkKind.MENTION, WorkKind.FOLLOWUP)
+LEARN_KIND = WorkKind.LEARN
+PRUNE_KIND = WorkKind.PRUNE  # data lifetime (``store.retention``)
+DEFERRED_KIND = WorkKind.POLICY_DEFERRED  # an alert a budget held (``store.queue.deferred``)
 WAITING_KINDS = (PRUNE_KIND, DEFERRED_KIND)  # not "queued" in the counts: they wait by design
 BACKGROUND_KINDS = (LEARN_KIND, PRUNE_KIND)  # not an investigation's slot (``running_background``)
 ACTIVE = (WorkState.QUEUED, WorkState.RUNNING)

@@ -8,6 +8,7 @@ plain words the migrations wrote. A new state goes here, never as a literal wher
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 
 class AlertStatus(StrEnum):
@@ -59,6 +60,15 @@ class InvestigationStatus(StrEnum):
     CONCLUDED = "concluded"
     FAILED = "failed"
     CANCELLED = "cancelled"
+
+
+# how an engine run ends (``agent.run.Outcome.status``)
+RunEnd = Literal[
+    InvestigationStatus.ANSWERED,
+    InvestigationStatus.CONCLUDED,
+    InvestigationStatus.FAILED,
+    InvestigationStatus.CANCELLED,
+]
 
 
 class LearningStatus(StrEnum):

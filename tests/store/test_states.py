@@ -47,7 +47,7 @@ ALL_VALUES = {member.value for enum, _ in COLUMNS for member in enum}
 # conclusion's draft, a web page's health check; and a playbook bullet's, which is the
 # ``Literal`` of the pydantic ``PlaybookBullet`` (its JSON and YAML), not an enum yet
 NOT_ROW_STATES = {"step.status", "s.status", "review.status", "self.state", "now[0]"}
-NOT_ROW_STATES |= {"b.status", "bullet.status"}
+NOT_ROW_STATES |= {"b.status", "bullet.status", "bot/blocks/investigation.py:status"}
 NOT_ENUMERATED = {Path("store/playbook/bullets.py")}
 
 
@@ -123,9 +123,10 @@ async def test_a_stored_state_is_the_plain_word(db: Database) -> None:
     assert (f"{WorkState.RUNNING}", json.dumps([WorkState.RUNNING])) == ("running", '["running"]')
 
 
-def _is_state(node: ast.expr) -> bool:
+def _is_state(node: ast.expr, where: Path) -> bool:
     name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
-    return name in ("status", "state") and ast.unparse(node) not in NOT_ROW_STATES
+    exempt = {ast.unparse(node), f"{where}:{ast.unparse(node)}"} & NOT_ROW_STATES
+    return name in ("status", "state") and not exempt
 
 
 def _strings(node: ast.expr | None) -> Iterator[ast.Constant]:
@@ -140,7 +141,7 @@ def _strings(node: ast.expr | None) -> Iterator[ast.Constant]:
         yield from _strings(node.orelse)
 
 
-def _assigned(node: ast.Assign | ast.AnnAssign) -> Iterator[ast.Constant]:
+def _assigned(node: ast.Assign | ast.AnnAssign, where: Path) -> Iterator[ast.Constant]:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     for target in targets:
         pairs = (
@@ -149,7 +150,7 @@ def _assigned(node: ast.Assign | ast.AnnAssign) -> Iterator[ast.Constant]:
             else [(target, node.value)]
         )
         for left, right in pairs:
-            if _is_state(left):
+            if _is_state(left, where):
                 yield from _strings(right)
 
 
@@ -162,22 +163,22 @@ def _defaults(node: ast.arguments) -> Iterator[ast.Constant]:
             yield from _strings(default)
 
 
-def _state_literals(tree: ast.AST) -> Iterator[ast.Constant]:
+def _state_literals(tree: ast.AST, where: Path) -> Iterator[ast.Constant]:
     """String literals given to, or compared with, a ``status`` / ``state``."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
-            if any(_is_state(o) for o in operands):
+            if any(_is_state(o, where) for o in operands):
                 for operand in operands:
                     yield from _strings(operand)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in ("in_", "not_in") and _is_state(node.func.value):
+            if node.func.attr in ("in_", "not_in") and _is_state(node.func.value, where):
                 for arg in node.args:
                     yield from _strings(arg)
         elif isinstance(node, ast.keyword) and node.arg in ("status", "state"):
             yield from _strings(node.value)
         elif isinstance(node, ast.Assign | ast.AnnAssign):
-            yield from _assigned(node)
+            yield from _assigned(node, where)
         elif isinstance(node, ast.arguments):
             yield from _defaults(node)
 
@@ -191,7 +192,7 @@ def state_literals(root: Path, folders: tuple[str, ...] = ("bot", "store")) -> l
             relative = path.relative_to(root)
             if relative == STATES or relative in NOT_ENUMERATED or "migrations" in relative.parts:
                 continue
-            constants = _state_literals(ast.parse(path.read_text()))
+            constants = _state_literals(ast.parse(path.read_text()), relative)
             for constant in sorted(constants, key=lambda c: (c.lineno, c.col_offset)):
                 if constant.value in ALL_VALUES:
                     found.append(f"{relative}:{constant.lineno} {constant.value}")
