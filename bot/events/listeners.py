@@ -35,6 +35,7 @@ from bot.work.contracts import AlertDispatch
 from bot.work.worker import Coordinator, Reporter, ThreadRef
 from config.settings import SlackSettings
 from store.queue.work import Job, priority
+from store.schema import WorkKind
 from store.slack import SlackStore
 
 log = logging.getLogger(__name__)
@@ -217,7 +218,11 @@ class Listeners:
             await triage.dispatch(alert, message_ts=ts)
             return
         job = Job(
-            "alert", channel, ts, alert_id=alert.id, priority=priority("alert", alert.severity)
+            WorkKind.ALERT,
+            channel,
+            ts,
+            alert_id=alert.id,
+            priority=priority(WorkKind.ALERT, alert.severity),
         )
         await self.start(ThreadRef(channel, ts), job)
 
