@@ -22,6 +22,7 @@ from agent.review.critic import Feedback, Review, Subject
 from agent.review.grounding import CodeCheck, FindingCheck, check_text
 from agent.run import Outcome, Run, failed, outcome
 from core.events import Answered, Reviewed
+from store.schema import InvestigationStatus
 
 NO_ANSWER = "I could not produce an answer."
 
@@ -59,7 +60,7 @@ async def answer(kit: Kit, run: Run) -> Outcome:
         text = await _review(kit, run, text, tools)
     await kit.history.append(run.request.conversation_id, run.request.text, text, run.id)
     await run.sink.emit(Answered(investigation_id=run.id, text=text))
-    return outcome(run, "answered", answer=text)
+    return outcome(run, InvestigationStatus.ANSWERED, answer=text)
 
 
 REVISION_STAGE = "direct_revision"

@@ -57,6 +57,7 @@ from agent.waves import WaveRunner
 from config.settings import Settings
 from core.events import Answered, Concluded, ModeChosen, PlanCreated, Sink
 from store.investigations.runs import InvestigationStore
+from store.schema import InvestigationStatus
 from tools.base import ToolRegistry
 
 __all__ = ["Engine", "Outcome", "Request"]
@@ -104,12 +105,20 @@ class Engine:
             result = await self._execute(run)
         except asyncio.CancelledError:
             await record_ended(
-                self.investigations, run, "cancelled", "The investigation was cancelled."
+                self.investigations,
+                run,
+                InvestigationStatus.CANCELLED,
+                "The investigation was cancelled.",
             )
             raise
         except Exception:  # a bug: record the run as failed, then let it surface
             log.exception("investigation %s crashed", run.id)
-            await record_ended(self.investigations, run, "failed", "socbot hit an internal error.")
+            await record_ended(
+                self.investigations,
+                run,
+                InvestigationStatus.FAILED,
+                "socbot hit an internal error.",
+            )
             raise
         await close_run(self.investigations, result)
         return result
@@ -139,7 +148,7 @@ class Engine:
             return None
         await self.history.append(run.request.conversation_id, run.request.text, text, run.id)
         await run.sink.emit(Answered(investigation_id=run.id, text=text))
-        return outcome(run, "answered", answer=text)
+        return outcome(run, InvestigationStatus.ANSWERED, answer=text)
 
     async def _choose_mode(self, run: Run) -> tuple[Mode, str]:
         if run.request.mode is not None:
@@ -180,7 +189,7 @@ class Engine:
                 limits_hit=run.limits_hit,
             )
         )
-        return outcome(run, "concluded", conclusion=conclusion)
+        return outcome(run, InvestigationStatus.CONCLUDED, conclusion=conclusion)
 
     async def _plan(self, run: Run) -> Plan:
         started = time.monotonic()

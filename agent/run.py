@@ -31,6 +31,7 @@ from core.approvals import Approver
 from core.events import Failed, FanOut, Sink, Started
 from core.usage import Usage
 from store.investigations.runs import InvestigationStore
+from store.schema import InvestigationStatus, RunEnd
 from tools.base import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,7 @@ log = logging.getLogger(__name__)
 ERROR_CHARS = 300
 
 Mode = Literal["direct", "planned"]
-Status = Literal["answered", "concluded", "failed", "cancelled"]
+Status = RunEnd  # how a run ends: what ``investigations.status`` stores for it
 
 
 @dataclass
@@ -235,7 +236,7 @@ async def failed(run: Run, message: str) -> Outcome:
     """End the run as ``failed`` with one user-safe sentence; emits ``Failed``."""
     error = _sentence(message)
     await run.sink.emit(Failed(investigation_id=run.id, reason=error))
-    return outcome(run, "failed", error=error)
+    return outcome(run, InvestigationStatus.FAILED, error=error)
 
 
 async def close_run(investigations: InvestigationStore, result: Outcome) -> None:
@@ -255,7 +256,7 @@ async def close_run(investigations: InvestigationStore, result: Outcome) -> None
 async def record_ended(
     investigations: InvestigationStore,
     run: Run,
-    status: Literal["failed", "cancelled"],
+    status: Literal[InvestigationStatus.FAILED, InvestigationStatus.CANCELLED],
     reason: str,
 ) -> None:
     """Best-effort bookkeeping when a run ends by cancellation or a bug."""

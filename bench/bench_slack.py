@@ -29,7 +29,6 @@ import argparse
 import asyncio
 import copy
 import json
-import socket
 import tempfile
 import threading
 import time
@@ -60,6 +59,7 @@ from bench.common import (
     write_json,
 )
 from bench.fake_intel import RedirectTransport
+from bench.loopback import free_port
 from cli.runtime import Runtime, open_runtime
 from cli.serve.command import Mode, serve_until
 from config.settings import Settings
@@ -73,12 +73,6 @@ SOC = "CSOC00001"
 WEBHOOK_CHANNEL = "CWEBHOOK1"
 SHUTDOWN_WAIT_S = 10.0
 SHUTDOWN: dict[str, Any] = {}  # how the last ``serving`` block ended (reported)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def slack_settings(db_path: Path, rem: Remote, slack_url: str, **limits: Any) -> Settings:

@@ -34,6 +34,7 @@ from aiohttp import web
 from sqlalchemy import insert, select, text
 
 from bench.common import RESULTS
+from bench.loopback import free_port
 from bot.transport.server import start_site
 from bot.web.guard import create_web, install
 from config.settings import Settings
@@ -155,7 +156,7 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
     pages = create_web(Settings(database_url=url), db, None, local=True)
     app = web.Application()
     install(app, pages)
-    runner = await start_site(app, "127.0.0.1", pg_server.free_port())
+    runner = await start_site(app, "127.0.0.1", free_port())
     host, port = runner.addresses[0][:2]
     base = f"http://{host}:{port}"
     cases = {

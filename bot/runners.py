@@ -16,6 +16,7 @@ from agent.run import alert_request_text
 from bot.intake.triage import AlertTriage
 from bot.work.contracts import Investigate, Runner, ThreadRef
 from store.queue.work import Work
+from store.schema import AlertStatus, WorkKind, WorkState
 from store.triage.alerts import AlertStore
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,10 @@ class AlertRunner:
         (``failed``: nobody cancelled it)."""
         triage = self.triages.get(work.channel)
         if triage is not None and work.alert_id:
-            await triage.dropped(work.alert_id, "failed" if work.state == "failed" else "cancelled")
+            given_up = work.state == WorkState.FAILED
+            await triage.dropped(
+                work.alert_id, AlertStatus.FAILED if given_up else AlertStatus.CANCELLED
+            )
 
 
 def runners(
@@ -70,7 +74,7 @@ def runners(
     """The runner of every kind of work row."""
     chat = ChatRunner(investigate)
     return {
-        "mention": chat,
-        "followup": chat,
-        "alert": AlertRunner(alerts, investigate, triages),
+        WorkKind.MENTION: chat,
+        WorkKind.FOLLOWUP: chat,
+        WorkKind.ALERT: AlertRunner(alerts, investigate, triages),
     }

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from store.eval_reports import Score
+from store.schema import InvestigationStatus
 
 ESCALATED = "true_positive"
 REJECTED = frozenset({"false_positive", "benign"})
@@ -95,7 +96,10 @@ def summary(scores: Sequence[Score]) -> dict[str, Any]:
         "latency_p95_s": _round(percentile(latencies, 0.95), 3),
         "model_calls": sum(s.calls for s in scores),
         "tokens": sum(s.tokens for s in scores),
-        "failed_runs": sum(s.status not in ("concluded", "answered") for s in scores),
+        "failed_runs": sum(
+            s.status not in (InvestigationStatus.CONCLUDED, InvestigationStatus.ANSWERED)
+            for s in scores
+        ),
         "judge_cost_usd": round(sum(s.judge_cost_usd for s in scores), 6),
         "judge_score": _round(_mean([s.judge_score for s in scores if s.judge_score is not None])),
         "per_category": per_category(scores),

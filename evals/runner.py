@@ -35,6 +35,7 @@ from evals.sandbox import close_registry, scenario_registry, scenario_settings
 from evals.scenario import Scenario
 from store.investigations.runs import InvestigationStore
 from store.playbook.bullets import PlaybookStore
+from store.schema import InvestigationStatus
 
 if TYPE_CHECKING:
     import httpx
@@ -154,7 +155,9 @@ class EvalRunner:
             alert = parse_alert(scenario.alert, catalogue=self.catalogue)
         except (AgentError, ValueError) as exc:
             error = f"the alert is not one socbot reads: {exc}"
-            return Attempt(scenario=scenario.id, repeat=repeat, status="failed", error=error)
+            return Attempt(
+                scenario=scenario.id, repeat=repeat, status=InvestigationStatus.FAILED, error=error
+            )
         settings = scenario_settings(w.settings, scenario)
         registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
         key = attempt_key(scenario.id, repeat)
@@ -185,7 +188,7 @@ class EvalRunner:
             error = f"socbot crashed ({type(exc).__name__})"
             elapsed = round(time.monotonic() - started, 3)
             return Attempt(
-                scenario=scenario.id, repeat=repeat, status="failed", error=error,
+                scenario=scenario.id, repeat=repeat, status=InvestigationStatus.FAILED, error=error,
                 latency_s=elapsed, model=model,
             )  # fmt: skip
         finally:

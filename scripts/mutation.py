@@ -109,6 +109,7 @@ GROUPS: dict[str, Group] = {
             "bot/decisions/playbook_review.py",
             "bot/decisions/approvals.py",
             "bot/decisions/suppression.py",
+            "bot/slack/interaction.py",
         ),
         (
             "tests/bot/decisions/test_review_rules.py",
@@ -126,7 +127,7 @@ GROUPS: dict[str, Group] = {
             "bot.decisions.votes.x_tell*",
             "bot.decisions.playbook_review.xǁSlackReviewǁallowed*",
             "bot.decisions.playbook_review.xǁSlackReviewǁon_*",
-            "bot.decisions.playbook_review.x__where*",
+            "bot.slack.interaction.x_clicked*",
             "bot.decisions.playbook_review.x__update*",
             "bot.decisions.approvals.xǁSlackApprovalsǁ__init__*",
             "bot.decisions.approvals.xǁSlackApprovalsǁon_decision*",

@@ -118,13 +118,13 @@ EQUIVALENT: dict[str, str] = {
         'a click without a value looks up "XXXX": no bullet has that id (socbot makes'
         " pb-<8 hex>), so no proposal either way"
     ),
-    "bot.decisions.approvals.xǁSlackApprovalsǁon_decision__mutmut_31": (
+    "bot.decisions.approvals.xǁSlackApprovalsǁon_decision__mutmut_20": (
         'a click without a value read as "XXXX": not digits either, so no request'
     ),
-    "bot.decisions.suppression.xǁSuppressActionsǁon_decision__mutmut_44": (
+    "bot.decisions.suppression.xǁSuppressActionsǁon_decision__mutmut_22": (
         'a click without a value read as "XXXX": not digits either, so suppression 0, none'
     ),
-    "bot.decisions.suppression.xǁSuppressActionsǁon_decision__mutmut_53": (
+    "bot.decisions.suppression.xǁSuppressActionsǁon_decision__mutmut_31": (
         'no action_id read as "XXXX": neither approve nor lift, so a rejection either way'
         " (bolt routes only suppression_(approve|reject|lift) here)"
     ),

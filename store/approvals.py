@@ -12,15 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Literal
 
 from sqlalchemy import CursorResult, select, update
 
 from core.approvals import ApprovalRequest
 from store.db.engine import Database
-from store.schema import ApprovalRow, utcnow
-
-Status = Literal["pending", "approved", "denied", "expired"]
+from store.schema import ApprovalRow, ApprovalStatus, utcnow
 
 
 @dataclass(frozen=True)
@@ -33,7 +30,7 @@ class Approval:
     why: str
     estimate: str | None
     requested_by: str | None
-    status: Status
+    status: ApprovalStatus
     channel: str | None
     message_ts: str | None
     expires_at: datetime
@@ -55,7 +52,7 @@ class ApprovalStore:
             row = await session.scalar(
                 select(ApprovalRow)
                 .where(ApprovalRow.key == request.key, ApprovalRow.expires_at > now)
-                .where(ApprovalRow.status != "expired")
+                .where(ApprovalRow.status != ApprovalStatus.EXPIRED)
                 .order_by(ApprovalRow.id.desc())
                 .limit(1)
             )
@@ -70,7 +67,7 @@ class ApprovalStore:
                 why=request.why,
                 estimate=request.estimate,
                 requested_by=request.requested_by,
-                status="pending",
+                status=ApprovalStatus.PENDING,
                 created_at=now,
                 expires_at=now + timedelta(seconds=within_s),
             )
@@ -96,19 +93,22 @@ class ApprovalStore:
         """Record ``user``'s decision if the request is still open; the decided request,
         or None when it was decided already or has expired."""
         return await self._end(
-            approval_id, "approved" if approved else "denied", user, only_live=True
+            approval_id,
+            ApprovalStatus.APPROVED if approved else ApprovalStatus.DENIED,
+            user,
+            only_live=True,
         )
 
     async def expire(self, approval_id: int) -> Approval | None:
         """End a request nobody decided; None when it was decided meanwhile."""
-        return await self._end(approval_id, "expired", None, only_live=False)
+        return await self._end(approval_id, ApprovalStatus.EXPIRED, None, only_live=False)
 
     async def _end(
-        self, approval_id: int, status: Status, user: str | None, *, only_live: bool
+        self, approval_id: int, status: ApprovalStatus, user: str | None, *, only_live: bool
     ) -> Approval | None:
         now = self._now()
         statement = update(ApprovalRow).where(
-            ApprovalRow.id == approval_id, ApprovalRow.status == "pending"
+            ApprovalRow.id == approval_id, ApprovalRow.status == ApprovalStatus.PENDING
         )
         if only_live:
             statement = statement.where(ApprovalRow.expires_at > now)
@@ -132,7 +132,7 @@ def _view(row: ApprovalRow) -> Approval:
         why=row.why,
         estimate=row.estimate,
         requested_by=row.requested_by,
-        status=row.status,  # type: ignore[arg-type]  # the column holds only Status values
+        status=ApprovalStatus(row.status),
         channel=row.channel,
         message_ts=row.message_ts,
         expires_at=_aware(row.expires_at),

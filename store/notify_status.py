@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 
 from store.db.engine import Database
-from store.schema import WorkRow
+from store.schema import WorkKind, WorkRow, WorkState
 
-NOTIFY_KIND = "notify"
+NOTIFY_KIND = WorkKind.NOTIFY
 
 
 @dataclass(frozen=True)
@@ -51,20 +51,24 @@ async def delivery_status(db: Database) -> DeliveryStatus:
         counts = {str(state): int(n) for state, n in rows.all()}
         retrying = await session.scalar(
             select(func.count()).where(
-                notify, WorkRow.state == "queued", WorkRow.error.is_not(None)
+                notify, WorkRow.state == WorkState.QUEUED, WorkRow.error.is_not(None)
             )
         )
         last_error = await session.scalar(
             select(WorkRow.error)
-            .where(notify, WorkRow.error.is_not(None), WorkRow.state.in_(("queued", "failed")))
+            .where(
+                notify,
+                WorkRow.error.is_not(None),
+                WorkRow.state.in_((WorkState.QUEUED, WorkState.FAILED)),
+            )
             .order_by(WorkRow.id.desc())
             .limit(1)
         )
     return DeliveryStatus(
-        queued=counts.get("queued", 0),
+        queued=counts.get(WorkState.QUEUED, 0),
         retrying=int(retrying or 0),
-        running=counts.get("running", 0),
-        delivered=counts.get("done", 0),
-        failed=counts.get("failed", 0),
+        running=counts.get(WorkState.RUNNING, 0),
+        delivered=counts.get(WorkState.DONE, 0),
+        failed=counts.get(WorkState.FAILED, 0),
         last_error=last_error,
     )

@@ -27,20 +27,29 @@ from store.queue.types import PRUNE_KIND, priority
 from store.schema import (
     AlertGroup,
     AlertRow,
+    AlertStatus,
     AlertStorm,
     BulletTag,
     Feedback,
     Investigation,
+    InvestigationStatus,
     LearningRun,
+    LearningStatus,
     Message,
     SeenEvent,
     TraceEvent,
     WorkRow,
+    WorkState,
     utcnow,
 )
 
-IN_TRIAGE = ("received", "queued", "investigating", "deferred")
-FINISHED_WORK = ("done", "failed", "cancelled")
+IN_TRIAGE = (
+    AlertStatus.RECEIVED,
+    AlertStatus.QUEUED,
+    AlertStatus.INVESTIGATING,
+    AlertStatus.DEFERRED,
+)
+FINISHED_WORK = (WorkState.DONE, WorkState.FAILED, WorkState.CANCELLED)
 
 
 @dataclass(frozen=True)
@@ -72,7 +81,10 @@ def _kinds() -> dict[str, tuple[str, list[Target]]]:
             [
                 Target(
                     [Investigation.id],
-                    lambda c: [Investigation.created_at < c, Investigation.status != "running"],
+                    lambda c: [
+                        Investigation.created_at < c,
+                        Investigation.status != InvestigationStatus.RUNNING,
+                    ],
                     _investigations_go,
                 )
             ],
@@ -121,7 +133,10 @@ def _kinds() -> dict[str, tuple[str, list[Target]]]:
             [
                 Target(
                     [LearningRun.id],
-                    lambda c: [LearningRun.created_at < c, LearningRun.status != "running"],
+                    lambda c: [
+                        LearningRun.created_at < c,
+                        LearningRun.status != LearningStatus.RUNNING,
+                    ],
                 )
             ],
         ),
@@ -129,7 +144,7 @@ def _kinds() -> dict[str, tuple[str, list[Target]]]:
 
 
 def _running() -> Select[Any]:
-    return select(Investigation.id).where(Investigation.status == "running")
+    return select(Investigation.id).where(Investigation.status == InvestigationStatus.RUNNING)
 
 
 async def _investigations_go(session: AsyncSession, ids: list[Any]) -> None:
@@ -217,14 +232,15 @@ async def request_prune(db: Database, interval: timedelta) -> int | None:
         recent = await session.scalar(
             select(func.count()).where(
                 WorkRow.kind == PRUNE_KIND,
-                WorkRow.state.in_(("queued", "running")) | (WorkRow.finished_at >= since),
+                WorkRow.state.in_((WorkState.QUEUED, WorkState.RUNNING))
+                | (WorkRow.finished_at >= since),
             )
         )
         if recent:
             return None
         row = WorkRow(
             kind=PRUNE_KIND,
-            state="queued",
+            state=WorkState.QUEUED,
             priority=priority(PRUNE_KIND),
             thread=PRUNE_KIND,
             channel="",

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import settings
 
@@ -16,7 +17,7 @@ from store.db.engine import Database
 from tests import pg_server
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.pg_server import PostgresServer
-from tests.slack_support import RecordingInvestigate
+from tests.slack_support import RecordingInvestigate, SlackHarness, make_settings
 
 # No per-example deadline anywhere: a loaded machine is not a failure. CI replays the
 # same examples every run (no flake from a new random draw); locally hypothesis
@@ -128,6 +129,22 @@ async def fake() -> AsyncIterator[FakeSlackAPI]:
 
 
 @pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    """An httpx client for the code under test (respx or a local fake answers it)."""
+    async with httpx.AsyncClient() as client:
+        yield client
+
+
+@pytest.fixture
 def investigate() -> RecordingInvestigate:
     """A stand-in investigator that records what the Slack app asked it to run."""
     return RecordingInvestigate()
+
+
+@pytest.fixture
+async def harness(
+    fake: FakeSlackAPI, investigate: RecordingInvestigate, tmp_path: Any
+) -> AsyncIterator[SlackHarness]:
+    """The real Slack app on the test workspace's settings; a module may override it."""
+    async with SlackHarness(fake, make_settings(tmp_path, fake.base_url), investigate) as h:
+        yield h

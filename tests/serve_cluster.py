@@ -33,9 +33,10 @@ from typing import TypeVar
 from aiohttp import web
 from sqlalchemy import select
 
-from bench.bench_slack import SIGNING_SECRET, WEBHOOK_TOKEN, free_port
+from bench.bench_slack import SIGNING_SECRET, WEBHOOK_TOKEN
 from bench.common import LoopThread
 from bench.fake_gemini import FakeGemini, Responder, parse_request
+from bench.loopback import free_port
 from store.db.engine import Database
 from store.queue.types import PRUNE_KIND
 from store.schema import WorkRow

@@ -12,7 +12,9 @@ import copy
 import json
 import time
 import urllib.parse
-from collections.abc import Awaitable, Callable
+from asyncio import FIRST_COMPLETED
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +22,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.model.llm import ModelBackend
 from agent.playbook.learning.service import Learner
 from alerts.parse import Alert
+from bench.loopback import free_port
 from bot.app import create_socbot
 from bot.decisions.approvals import SlackApprovals
 from bot.decisions.playbook_review import SlackReview
@@ -30,6 +34,8 @@ from bot.slack.client import build_client
 from bot.slack.pacer import Pacer
 from bot.work.contracts import Investigate
 from bot.work.worker import ThreadRef
+from cli.runtime import open_runtime
+from cli.serve.command import Mode, serve_until
 from config.settings import Settings
 from store.db.engine import Database
 from tests.fakes.signals import WAIT_S, Changes
@@ -243,3 +249,38 @@ def _is_listener_task(task: asyncio.Task[Any]) -> bool:
     """Bolt runs each listener in a task of ``run_ack_function_asynchronously``."""
     coro = task.get_coro()
     return "run_ack_function_asynchronously" in getattr(coro, "__qualname__", "")
+
+
+async def until_up(serving: asyncio.Task[None], up: Awaitable[None]) -> None:
+    """Return once ``up`` is done; fail at once if ``serve_until`` ended first."""
+    waiting = asyncio.ensure_future(up)
+    done, _ = await asyncio.wait([waiting, serving], timeout=WAIT_S, return_when=FIRST_COMPLETED)
+    waiting.cancel()
+    if serving in done:
+        serving.result()  # its error, if it failed
+        raise AssertionError("serve ended before it was up")
+    assert waiting in done, "serve did not come up"
+
+
+@asynccontextmanager
+async def serving_http(settings: Settings, model: ModelBackend) -> AsyncIterator[int]:
+    """``socbot serve`` in HTTP mode on a free port, answering with ``model``: its port,
+    once it is up; stopped on the way out."""
+    port, stop, up = free_port(), asyncio.Event(), asyncio.Event()
+    serving = asyncio.create_task(
+        serve_until(
+            settings,
+            Mode.http,
+            host="127.0.0.1",
+            port=port,
+            stop=stop,
+            runtime=lambda s: open_runtime(s, backend=model),
+            ready=lambda _me: up.set(),
+        )
+    )
+    try:
+        await until_up(serving, up.wait())
+        yield port
+    finally:
+        stop.set()
+        await asyncio.wait_for(serving, WAIT_S)  # an upper bound for a stop that would hang

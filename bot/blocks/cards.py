@@ -19,6 +19,7 @@ from bot.blocks.kit import (
     one_line,
     section_blocks,
 )
+from store.schema import AlertStatus
 
 
 def alert_card(alert: Alert) -> Message:
@@ -76,12 +77,12 @@ def group_card(alert: Alert, *, similar: int, verdict: str | None = None) -> Mes
 
 
 STORM_LINES = (
-    ("investigating", "🔄 Investigating"),
-    ("queued", "🕒 Queued"),
-    ("deferred", "⏸️ Deferred"),
-    ("grouped", "🔗 Grouped"),
-    ("concluded", "✅ Concluded"),
-    ("failed", "⚠️ Failed or stopped"),
+    (AlertStatus.INVESTIGATING, "🔄 Investigating"),
+    (AlertStatus.QUEUED, "🕒 Queued"),
+    (AlertStatus.DEFERRED, "⏸️ Deferred"),
+    (AlertStatus.GROUPED, "🔗 Grouped"),
+    (AlertStatus.CONCLUDED, "✅ Concluded"),
+    (AlertStatus.FAILED, "⚠️ Failed or stopped"),
 )
 
 

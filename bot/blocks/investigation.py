@@ -21,6 +21,7 @@ from bot.blocks.kit import (
     SEVERITY_EMOJI,
     Block,
     Message,
+    button,
     context_block,
     continued_messages,
     fallback_text,
@@ -115,24 +116,12 @@ def feedback_actions(investigation_id: str, *, suppress: bool = False) -> Block:
     """Correct / incorrect verdict buttons (and, for an alert, "Suppress similar…");
     ``value`` carries the investigation id."""
     elements = [
-        _button("👍 Verdict correct", "feedback_correct", investigation_id, "primary"),
-        _button("👎 Verdict incorrect", "feedback_incorrect", investigation_id, "danger"),
+        button("👍 Verdict correct", "feedback_correct", investigation_id, "primary"),
+        button("👎 Verdict incorrect", "feedback_incorrect", investigation_id, "danger"),
     ]
     if suppress:
-        elements.append(_button("🔕 Suppress similar…", "policy_suppress", investigation_id))
+        elements.append(button("🔕 Suppress similar…", "policy_suppress", investigation_id))
     return {"type": "actions", "block_id": "feedback", "elements": elements}
-
-
-def _button(label: str, action_id: str, value: str, style: str | None = None) -> Block:
-    button: Block = {
-        "type": "button",
-        "text": {"type": "plain_text", "text": label, "emoji": True},
-        "action_id": action_id,
-        "value": value[:2000],
-    }
-    if style:
-        button["style"] = style
-    return button
 
 
 def conclusion_messages(

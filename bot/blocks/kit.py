@@ -6,7 +6,8 @@ Slack limits are kept here: 3,000 characters per section text, 150 per header,
 section renders on its own. Messages are also kept under ``MESSAGE_CHARS`` of text
 so a long answer arrives as a few readable messages rather than one wall.
 Text given to these helpers is already safe mrkdwn (``bot.blocks.escape``), except
-``header`` and ``one_line``, which escape what they are given.
+``header`` and ``one_line``, which escape what they are given, and a ``button``'s label
+(a constant of socbot's own).
 """
 
 from __future__ import annotations
@@ -68,6 +69,16 @@ def split_text(text: str, limit: int = SECTION_CHARS) -> list[str]:
     if lines:
         chunks.append("\n".join([*lines, FENCE] if in_code else lines))
     return [c for c in chunks if c.strip() and c.strip() != f"{FENCE}\n{FENCE}"]
+
+
+def clip(text: str, size: int) -> str:
+    """``text`` cut to at most ``size`` chars, ending in "…", never inside an entity."""
+    return text if len(text) <= size else hard_cut(text, size - 1)[0] + "…"
+
+
+def section(text: str) -> Block:
+    """One section of ``text`` (already mrkdwn), clipped to Slack's limit."""
+    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, SECTION_CHARS)}}
 
 
 def section_blocks(text: str, *, heading: str = "") -> list[Block]:
@@ -133,10 +144,22 @@ def header_block(text: str) -> Block:
     return {"type": "header", "text": {"type": "plain_text", "text": text, "emoji": True}}
 
 
+def button(label: str, action_id: str, value: str, style: str | None = None) -> Block:
+    """A button whose ``value`` (an id) comes back with the click; ``style``: primary, danger."""
+    block: Block = {
+        "type": "button",
+        "text": {"type": "plain_text", "text": label, "emoji": True},
+        "action_id": action_id,
+        "value": value[:2000],
+    }
+    if style:
+        block["style"] = style
+    return block
+
+
 def fallback_text(text: str) -> str:
     """Notification text from already-safe mrkdwn: one line, clipped, no entity cut."""
-    text = " ".join(text.split())
-    return text if len(text) <= FALLBACK_CHARS else hard_cut(text, FALLBACK_CHARS - 1)[0] + "…"
+    return clip(" ".join(text.split()), FALLBACK_CHARS)
 
 
 def one_line(text: str, indicators: Iterable[str] = ()) -> str:

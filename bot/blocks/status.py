@@ -32,6 +32,7 @@ from core.events import (
     StepStarted,
     ToolCalled,
 )
+from store.schema import InvestigationStatus
 
 log = logging.getLogger(__name__)
 
@@ -117,9 +118,9 @@ class StatusView:
         self.investigation_id = self.investigation_id or outcome.investigation_id
         if outcome.plan is not None:
             self.plan = outcome.plan.model_copy(deep=True)
-        if outcome.status == "cancelled":
+        if outcome.status == InvestigationStatus.CANCELLED:
             self.cancelled()
-        elif outcome.status == "failed":
+        elif outcome.status == InvestigationStatus.FAILED:
             self.phase = self._stopped(outcome.error or "failed")
         else:
             self.phase = DONE

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from bot.blocks.escape import mrkdwn
+from bot.blocks.kit import button, section
 from core.approvals import ApprovalRequest
 from store.approvals import Approval
 
@@ -26,8 +27,8 @@ def request_blocks(
         facts.append(f"*Estimate:* {mrkdwn(request.estimate)}")
     blocks: list[dict[str, Any]] = [
         {"type": "header", "text": {"type": "plain_text", "text": "Approval needed"}},
-        _section("\n".join(facts)),
-        _section("*Arguments:*\n" + mrkdwn("```\n" + _args(request.args) + "\n```")),
+        section("\n".join(facts)),
+        section("*Arguments:*\n" + mrkdwn("```\n" + _args(request.args) + "\n```")),
         {
             "type": "context",
             "elements": [
@@ -42,8 +43,8 @@ def request_blocks(
             "type": "actions",
             "block_id": "approval",
             "elements": [
-                _button("Approve", "approval_approve", str(approval_id), "primary"),
-                _button("Deny", "approval_deny", str(approval_id), "danger"),
+                button("Approve", "approval_approve", str(approval_id), "primary"),
+                button("Deny", "approval_deny", str(approval_id), "danger"),
             ],
         },
     ]
@@ -60,23 +61,9 @@ def decided_blocks(approval: Approval) -> list[dict[str, Any]]:
     facts = [line, f"*Why it asked:* {mrkdwn(approval.why)}"]
     if approval.estimate:
         facts.append(f"*Estimate:* {mrkdwn(approval.estimate)}")
-    return [_section("\n".join(facts))]
+    return [section("\n".join(facts))]
 
 
 def _args(args: dict[str, Any]) -> str:
     text = json.dumps(args, ensure_ascii=False, indent=1, default=str)
     return text if len(text) <= ARGS_CHARS else text[: ARGS_CHARS - 1] + "…"
-
-
-def _section(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}}
-
-
-def _button(label: str, action_id: str, value: str, style: str) -> dict[str, Any]:
-    return {
-        "type": "button",
-        "text": {"type": "plain_text", "text": label},
-        "action_id": action_id,
-        "value": value,
-        "style": style,
-    }

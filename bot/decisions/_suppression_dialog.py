@@ -22,6 +22,7 @@ from alerts.model import Alert
 from alerts.policy.decide import CompiledRule
 from alerts.policy.rules import Rule
 from bot.blocks.escape import mrkdwn
+from bot.blocks.kit import button, section
 from store.triage.suppressions import Suppression
 
 VIEW_ID = "policy_suppress_dialog"
@@ -179,7 +180,7 @@ def review_blocks(s: Suppression) -> list[dict[str, Any]]:
     """The review channel's message: what would be suppressed, and what an approver can do."""
     blocks: list[dict[str, Any]] = [
         {"type": "header", "text": _label(f"Suppression proposal {s.rule_id}", 150)},
-        {"type": "section", "text": {"type": "mrkdwn", "text": describe(s)[:2900]}},
+        section(describe(s)),
     ]
     buttons = []
     if s.status == "proposed":
@@ -197,15 +198,6 @@ def review_blocks(s: Suppression) -> list[dict[str, Any]]:
     if decided:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": decided}]})
     if buttons:
-        elements = [
-            {
-                "type": "button",
-                "text": _label(label),
-                "action_id": action,
-                "value": str(s.id),
-                "style": style,
-            }
-            for label, action, style in buttons
-        ]
+        elements = [button(label, action, str(s.id), style) for label, action, style in buttons]
         blocks.append({"type": "actions", "block_id": "suppression_review", "elements": elements})
     return blocks

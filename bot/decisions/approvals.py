@@ -26,12 +26,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks.kit import SAFE_POST_FLAGS
 from bot.decisions._approval_message import decided_blocks, request_blocks
 from bot.slack.errors import SLACK_ERRORS
-from bot.slack.interaction import clicker, tell
+from bot.slack.interaction import clicked_at, tell
 from config.approval_settings import ApprovalSettings
 from config.settings import Settings
 from core.approvals import ApprovalRequest, Decision
 from store.approvals import Approval, ApprovalStore
 from store.db.engine import Database
+from store.schema import ApprovalStatus
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +79,7 @@ class SlackApprovals:
     ) -> None:
         """An Approve / Deny click: check who clicked, record the first decision."""
         await ack()
-        user = clicker(body)
-        channel = str((body.get("channel") or {}).get("id") or "")
+        user, channel, _ = clicked_at(body)
         if not user or user not in self.approvers:  # first: nobody else learns which ids exist
             await tell(client, channel, user, NOT_ALLOWED)
             return
@@ -138,17 +138,17 @@ class SlackApprover:
     async def decide(self, request: ApprovalRequest, within_s: float) -> Decision:
         store = self.approvals.store
         approval, new = await store.open(request, within_s)
-        if new or (approval.status == "pending" and approval.message_ts is None):
+        if new or (approval.status == ApprovalStatus.PENDING and approval.message_ts is None):
             # Posted and recorded together, also when the run is stopped meanwhile.
             await asyncio.shield(self._post(approval, request))
         while True:
             current = await store.get(approval.id) or approval
-            if current.status in ("approved", "denied"):
+            if current.status in (ApprovalStatus.APPROVED, ApprovalStatus.DENIED):
                 return _decision(current)
             left = (current.expires_at - datetime.now(UTC)).total_seconds()
-            if left <= 0 or current.status == "expired":
+            if left <= 0 or current.status == ApprovalStatus.EXPIRED:
                 expired = await store.expire(approval.id)
-                if expired is None and current.status == "pending":
+                if expired is None and current.status == ApprovalStatus.PENDING:
                     continue  # decided in the meantime
                 await self.approvals.show(expired or current)
                 return Decision(approved=False, note=f"no decision within {within_s:g} s")
@@ -174,7 +174,7 @@ class SlackApprover:
 
 
 def _decision(approval: Approval) -> Decision:
-    approved = approval.status == "approved"
+    approved = approval.status == ApprovalStatus.APPROVED
     at = approval.decided_at or datetime.now(UTC)
     verb = "approved" if approved else "denied"
     return Decision(

@@ -20,11 +20,11 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.escape import mrkdwn, plain
-from bot.blocks.kit import SAFE_POST_FLAGS
+from bot.blocks.kit import SAFE_POST_FLAGS, button, section
 from bot.decisions._playbook_dialog import EDIT_VIEW, MAX_CONTENT, edit_view, submitted
 from bot.notify.notifier import Facts, Notifier
 from bot.slack.errors import SLACK_ERRORS
-from bot.slack.interaction import clicker, tell
+from bot.slack.interaction import clicked_at, clicker, tell
 from config.settings import LearningSettings
 from store.playbook.bullets import PlaybookBullet, PlaybookError, PlaybookStore
 from store.playbook.rules import BulletInvalid
@@ -39,22 +39,6 @@ OPS = {"add": "New bullet", "update": "Change", "merge": "Merge", "retire": "Ret
 
 def _clip(text: str, size: int) -> str:
     return text if len(text) <= size else text[: size - 1] + "…"
-
-
-def _section(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": _clip(text, 2900)}}
-
-
-def _button(label: str, action_id: str, value: str, style: str | None = None) -> dict[str, Any]:
-    button: dict[str, Any] = {
-        "type": "button",
-        "text": {"type": "plain_text", "text": label},
-        "action_id": action_id,
-        "value": value,
-    }
-    if style:
-        button["style"] = style
-    return button
 
 
 def proposal_blocks(
@@ -76,11 +60,11 @@ def proposal_blocks(
         lines.append(f"Triggers: {mrkdwn(triggers)}")
     blocks = [
         {"type": "header", "text": {"type": "plain_text", "text": "Playbook proposal"}},
-        _section("\n".join(lines)),
+        section("\n".join(lines)),
     ]
     for target in targets:
         blocks.append(
-            _section(
+            section(
                 f"Replaces `{target.id}` ({target.status}, +{target.helpful}/-{target.harmful}): "
                 + mrkdwn(_clip(target.content, 400))
             )
@@ -94,7 +78,7 @@ def proposal_blocks(
     ]
     shown = "\n".join(f"*{k}:* {mrkdwn(_clip(str(v), evidence_chars))}" for k, v in facts if v)
     if shown:
-        blocks.append(_section(shown))
+        blocks.append(section(shown))
     origin = ", ".join(f"`{mrkdwn(str(i))}`" for i in prov.get("investigations") or [])
     blocks.append(
         {
@@ -114,9 +98,9 @@ def proposal_blocks(
             "type": "actions",
             "block_id": "playbook_review",
             "elements": [
-                _button("Approve", "playbook_approve", bullet.id, "primary"),
-                _button("Edit", "playbook_edit", bullet.id),
-                _button("Reject", "playbook_reject", bullet.id, "danger"),
+                button("Approve", "playbook_approve", bullet.id, "primary"),
+                button("Edit", "playbook_edit", bullet.id),
+                button("Reject", "playbook_reject", bullet.id, "danger"),
             ],
         }
     )
@@ -126,7 +110,7 @@ def proposal_blocks(
 def decided_blocks(bullet: PlaybookBullet, user: str, decision: str) -> list[dict[str, Any]]:
     """The review message once decided: the text and who decided, no buttons."""
     return [
-        _section(
+        section(
             f"*{decision.capitalize()}* `{bullet.id}` by <@{user}> — now {bullet.status}\n> "
             + mrkdwn(_clip(bullet.content, MAX_CONTENT)).replace("\n", "\n> ")
         )
@@ -188,7 +172,7 @@ class SlackReview:
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        user, channel, ts = _where(body)
+        user, channel, ts = clicked_at(body)
         if not self.allowed(user, channel):
             await tell(client, channel, user, NOT_ALLOWED)
             return
@@ -209,7 +193,7 @@ class SlackReview:
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        user, channel, ts = _where(body)
+        user, channel, ts = clicked_at(body)
         if not self.allowed(user, channel):  # first: nobody else learns which ids exist
             await tell(client, channel, user, NOT_ALLOWED)
             return
@@ -247,13 +231,6 @@ class SlackReview:
             await tell(client, edit.channel, user, str(error))
             return
         await _update(client, edit.channel, edit.ts, bullet, user, "edited and approved")
-
-
-def _where(body: dict[str, Any]) -> tuple[str, str, str]:
-    user = clicker(body)
-    channel = str((body.get("channel") or {}).get("id") or "")
-    ts = str((body.get("message") or {}).get("ts") or "")
-    return user, channel, ts
 
 
 async def _update(

@@ -27,7 +27,7 @@ from bot.blocks.kit import SAFE_POST_FLAGS
 from bot.decisions._suppression_dialog import VIEW_ID, dialog, read_dialog, review_blocks
 from bot.decisions.votes import REFUSED
 from bot.slack.errors import SLACK_ERRORS
-from bot.slack.interaction import clicker, tell
+from bot.slack.interaction import clicked_at, clicked_thread, clicker, tell
 from config.policy_settings import PolicySettings
 from config.settings import LearningSettings
 from store.playbook.feedback import FeedbackStore
@@ -75,10 +75,8 @@ class SuppressActions:
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        user = clicker(body)
-        channel = str((body.get("channel") or {}).get("id") or "")
-        message = body.get("message") or {}
-        thread_ts = str(message.get("thread_ts") or message.get("ts") or "")
+        user, channel, _ = clicked_at(body)
+        thread_ts = clicked_thread(body)
         investigation_id = str(action.get("value") or "")
         stored = await self.alerts.find_by_slack_message(channel, thread_ts) if channel else None
         if (
@@ -165,9 +163,7 @@ class SuppressActions:
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        user = clicker(body)
-        channel = str((body.get("channel") or {}).get("id") or "")
-        ts = str((body.get("message") or {}).get("ts") or "")
+        user, channel, ts = clicked_at(body)
         if not self.allowed(user, channel):
             await tell(client, channel, user, NOT_ALLOWED)
             return

@@ -23,7 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.concluder import VERDICT_LABELS
 from bot.notify.notifier import Facts, Notifier
 from bot.slack.errors import SLACK_ERRORS
-from bot.slack.interaction import clicker, tell
+from bot.slack.interaction import clicked_at, clicked_thread, clicker, tell
 from store.playbook.feedback import FeedbackStore
 
 log = logging.getLogger(__name__)
@@ -93,10 +93,8 @@ class FeedbackActions:
         """A 👍 / 👎 click: check, record (or change) the vote, then thank or ask why."""
         await ack()
         investigation_id = str(action.get("value") or "")
-        user = clicker(body)
-        channel = str((body.get("channel") or {}).get("id") or "")
-        message = body.get("message") or {}
-        thread_ts = str(message.get("thread_ts") or message.get("ts") or "")
+        user, channel, _ = clicked_at(body)
+        thread_ts = clicked_thread(body)
         if not user:
             return
         if not await self.feedback.votable(investigation_id, channel, thread_ts):

@@ -21,21 +21,21 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, Protocol
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal
 
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from alerts.parse import Alert
 from bot.events._stop_policy import StopPolicy
 from bot.events.middleware import Deduper
-from bot.intake.alert_channels import alert_from_message, posted_by
+from bot.intake.alert_channels import AlertIntake, alert_from_message, posted_by
 from bot.work.contracts import AlertDispatch
 from bot.work.worker import Coordinator, Reporter, ThreadRef
 from config.settings import SlackSettings
 from store.queue.work import Job, priority
+from store.schema import WorkKind
 from store.slack import SlackStore
 
 log = logging.getLogger(__name__)
@@ -61,21 +61,6 @@ NOOP_EVENTS = (
     "reaction_removed",
 )
 USAGE = "Ask me about an alert or an indicator, e.g. `is 185.220.101[.]42 known bad?`"
-
-
-class AlertIntake(Protocol):
-    """Parses and stores an alert (``bot.intake.alert_channels.AlertIntake`` in production)."""
-
-    async def accept(
-        self,
-        data: dict[str, Any],
-        source_hint: str | None,
-        *,
-        slack_channel: str | None = None,
-        slack_ts: str | None = None,
-        not_indicators: Sequence[str] = (),
-        triaged: bool = True,
-    ) -> Alert: ...
 
 
 def mention_text(text: str, bot_user_id: str | None) -> str:
@@ -233,7 +218,11 @@ class Listeners:
             await triage.dispatch(alert, message_ts=ts)
             return
         job = Job(
-            "alert", channel, ts, alert_id=alert.id, priority=priority("alert", alert.severity)
+            WorkKind.ALERT,
+            channel,
+            ts,
+            alert_id=alert.id,
+            priority=priority(WorkKind.ALERT, alert.severity),
         )
         await self.start(ThreadRef(channel, ts), job)
 

@@ -25,6 +25,7 @@ from bot.blocks.kit import SAFE_POST_FLAGS, Message
 from bot.slack.edited import EditedMessage, Render
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.reporter import SlackReporter
+from store.schema import AlertStatus
 from store.triage.alerts import AlertStore
 from store.triage.storm_posts import StormPosts
 from store.triage.storms import StormStore
@@ -101,7 +102,8 @@ class StormBoard:
         if view is None:
             raise LookupError(f"no storm {storm_id!r}")
         counts = dict(view.counts)
-        counts["failed"] = counts.get("failed", 0) + counts.pop("cancelled", 0)  # "or stopped"
+        stopped = counts.pop(AlertStatus.CANCELLED, 0)  # shown as "failed or stopped"
+        counts[AlertStatus.FAILED] = counts.get(AlertStatus.FAILED, 0) + stopped
         return storm_message(counts, since=_clock(view.since), over=view.over)
 
     def _wake(self) -> None:

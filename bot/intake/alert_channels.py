@@ -24,6 +24,7 @@ from typing import Any
 from alerts.catalogue import Catalogue
 from alerts.json_input import BadJson, loads_object
 from alerts.parse import Alert, parse_alert
+from store.schema import AlertStatus
 from store.triage.alerts import AlertStore
 
 log = logging.getLogger(__name__)
@@ -219,7 +220,7 @@ class AlertIntake:
             alert,
             slack_channel=slack_channel,
             slack_ts=slack_ts,
-            status="received" if triaged else None,
+            status=AlertStatus.RECEIVED if triaged else None,
         )
         log.info("alert %s stored (source %s)", alert.id, alert.source)
         return alert

@@ -14,13 +14,12 @@ alert channel ("forwarded"), ends in exactly one state (``AlertRow.status``):
   most severe first, as investigations end (and after a crash: ``bot.intake._sweep``).
 
 These decisions, the storm's counts and the storm message are the database's
-(``store.triage.storms``), so replicas sharing one database triage as one: two similar
-alerts reaching two replicas at once make one group, one card, one investigation, and a
-restarted replica edits the storm message already posted. What the storm shows in Slack:
-``bot.intake._storm_board``. An admitted alert becomes a work row (``store.queue.work``)
-that any replica may run (``run``). At shutdown nothing is posted: alerts whose row is
-queued or running stay ``queued`` (the row is handed on), alerts still waiting for their
-card are stored as ``deferred``; both are resumed on the next start.
+(``store.triage.storms``), so replicas sharing one database triage as one: two similar alerts
+reaching two replicas at once make one group, one card, one investigation, and a restarted replica
+edits the storm message already posted. What the storm shows in Slack: ``bot.intake._storm_board``.
+An admitted alert becomes a work row (``store.queue.work``) that any replica may run (``run``). At
+shutdown nothing is posted: alerts whose row is queued or running stay ``queued`` (handed on),
+alerts still waiting for their card are stored as ``deferred``; both are resumed on the next start.
 
 A forwarded alert's own message plays the card; a grouped one gets a 🔗 reaction and its
 group one note in the first alert's thread."""
@@ -43,6 +42,7 @@ from bot.work.contracts import Investigate
 from bot.work.worker import Coordinator, ThreadRef, Unavailable
 from config.settings import SlackSettings
 from store.queue.work import Job, priority
+from store.schema import AlertStatus, WorkKind
 from store.triage.alerts import AlertStore
 from store.triage.states import AlertStatuses
 from store.triage.storms import StormStore
@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 
 Remember = Callable[[str, str], Awaitable[object]]
 GROUPED_REACTION = "link"  # on a forwarded alert's message when it joins a group
-FREES_ROOM = ("concluded", "failed", "cancelled")
+FREES_ROOM = (AlertStatus.CONCLUDED, AlertStatus.FAILED, AlertStatus.CANCELLED)
 
 
 class AlertTriage:
@@ -129,7 +129,7 @@ class AlertTriage:
     async def sweep(self) -> None:
         """Place alerts not placed yet; admit again what a dead replica left."""
         received = await self.statuses.by_status(
-            "received", channel=self._only, exclude_channels=self._exclude
+            AlertStatus.RECEIVED, channel=self._only, exclude_channels=self._exclude
         )
         for row in received:
             if self._closing:
@@ -150,11 +150,11 @@ class AlertTriage:
         if placed is None:
             return  # placed by another replica's sweep, which launches it
         self.board.storm_changed(placed.storm_id)
-        if placed.status == "grouped":
+        if placed.status == AlertStatus.GROUPED:
             if message_ts is not None:
                 self._spawn(self._mark_grouped(message_ts))
             self.board.group_changed(placed.leader_id)
-        elif placed.status == "queued":
+        elif placed.status == AlertStatus.QUEUED:
             await self._admitted(alert, message_ts)
 
     async def _mark_grouped(self, ts: str) -> None:
@@ -188,7 +188,7 @@ class AlertTriage:
             if card_ts is None:
                 log.error("alert %s stored but its card could not be posted", alert.id)
                 self._launching.discard(alert.id)
-                await self._move(alert.id, "failed")
+                await self._move(alert.id, AlertStatus.FAILED)
                 return
             await self.alerts.set_slack_message(alert.id, self.channel, card_ts)
             await self.board.posts.card_posted(alert.id, card_ts)
@@ -196,11 +196,11 @@ class AlertTriage:
             await self.remember_thread(self.channel, card_ts)
         announce = await self.board.quiet()
         job = Job(
-            "alert",
+            WorkKind.ALERT,
             self.channel,
             card_ts,
             alert_id=alert.id,
-            priority=priority("alert", alert.severity),
+            priority=priority(WorkKind.ALERT, alert.severity),
             launched_by=self.storms.replica,  # fenced: not if the launch was taken over
         )
         if self._closing:
@@ -208,34 +208,34 @@ class AlertTriage:
         self._launching.discard(alert.id)
         thread = ThreadRef(self.channel, card_ts)
         if not await self.coordinator.submit(thread, job, announce=announce):
-            await self._move(alert.id, "deferred")  # shutting down: resumed on the next start
+            await self._move(alert.id, AlertStatus.DEFERRED)  # shutting down: resumed next start
 
     async def run(self, thread: ThreadRef, alert: Alert) -> None:
         """Investigate a queued alert row (``bot.runners``), also one taken over."""
-        status = "failed"
+        status = AlertStatus.FAILED
         try:  # a shutdown may cancel us while the status is written: still ends as queued
-            await self._move(alert.id, "investigating")
+            await self._move(alert.id, AlertStatus.INVESTIGATING)
             await self.investigate(thread, alert_request_text(alert), alert)
             stored = await self.alerts.get(alert.id)
             if stored is not None and stored.verdict:
-                status = "concluded"
+                status = AlertStatus.CONCLUDED
                 await self.statuses.conclude_group(alert.id)
                 self.board.group_changed(alert.id)
         except Unavailable:
-            status = "queued"  # its row waits in the queue to run again
+            status = AlertStatus.QUEUED  # its row waits in the queue to run again
             raise
-        except asyncio.CancelledError:
-            status = "queued" if self.coordinator.closing else "cancelled"  # closing: handed on
+        except asyncio.CancelledError:  # closing: handed on
+            status = AlertStatus.QUEUED if self.coordinator.closing else AlertStatus.CANCELLED
             raise
         finally:
             await self._move(alert.id, status)
 
-    async def dropped(self, alert_id: str, status: str = "cancelled") -> None:
+    async def dropped(self, alert_id: str, status: AlertStatus = AlertStatus.CANCELLED) -> None:
         """The alert's row ended without running here: stopped while queued
         (``cancelled``), or given up after its last attempt (``failed``)."""
         await self._move(alert_id, status)
 
-    async def _move(self, alert_id: str, status: str) -> None:
+    async def _move(self, alert_id: str, status: AlertStatus) -> None:
         storm = await self.storms.move(alert_id, status)
         if storm is not None and not self._closing:
             self.board.storm_changed(storm)
@@ -296,5 +296,5 @@ class AlertTriage:
         )
         await self.board.close()
         for alert_id in list(self._launching):
-            await self.storms.move(alert_id, "deferred")
+            await self.storms.move(alert_id, AlertStatus.DEFERRED)
         self._launching.clear()

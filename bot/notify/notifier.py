@@ -24,11 +24,12 @@ from agent.engine import Outcome
 from alerts.parse import Alert
 from config.notify_settings import EventName, NotifySettings, WebhookSettings
 from store.queue.work import Job, WorkQueue
+from store.schema import InvestigationStatus, WorkKind
 
 log = logging.getLogger(__name__)
 
 SCHEMA = "socbot.webhook.v1"
-NOTIFY_KIND = "notify"  # the work rows of deliveries (store.notify_status reads them)
+NOTIFY_KIND = WorkKind.NOTIFY  # the work rows of deliveries (store.notify_status reads them)
 NOTIFY_CHANNEL = "notify"
 NOTIFY_PRIORITY = 15  # after alerts, before people's questions: a delivery is quick
 
@@ -112,7 +113,7 @@ def investigation_data(
 ) -> tuple[EventName, dict[str, Any], Facts] | None:
     """The ``concluded`` or ``failed`` event of a finished run (None for the others)."""
     conclusion = outcome.conclusion
-    if conclusion is None and outcome.status != "failed":
+    if conclusion is None and outcome.status != InvestigationStatus.FAILED:
         return None
     data: dict[str, Any] = {
         "investigation_id": outcome.investigation_id,

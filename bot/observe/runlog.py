@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from agent.engine import Outcome, Request
 from bot.observe import metrics, tracing
 from core.events import Event, Sink, Started
+from store.schema import InvestigationStatus
 
 log = logging.getLogger("socbot.runs")
 
@@ -63,8 +64,10 @@ async def _run(engine: _Engine, request: Request, starts: _StartLogger, source: 
     try:
         outcome = await engine.run(request, starts)
     except asyncio.CancelledError:
-        _ended_early(starts, "cancelled", started)
-        metrics.observe_outcome(None, "cancelled", source, time.monotonic() - started)
+        _ended_early(starts, InvestigationStatus.CANCELLED, started)
+        metrics.observe_outcome(
+            None, InvestigationStatus.CANCELLED, source, time.monotonic() - started
+        )
         raise
     except Exception as error:
         _ended_early(starts, f"error ({type(error).__name__})", started)

@@ -18,6 +18,18 @@ def clicker(body: Mapping[str, Any]) -> str:
     return str((body.get("user") or {}).get("id") or "")
 
 
+def clicked_at(body: Mapping[str, Any]) -> tuple[str, str, str]:
+    """Who clicked, in which channel, on which message (its ts); ``""`` for what is missing."""
+    channel = str((body.get("channel") or {}).get("id") or "")
+    return clicker(body), channel, str((body.get("message") or {}).get("ts") or "")
+
+
+def clicked_thread(body: Mapping[str, Any]) -> str:
+    """The thread of the message clicked on (its own ts when it is the thread's first)."""
+    message = body.get("message") or {}
+    return str(message.get("thread_ts") or message.get("ts") or "")
+
+
 async def tell(
     client: AsyncWebClient, channel: str, user: str, text: str, thread_ts: str = ""
 ) -> None:

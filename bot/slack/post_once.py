@@ -31,7 +31,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks.kit import Message
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.pacer import Pacer
-from bot.slack.posting import post_until_accepted
+from bot.slack.posting import POST_ATTEMPTS, POST_BACKOFF_S, post_until_accepted
 from bot.work.contracts import Record, RowLost, ThreadRef
 
 log = logging.getLogger(__name__)
@@ -205,15 +205,7 @@ class RunPosts:
         token = new_token()
         await self.record(key, token)
         if ts is None:
-            return await post_until_accepted(
-                self.client,
-                self.pacer,
-                channel=self.thread.channel,
-                thread_ts=self.thread.thread_ts,
-                message=message,
-                what=what,
-                metadata=post_metadata(self.work_id, token),
-            )
+            return await self._post(message, token, what=what)
         try:
             async with self.pacer.update_slot():
                 await self.client.chat_update(
@@ -226,6 +218,28 @@ class RunPosts:
             log.warning("could not edit the status message of %s: %s", what, error)
             return None
         return ts
+
+    async def _post(
+        self,
+        message: Message,
+        token: str,
+        *,
+        what: str,
+        attempts: int = POST_ATTEMPTS,
+        backoff_s: float = POST_BACKOFF_S,
+    ) -> str | None:
+        """Post ``message`` in the thread until Slack takes it, ``token`` in its metadata."""
+        return await post_until_accepted(
+            self.client,
+            self.pacer,
+            channel=self.thread.channel,
+            thread_ts=self.thread.thread_ts,
+            message=message,
+            what=what,
+            attempts=attempts,
+            backoff_s=backoff_s,
+            metadata=post_metadata(self.work_id, token) if self.work_id is not None else None,
+        )
 
     # the outcome -------------------------------------------------------------
 
@@ -243,17 +257,7 @@ class RunPosts:
         for index, (message, token) in enumerate(zip(plan["messages"], plan["posts"], strict=True)):
             if sent[index] is not None:
                 continue
-            ts = await post_until_accepted(
-                self.client,
-                self.pacer,
-                channel=self.thread.channel,
-                thread_ts=self.thread.thread_ts,
-                message=message,
-                what=what,
-                attempts=attempts,
-                backoff_s=backoff_s,
-                metadata=post_metadata(self.work_id, token) if self.work_id is not None else None,
-            )
+            ts = await self._post(message, token, what=what, attempts=attempts, backoff_s=backoff_s)
             if ts is None:
                 return sum(1 for ts in sent if ts is None)
             sent[index] = ts

@@ -28,6 +28,7 @@ from bot.blocks.stats import RunStats
 from bot.blocks.status import OutcomeView
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.pacer import Pacer
+from store.schema import InvestigationStatus
 
 log = logging.getLogger(__name__)
 
@@ -129,9 +130,9 @@ def outcome_messages(
             stats=stats,
             pages_url=pages_url,
         )
-    if outcome.status == "failed":
+    if outcome.status == InvestigationStatus.FAILED:
         messages.append(error_message(outcome.error or "The investigation failed."))
-    elif outcome.status == "cancelled":
+    elif outcome.status == InvestigationStatus.CANCELLED:
         messages.append(cancelled_message())
     return messages
 

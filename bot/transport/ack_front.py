@@ -76,9 +76,11 @@ class AckFront:
         bound: list[int] = []
         failed: list[BaseException] = []
         ready = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, args=(host, port, bound, failed, ready), name="ack front", daemon=True
-        )
+
+        def run() -> None:
+            asyncio.run(self._serve(host, port, bound, failed, ready))
+
+        self._thread = threading.Thread(target=run, name="ack front", daemon=True)
         self._thread.start()
         if not ready.wait(START_TIMEOUT_S):
             raise OSError(f"the ack front did not start listening on {host}:{port}")
@@ -93,16 +95,6 @@ class AckFront:
                 self._loop.call_soon_threadsafe(self._stopped.set)
         if self._thread is not None:
             self._thread.join(FORWARD_TIMEOUT_S)
-
-    def _run(
-        self,
-        host: str,
-        port: int,
-        bound: list[int],
-        failed: list[BaseException],
-        ready: threading.Event,
-    ) -> None:
-        asyncio.run(self._serve(host, port, bound, failed, ready))
 
     async def _serve(
         self,

@@ -36,6 +36,7 @@ from bot.work.contracts import (
 from bot.work.run_link import earlier_run
 from store.investigations.runs import InvestigationStore
 from store.queue.work import Work, WorkQueue
+from store.schema import WorkState
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,7 @@ class RowRuns:
             lambda: running.stopping,
         )
         current_run.set(context)
-        state, error = "failed", None
+        state, error = WorkState.FAILED, None
         tell: Exception | None = None
         try:
             await self._told_restarted(thread, work)
@@ -95,11 +96,11 @@ class RowRuns:
             if runner is None:
                 raise RuntimeError(f"no runner for work of kind {work.kind!r}")
             await runner.run(thread, work)
-            state = "done"
+            state = WorkState.DONE
         except asyncio.CancelledError:
             if not running.stopping or self.closing():
                 raise  # taken over, or shutting down: the row is handed on, not settled
-            state = "cancelled"
+            state = WorkState.CANCELLED
         except RowLost:
             metrics.TAKEOVERS.inc()
             log.info(
@@ -116,7 +117,7 @@ class RowRuns:
         running.settling = True
         await self.queue.finish(work.id, self.replica, state, error)
         self.ended(work.id)  # the thread is free before it is told
-        if state == "cancelled":
+        if state == WorkState.CANCELLED:
             await self._reporter(work).cancelled(thread)
         elif tell is not None:
             await self._reporter(work).failed(thread, tell)

@@ -24,6 +24,7 @@ from store.playbook.learning import LearningStore
 from store.queue.learning import LearnQueue
 from store.queue.types import LEARN_KIND
 from store.queue.work import Work
+from store.schema import LearningStatus
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ class LearningWork:
             )
         except LLMUnavailable as exc:
             raise Unavailable(str(exc)) from exc
-        if status == "failed":
+        if status == LearningStatus.FAILED:
             raise LearningFailed(f"learning from {investigation_id!r} failed")
 
     async def dropped(self, work: Work) -> None:

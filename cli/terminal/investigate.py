@@ -45,6 +45,7 @@ from cli.terminal.record import with_trace
 from config.settings import ConfigError, Settings, config_notice
 from store.investigations.runs import InvestigationStore
 from store.queue.work import WorkQueue
+from store.schema import InvestigationStatus
 from store.triage.alerts import AlertStore
 
 if TYPE_CHECKING:
@@ -54,7 +55,12 @@ if TYPE_CHECKING:
 
 EXIT_FAILED = 1
 EXIT_CANCELLED = 130
-EXIT_CODES = {"answered": 0, "concluded": 0, "failed": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
+EXIT_CODES = {
+    InvestigationStatus.ANSWERED: 0,
+    InvestigationStatus.CONCLUDED: 0,
+    InvestigationStatus.FAILED: EXIT_FAILED,
+    InvestigationStatus.CANCELLED: EXIT_CANCELLED,
+}
 
 
 app = command_app()

@@ -19,7 +19,7 @@ from sqlalchemy import CursorResult, select, update
 
 from core.events import Event
 from store.db.engine import Database
-from store.schema import Investigation, TraceEvent, utcnow
+from store.schema import Investigation, InvestigationStatus, TraceEvent, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ class InvestigationStore:
                     id=investigation_id,
                     conversation_id=conversation_id,
                     kind=kind,
-                    status="running",
+                    status=InvestigationStatus.RUNNING,
                     input=input_text,
                 )
             )
@@ -50,7 +50,7 @@ class InvestigationStore:
         self,
         investigation_id: str,
         *,
-        status: str,
+        status: InvestigationStatus,
         mode: str | None,
         objective: str | None,
         verdict: str | None,
@@ -94,9 +94,12 @@ class InvestigationStore:
         async with self.db.session() as session:
             result = await session.execute(
                 update(Investigation)
-                .where(Investigation.id == investigation_id, Investigation.status == "running")
+                .where(
+                    Investigation.id == investigation_id,
+                    Investigation.status == InvestigationStatus.RUNNING,
+                )
                 .values(
-                    status="interrupted",
+                    status=InvestigationStatus.INTERRUPTED,
                     replaced_by=replaced_by,
                     error=error,
                     finished_at=utcnow(),

@@ -20,7 +20,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from store.db.engine import Database
 from store.investigations.conversations import conversation_id
-from store.schema import Feedback, Investigation, utcnow
+from store.schema import Feedback, Investigation, InvestigationStatus, utcnow
 
 Value = Literal["correct", "incorrect"]
 Source = Literal["button", "modal", "thread"]
@@ -42,7 +42,7 @@ class FeedbackStore:
         return (
             row is not None
             and row.conversation_id == conversation_id(channel, thread_ts)
-            and row.status == "concluded"
+            and row.status == InvestigationStatus.CONCLUDED
             and row.verdict is not None
         )
 
@@ -53,7 +53,7 @@ class FeedbackStore:
                 select(Investigation)
                 .where(
                     Investigation.conversation_id == conversation,
-                    Investigation.status == "concluded",
+                    Investigation.status == InvestigationStatus.CONCLUDED,
                     Investigation.verdict.is_not(None),
                 )
                 .order_by(Investigation.created_at.desc(), Investigation.id.desc())

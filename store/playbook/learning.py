@@ -20,7 +20,16 @@ from sqlalchemy import CursorResult, func, select, update
 
 from store.db.engine import Database
 from store.queue.types import LEARN_KIND
-from store.schema import Bullet, Feedback, Investigation, LearningRun, WorkRow, utcnow
+from store.schema import (
+    Bullet,
+    Feedback,
+    Investigation,
+    LearningRun,
+    LearningStatus,
+    WorkRow,
+    WorkState,
+    utcnow,
+)
 
 RESTARTED = "socbot restarted during this learning run; it ran again"
 
@@ -34,7 +43,9 @@ class LearningStore:
     async def start(self, investigation_id: str, *, work_id: int | None = None) -> int:
         """Record that a learning run started; returns its id."""
         async with self.db.session() as session:
-            row = LearningRun(investigation_id=investigation_id, status="running", work_id=work_id)
+            row = LearningRun(
+                investigation_id=investigation_id, status=LearningStatus.RUNNING, work_id=work_id
+            )
             session.add(row)
             await session.flush()
             return row.id
@@ -43,7 +54,7 @@ class LearningStore:
         self,
         run_id: int,
         *,
-        status: str,
+        status: LearningStatus,
         result: dict[str, Any] | None = None,
         error: str | None = None,
         tokens: int = 0,
@@ -52,7 +63,7 @@ class LearningStore:
         async with self.db.session() as session:
             await session.execute(
                 update(LearningRun)
-                .where(LearningRun.id == run_id, LearningRun.status == "running")
+                .where(LearningRun.id == run_id, LearningRun.status == LearningStatus.RUNNING)
                 .values(
                     status=status, result=result, error=error, tokens=tokens, finished_at=utcnow()
                 )
@@ -69,10 +80,10 @@ class LearningStore:
         """A new attempt of ``work_id``: earlier attempts still ``running`` (their replica
         died) become ``interrupted``; returns the latest reflection they recorded."""
         await self.sweep()
-        await self._settle(work_id, "interrupted", RESTARTED)
+        await self._settle(work_id, LearningStatus.INTERRUPTED, RESTARTED)
         query = (
             select(LearningRun.result)
-            .where(LearningRun.work_id == work_id, LearningRun.status == "interrupted")
+            .where(LearningRun.work_id == work_id, LearningRun.status == LearningStatus.INTERRUPTED)
             .order_by(LearningRun.id.desc())
         )
         async with self.db.session() as session:
@@ -83,28 +94,33 @@ class LearningStore:
 
     async def give_up(self, work_id: int, error: str) -> int:
         """The work row failed without running here: its unfinished runs are ``failed``."""
-        return await self._settle(work_id, "failed", error) + await self.sweep()
+        return await self._settle(work_id, LearningStatus.FAILED, error) + await self.sweep()
 
     async def sweep(self) -> int:
         """Runs left ``running`` by replicas that died while their row is no longer running
         (queued again: ``interrupted``; failed or cancelled: ``failed``)."""
         settled = 0
-        for states, status in ((("queued",), "interrupted"), (("failed", "cancelled"), "failed")):
+        for states, status in (
+            ((WorkState.QUEUED,), LearningStatus.INTERRUPTED),
+            ((WorkState.FAILED, WorkState.CANCELLED), LearningStatus.FAILED),
+        ):
             rows = select(WorkRow.id).where(WorkRow.kind == LEARN_KIND, WorkRow.state.in_(states))
             async with self.db.session() as session:
                 result = await session.execute(
                     update(LearningRun)
-                    .where(LearningRun.status == "running", LearningRun.work_id.in_(rows))
+                    .where(
+                        LearningRun.status == LearningStatus.RUNNING, LearningRun.work_id.in_(rows)
+                    )
                     .values(status=status, error=RESTARTED, finished_at=utcnow())
                 )
                 settled += result.rowcount if isinstance(result, CursorResult) else 0
         return settled
 
-    async def _settle(self, work_id: int, status: str, error: str) -> int:
+    async def _settle(self, work_id: int, status: LearningStatus, error: str) -> int:
         async with self.db.session() as session:
             result = await session.execute(
                 update(LearningRun)
-                .where(LearningRun.work_id == work_id, LearningRun.status == "running")
+                .where(LearningRun.work_id == work_id, LearningRun.status == LearningStatus.RUNNING)
                 .values(status=status, error=error, finished_at=utcnow())
             )
             return result.rowcount if isinstance(result, CursorResult) else 0

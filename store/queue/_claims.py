@@ -29,7 +29,7 @@ from sqlalchemy.orm import aliased
 
 from store.db.engine import Database
 from store.queue.types import ACTIVE, BACKGROUND_KINDS, CHAT_KINDS, Claimed, QueueLimits, Work
-from store.schema import WorkRow, utcnow
+from store.schema import WorkRow, WorkState, utcnow
 
 _CLAIM_LOCK = 0x50C_B08  # PostgreSQL advisory lock id held while claiming
 
@@ -105,7 +105,7 @@ class ClaimingQueue:
             now = self._now()  # after waiting for the lock: a lease starts when it is taken
             claimed.given_up = await self._expire(session, now)
             free = max(free, 0)
-            rows = await session.execute(select(WorkRow).where(WorkRow.state == "running"))
+            rows = await session.execute(select(WorkRow).where(WorkRow.state == WorkState.RUNNING))
             load = _Load.of(list(rows.scalars()))
             room = min(free, self.limits.running - load.running)
             spare = self.limits.running_background - load.background
@@ -122,13 +122,14 @@ class ClaimingQueue:
                 if not background and room <= 0:
                     waiting = True
                     continue
-                row.state, row.owner, row.attempts = "running", owner, row.attempts + 1
+                row.state, row.owner, row.attempts = WorkState.RUNNING, owner, row.attempts + 1
                 row.lease_until = now + self.lease
                 load.add(row)
                 room -= 0 if background else 1
                 claimed.started.append(Work.of(row))
             claimed.queued = int(
-                await session.scalar(select(func.count()).where(WorkRow.state == "queued")) or 0
+                await session.scalar(select(func.count()).where(WorkRow.state == WorkState.QUEUED))
+                or 0
             )
         return claimed
 
@@ -137,7 +138,7 @@ class ClaimingQueue:
         earlier = aliased(WorkRow)
         statement = (
             select(WorkRow)
-            .where(WorkRow.state == "queued")
+            .where(WorkRow.state == WorkState.QUEUED)
             .where((WorkRow.not_before.is_(None)) | (WorkRow.not_before <= now))
             .where(
                 ~exists().where(
@@ -157,17 +158,19 @@ class ClaimingQueue:
 
     async def _expire(self, session: AsyncSession, now: datetime) -> list[Work]:
         """Rows whose replica stopped renewing: queued again, or failed at the last attempt."""
-        statement = select(WorkRow).where(WorkRow.state == "running", WorkRow.lease_until < now)
+        statement = select(WorkRow).where(
+            WorkRow.state == WorkState.RUNNING, WorkRow.lease_until < now
+        )
         if not self.db.is_sqlite:
             statement = statement.with_for_update(skip_locked=True)
         given_up: list[Work] = []
         for row in (await session.execute(statement)).scalars():
             row.owner, row.lease_until = None, None
             if row.attempts >= self.max_attempts:
-                row.state, row.finished_at = "failed", now
+                row.state, row.finished_at = WorkState.FAILED, now
                 row.error = f"socbot restarted {row.attempts} times during this investigation"
                 given_up.append(Work.of(row))
             else:
-                row.state = "queued"
+                row.state = WorkState.QUEUED
                 row.posted = {**(row.posted or {}), "restarted": True}
         return given_up

@@ -19,7 +19,7 @@ from sqlalchemy import CursorResult, func, select, update
 
 from store.db.engine import Database
 from store.queue.types import ACTIVE, DEFERRED_KIND, priority
-from store.schema import WorkRow, utcnow
+from store.schema import WorkKind, WorkRow, WorkState, utcnow
 
 
 def thread_of(rule_id: str, source: str) -> str:
@@ -55,8 +55,8 @@ class DeferredAlerts:
         async with self.db.session() as session:
             row = WorkRow(
                 kind=DEFERRED_KIND,
-                state="queued",
-                priority=priority("alert", severity),
+                state=WorkState.QUEUED,
+                priority=priority(WorkKind.ALERT, severity),
                 thread=thread,
                 channel=channel[:32],
                 thread_ts="budget-" + hashlib.sha256(thread.encode()).hexdigest()[:24],
@@ -95,11 +95,11 @@ class DeferredAlerts:
                 update(WorkRow)
                 .where(
                     WorkRow.id == work_id,
-                    WorkRow.state == "running",
+                    WorkRow.state == WorkState.RUNNING,
                     WorkRow.attempts == attempt,
                 )
                 .values(
-                    state="queued",
+                    state=WorkState.QUEUED,
                     owner=None,
                     lease_until=None,
                     attempts=WorkRow.attempts - 1,

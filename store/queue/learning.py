@@ -23,7 +23,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from store.db.engine import Database
 from store.queue.types import LEARN_KIND, priority
-from store.schema import WorkRow, utcnow
+from store.schema import WorkRow, WorkState, utcnow
 
 QUEUED_LEARN = "state = 'queued' AND kind = 'learn'"
 TRIES = 3  # a waiting row claimed between our insert and our update: insert again
@@ -50,7 +50,9 @@ class LearnQueue:
                 if inserted is not None:
                     return int(inserted)
                 waiting = select(WorkRow).where(
-                    WorkRow.thread == thread, WorkRow.kind == LEARN_KIND, WorkRow.state == "queued"
+                    WorkRow.thread == thread,
+                    WorkRow.kind == LEARN_KIND,
+                    WorkRow.state == WorkState.QUEUED,
                 )
                 if not self.db.is_sqlite:
                     waiting = waiting.with_for_update()
@@ -71,7 +73,7 @@ class LearnQueue:
             insert(WorkRow)
             .values(
                 kind=LEARN_KIND,
-                state="queued",
+                state=WorkState.QUEUED,
                 priority=priority(LEARN_KIND),
                 thread=thread,
                 channel="",

@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store.investigations.conversations import conversation_id
-from store.schema import WorkRow
+from store.schema import WorkKind, WorkRow, WorkState
 
-CHAT_KINDS = ("mention", "followup")
-LEARN_KIND = "learn"
-PRUNE_KIND = "prune"  # data lifetime (``store.retention``)
-DEFERRED_KIND = "policy_deferred"  # an alert a budget held (``store.queue.deferred``)
+CHAT_KINDS = (WorkKind.MENTION, WorkKind.FOLLOWUP)
+LEARN_KIND = WorkKind.LEARN
+PRUNE_KIND = WorkKind.PRUNE  # data lifetime (``store.retention``)
+DEFERRED_KIND = WorkKind.POLICY_DEFERRED  # an alert a budget held (``store.queue.deferred``)
 WAITING_KINDS = (PRUNE_KIND, DEFERRED_KIND)  # not "queued" in the counts: they wait by design
 BACKGROUND_KINDS = (LEARN_KIND, PRUNE_KIND)  # not an investigation's slot (``running_background``)
-ACTIVE = ("queued", "running")
+ACTIVE = (WorkState.QUEUED, WorkState.RUNNING)
 SEVERITY_PRIORITY = {"critical": 50, "high": 40, "medium": 30, "low": 25, "info": 22}
 ALERT_PRIORITY = 20  # an alert of unknown severity still goes before chat
 CHAT_PRIORITY = 10
@@ -82,7 +82,7 @@ class Work:
     attempts: int
     posted: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
-    state: str = "queued"  # as read: "failed" for a row given up after its last attempt
+    state: str = WorkState.QUEUED  # as read: "failed" for a row given up after its last attempt
 
     @property
     def text(self) -> str:

@@ -33,7 +33,7 @@ from store.queue.types import (
     Work,
     priority,
 )
-from store.schema import AlertRow, WorkRow, utcnow
+from store.schema import AlertRow, AlertStatus, WorkRow, WorkState, utcnow
 
 __all__ = [
     "ACTIVE",
@@ -63,7 +63,7 @@ class WorkQueue(ClaimingQueue):
                 return Submitted(None, refused="taken")
             row = WorkRow(
                 kind=job.kind,
-                state="queued",
+                state=WorkState.QUEUED,
                 priority=job.priority,
                 thread=job.thread,
                 channel=job.channel,
@@ -83,7 +83,7 @@ class WorkQueue(ClaimingQueue):
     async def _queued_limit(
         self, session: AsyncSession, channel: str, requester: str | None
     ) -> str | None:
-        waiting = (WorkRow.state == "queued", WorkRow.kind.in_(CHAT_KINDS))
+        waiting = (WorkRow.state == WorkState.QUEUED, WorkRow.kind.in_(CHAT_KINDS))
         if requester is not None:
             mine = await session.scalar(
                 select(func.count()).where(*waiting, WorkRow.requester == requester)
@@ -104,21 +104,25 @@ class WorkQueue(ClaimingQueue):
         async with self.db.session() as session:
             await session.execute(
                 update(WorkRow)
-                .where(WorkRow.id.in_(ids), WorkRow.owner == owner, WorkRow.state == "running")
+                .where(
+                    WorkRow.id.in_(ids), WorkRow.owner == owner, WorkRow.state == WorkState.RUNNING
+                )
                 .values(lease_until=self._now() + self.lease)
             )
             rows = await session.execute(
                 select(WorkRow.id, WorkRow.stop_requested).where(
-                    WorkRow.id.in_(ids), WorkRow.owner == owner, WorkRow.state == "running"
+                    WorkRow.id.in_(ids), WorkRow.owner == owner, WorkRow.state == WorkState.RUNNING
                 )
             )
             ours = {(row_id, stop) for row_id, stop in rows}
         return {i for i, _ in ours}, {i for i, stop in ours if stop}
 
-    async def finish(self, work_id: int, owner: str, state: str, error: str | None = None) -> bool:
+    async def finish(
+        self, work_id: int, owner: str, state: WorkState, error: str | None = None
+    ) -> bool:
         """Settle a running row of ``owner``; False if it was settled (or taken) already."""
         return await self._settle(
-            (WorkRow.id == work_id, WorkRow.owner == owner, WorkRow.state == "running"),
+            (WorkRow.id == work_id, WorkRow.owner == owner, WorkRow.state == WorkState.RUNNING),
             state=state,
             error=error,
             finished_at=self._now(),
@@ -132,13 +136,13 @@ class WorkQueue(ClaimingQueue):
         """
         async with self.db.session() as session:
             row = await session.get(WorkRow, work_id)
-            if row is None or row.owner != owner or row.state != "running":
+            if row is None or row.owner != owner or row.state != WorkState.RUNNING:
                 return False
             row.owner, row.lease_until, row.error = None, None, error
             if row.attempts >= self.max_attempts:
-                row.state, row.finished_at = "failed", self._now()
+                row.state, row.finished_at = WorkState.FAILED, self._now()
                 return False
-            row.state, row.not_before = "queued", self._now() + timedelta(seconds=delay_s)
+            row.state, row.not_before = WorkState.QUEUED, self._now() + timedelta(seconds=delay_s)
             return True
 
     async def release(self, owner: str) -> int:
@@ -146,8 +150,13 @@ class WorkQueue(ClaimingQueue):
         async with self.db.session() as session:
             result = await session.execute(
                 update(WorkRow)
-                .where(WorkRow.owner == owner, WorkRow.state == "running")
-                .values(state="queued", owner=None, lease_until=None, attempts=WorkRow.attempts - 1)
+                .where(WorkRow.owner == owner, WorkRow.state == WorkState.RUNNING)
+                .values(
+                    state=WorkState.QUEUED,
+                    owner=None,
+                    lease_until=None,
+                    attempts=WorkRow.attempts - 1,
+                )
             )
             return result.rowcount if isinstance(result, CursorResult) else 0
 
@@ -163,8 +172,8 @@ class WorkQueue(ClaimingQueue):
             )
             cancelled, asked = [], []
             for row in rows:
-                if row.state == "queued":
-                    row.state, row.finished_at = "cancelled", self._now()
+                if row.state == WorkState.QUEUED:
+                    row.state, row.finished_at = WorkState.CANCELLED, self._now()
                     cancelled.append(Work.of(row))
                 else:
                     row.stop_requested = True
@@ -193,7 +202,9 @@ class WorkQueue(ClaimingQueue):
             if once and not self.db.is_sqlite:  # read and write under the row's lock
                 statement = statement.with_for_update()
             row = (await session.execute(statement)).scalar_one_or_none()
-            if row is None or (owner is not None and (row.owner, row.state) != (owner, "running")):
+            if row is None or (
+                owner is not None and (row.owner, row.state) != (owner, WorkState.RUNNING)
+            ):
                 return False
             if attempt is not None and row.attempts != attempt:
                 return False
@@ -206,11 +217,11 @@ class WorkQueue(ClaimingQueue):
         """A queued row's place in line (1: next), None once it is not queued."""
         async with self.db.session() as session:
             row = await session.get(WorkRow, work_id)
-            if row is None or row.state != "queued":
+            if row is None or row.state != WorkState.QUEUED:
                 return None
             ahead = await session.scalar(
                 select(func.count()).where(
-                    WorkRow.state == "queued",
+                    WorkRow.state == WorkState.QUEUED,
                     (WorkRow.priority > row.priority)
                     | ((WorkRow.priority == row.priority) & (WorkRow.id < row.id)),
                 )
@@ -248,7 +259,7 @@ class WorkQueue(ClaimingQueue):
         async with self.db.session() as session:
             oldest = await session.scalar(
                 select(func.min(WorkRow.created_at)).where(
-                    WorkRow.state == "queued", WorkRow.kind.not_in(WAITING_KINDS)
+                    WorkRow.state == WorkState.QUEUED, WorkRow.kind.not_in(WAITING_KINDS)
                 )
             )
         if oldest is None:
@@ -273,7 +284,7 @@ async def _launched(session: AsyncSession, job: Job, now: datetime) -> bool:
         update(AlertRow)
         .where(
             AlertRow.id == job.alert_id,
-            AlertRow.status == "queued",
+            AlertRow.status == AlertStatus.QUEUED,
             AlertRow.launch_by == job.launched_by,
         )
         .values(launch_by=None, status_at=now)

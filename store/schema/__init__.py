@@ -12,12 +12,24 @@ from store.schema.investigations import Conversation, Investigation, Message, Tr
 from store.schema.playbook import Bullet, BulletTag, Feedback, LearningRun
 from store.schema.policy import PolicyBudget, PolicyHit, PolicySuppression
 from store.schema.queue import ReplicaRow, SeenEvent, WorkRow
+from store.schema.states import (
+    AlertStatus,
+    ApprovalStatus,
+    InvestigationStatus,
+    LearningStatus,
+    RunEnd,
+    SuppressionStatus,
+    WorkKind,
+    WorkState,
+)
 
 __all__ = [
     "AlertGroup",
     "AlertRow",
+    "AlertStatus",
     "AlertStorm",
     "ApprovalRow",
+    "ApprovalStatus",
     "Base",
     "Bullet",
     "BulletTag",
@@ -25,15 +37,21 @@ __all__ = [
     "Feedback",
     "IntelCache",
     "Investigation",
+    "InvestigationStatus",
     "LearningRun",
+    "LearningStatus",
     "Message",
     "PolicyBudget",
     "PolicyHit",
     "PolicySuppression",
     "ReplicaRow",
+    "RunEnd",
     "SeenEvent",
+    "SuppressionStatus",
     "TraceEvent",
+    "WorkKind",
     "WorkRow",
+    "WorkState",
     "search",  # the text index: its DDL and its conditions
     "utcnow",
 ]

@@ -29,8 +29,8 @@ class AlertRow(Base):
     summary: Mapped[str | None] = mapped_column(Text, nullable=True)
     slack_channel: Mapped[str | None] = mapped_column(String(32), nullable=True)
     slack_ts: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    # webhook triage (bot/intake/triage.py): queued | investigating | concluded | failed |
-    # cancelled | grouped | deferred; NULL for alerts that never went through it
+    # an ``AlertStatus`` (webhook triage, bot/intake/triage.py, and the alert policy);
+    # NULL for alerts that never went through it
     status: Mapped[str | None] = mapped_column(String(16), nullable=True)
     group_id: Mapped[str | None] = mapped_column(String(64), nullable=True)  # leader's id
     # the alert storm it arrived in (``alert_storms``), and when ``status`` last changed

@@ -9,6 +9,7 @@ from sqlalchemy import JSON, DateTime, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.schema.base import Base, utcnow
+from store.schema.states import ApprovalStatus
 
 
 class ApprovalRow(Base):
@@ -26,7 +27,7 @@ class ApprovalRow(Base):
     why: Mapped[str] = mapped_column(Text)
     estimate: Mapped[str | None] = mapped_column(String(200), nullable=True)
     requested_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=ApprovalStatus.PENDING)
     channel: Mapped[str | None] = mapped_column(String(32), nullable=True)
     message_ts: Mapped[str | None] = mapped_column(String(32), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -9,6 +9,7 @@ from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.schema.base import Base, utcnow
+from store.schema.states import InvestigationStatus
 
 
 class Conversation(Base):
@@ -40,7 +41,7 @@ class Investigation(Base):
     conversation_id: Mapped[str] = mapped_column(String(200), index=True)
     kind: Mapped[str] = mapped_column(String(16))  # "alert" | "question"
     mode: Mapped[str | None] = mapped_column(String(16), nullable=True)  # "direct" | "planned"
-    status: Mapped[str] = mapped_column(String(16), default="running")
+    status: Mapped[str] = mapped_column(String(16), default=InvestigationStatus.RUNNING)
     input: Mapped[str] = mapped_column(Text)
     objective: Mapped[str | None] = mapped_column(Text, nullable=True)
     verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)

@@ -9,6 +9,7 @@ from sqlalchemy import JSON, DateTime, Index, Integer, String, Text, UniqueConst
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.schema.base import Base, utcnow
+from store.schema.states import LearningStatus
 
 
 class Bullet(Base):
@@ -60,7 +61,7 @@ class LearningRun(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     investigation_id: Mapped[str] = mapped_column(String(64), index=True)
     # running | done | skipped | failed | interrupted (shutdown, crash: the work row runs again)
-    status: Mapped[str] = mapped_column(String(16), default="running")
+    status: Mapped[str] = mapped_column(String(16), default=LearningStatus.RUNNING)
     work_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)  # its row
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)

@@ -9,6 +9,7 @@ from sqlalchemy import JSON, DateTime, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.schema.base import Base, utcnow
+from store.schema.states import SuppressionStatus
 
 
 class PolicyHit(Base):
@@ -48,7 +49,7 @@ class PolicySuppression(Base):
 
     __tablename__ = "policy_suppressions"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    status: Mapped[str] = mapped_column(String(16), default="proposed")
+    status: Mapped[str] = mapped_column(String(16), default=SuppressionStatus.PROPOSED)
     rule: Mapped[dict[str, Any]] = mapped_column(JSON)
     reason: Mapped[str] = mapped_column(Text)
     alert_id: Mapped[str | None] = mapped_column(String(64), nullable=True)

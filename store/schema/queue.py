@@ -9,6 +9,7 @@ from sqlalchemy import JSON, Boolean, DateTime, Index, Integer, String, Text, te
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.schema.base import Base, utcnow
+from store.schema.states import WorkState
 
 
 class WorkRow(Base):
@@ -22,7 +23,7 @@ class WorkRow(Base):
     __tablename__ = "work"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     kind: Mapped[str] = mapped_column(String(16))  # "alert" | "mention" | "followup" | "learn"
-    state: Mapped[str] = mapped_column(String(16), default="queued")
+    state: Mapped[str] = mapped_column(String(16), default=WorkState.QUEUED)
     priority: Mapped[int] = mapped_column(Integer, default=0)  # higher first
     thread: Mapped[str] = mapped_column(String(200))
     channel: Mapped[str] = mapped_column(String(32))

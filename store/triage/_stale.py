@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from store.queue.replicas import alive
-from store.schema import AlertRow, WorkRow
+from store.schema import AlertRow, AlertStatus, WorkRow, WorkState
 
 LAUNCH = timedelta(seconds=300)  # queued this long with no work row nor launcher: stale
 
@@ -28,7 +28,7 @@ async def requeue_stale(
     it (``launch_by``) has not beaten for ``lease`` (rows without a launcher: after
     ``LAUNCH``)."""
     has_work = select(WorkRow.alert_id).where(
-        WorkRow.state.in_(("queued", "running")), WorkRow.alert_id.is_not(None)
+        WorkRow.state.in_((WorkState.QUEUED, WorkState.RUNNING)), WorkRow.alert_id.is_not(None)
     )
     stale = or_(
         and_(AlertRow.launch_by.is_not(None), AlertRow.launch_by.not_in(alive(now, lease))),
@@ -42,9 +42,9 @@ async def requeue_stale(
         .where(*where, AlertRow.id.not_in(has_work))
         .where(
             or_(
-                AlertRow.status == "investigating",
-                and_(AlertRow.status == "queued", stale),
+                AlertRow.status == AlertStatus.INVESTIGATING,
+                and_(AlertRow.status == AlertStatus.QUEUED, stale),
             )
         )
-        .values(status="deferred", status_at=now)
+        .values(status=AlertStatus.DEFERRED, status_at=now)
     )

@@ -19,11 +19,12 @@ from sqlalchemy import case, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from store.db.engine import Database
-from store.schema import AlertRow, utcnow
+from store.schema import AlertRow, AlertStatus, utcnow
 from store.triage.alerts import StoredAlert, stored_alert
 
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
-ACTIVE = ("queued", "investigating", "deferred")  # a storm lasts while one of its alerts is
+# a storm lasts while one of its alerts is
+ACTIVE = (AlertStatus.QUEUED, AlertStatus.INVESTIGATING, AlertStatus.DEFERRED)
 
 
 def severity_rank() -> ColumnElement[int]:
@@ -52,7 +53,7 @@ class AlertStatuses:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def set(self, alert_id: str, status: str, **values: Any) -> None:
+    async def set(self, alert_id: str, status: AlertStatus, **values: Any) -> None:
         """Put the alert in ``status`` (with other columns of its row, e.g. ``group_id``)."""
         async with self.db.session() as session:
             await session.execute(
@@ -77,7 +78,7 @@ class AlertStatuses:
 
     async def by_status(
         self,
-        status: str,
+        status: AlertStatus,
         *,
         limit: int = 100,
         channel: str | None = None,
@@ -103,7 +104,7 @@ class AlertStatuses:
                 return
             await session.execute(
                 update(AlertRow)
-                .where(AlertRow.group_id == leader_id, AlertRow.status == "grouped")
+                .where(AlertRow.group_id == leader_id, AlertRow.status == AlertStatus.GROUPED)
                 .values(
                     verdict=leader.verdict,
                     summary=leader.summary,

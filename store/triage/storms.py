@@ -36,7 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.db.engine import Database
 from store.queue.replicas import beat
-from store.schema import AlertGroup, AlertRow, AlertStorm, utcnow
+from store.schema import AlertGroup, AlertRow, AlertStatus, AlertStorm, utcnow
 from store.triage._stale import requeue_stale
 from store.triage.alerts import StoredAlert, stored_alert
 from store.triage.states import ACTIVE, in_channel, severity_rank
@@ -48,7 +48,7 @@ _LOCK_SPACE = 0x50CB  # PostgreSQL advisory lock space of storm decisions (key: 
 class Placed:
     """Where ``place`` put an alert: ``status``, its storm, its group's leader."""
 
-    status: str  # "grouped" | "queued" | "deferred"
+    status: AlertStatus  # grouped, queued or deferred
     storm_id: int
     leader_id: str
 
@@ -65,7 +65,7 @@ class StormView:
 
     @property
     def waiting(self) -> int:
-        return self.counts.get("queued", 0) + self.counts.get("deferred", 0)
+        return self.counts.get(AlertStatus.QUEUED, 0) + self.counts.get(AlertStatus.DEFERRED, 0)
 
 
 class StormStore:
@@ -115,19 +115,19 @@ class StormStore:
             row = await session.get(AlertRow, alert_id)
             if row is None:
                 raise LookupError(f"alert {alert_id!r} is not stored")
-            if row.status not in (None, "received"):
+            if row.status not in (None, AlertStatus.RECEIVED):
                 return None
             storm = await self._open(session, now)
             row.storm_id, row.status_at = storm.id, now
             group = await self._open_group(session, digest, now)
             if group is not None:
                 group.members += 1
-                row.status, row.group_id = "grouped", group.leader_id
+                row.status, row.group_id = AlertStatus.GROUPED, group.leader_id
                 leader = await session.get(AlertRow, group.leader_id)
                 if leader is not None and leader.verdict is not None:  # concluded already
                     row.verdict, row.summary = leader.verdict, leader.summary
                     row.investigation_id = leader.investigation_id
-                return Placed("grouped", storm.id, group.leader_id)
+                return Placed(AlertStatus.GROUPED, storm.id, group.leader_id)
             session.add(
                 AlertGroup(
                     leader_id=alert_id,
@@ -139,9 +139,9 @@ class StormStore:
                 )
             )
             counts = await _counts(session, storm.id)
-            busy = counts.get("queued", 0) + counts.get("investigating", 0)
-            room = not counts.get("deferred") and busy < self.capacity
-            row.status = "queued" if room else "deferred"
+            busy = counts.get(AlertStatus.QUEUED, 0) + counts.get(AlertStatus.INVESTIGATING, 0)
+            room = not counts.get(AlertStatus.DEFERRED) and busy < self.capacity
+            row.status = AlertStatus.QUEUED if room else AlertStatus.DEFERRED
             if room:
                 await self._launching(session, [row], now)
             return Placed(row.status, storm.id, alert_id)
@@ -155,22 +155,26 @@ class StormStore:
                 return []
             await requeue_stale(session, now, self.lease, AlertRow.storm_id == storm.id)
             counts = await _counts(session, storm.id)
-            room = self.capacity - counts.get("queued", 0) - counts.get("investigating", 0)
-            if room <= 0 or not counts.get("deferred"):
+            room = (
+                self.capacity
+                - counts.get(AlertStatus.QUEUED, 0)
+                - counts.get(AlertStatus.INVESTIGATING, 0)
+            )
+            if room <= 0 or not counts.get(AlertStatus.DEFERRED):
                 return []
             rows = await session.scalars(
                 select(AlertRow)
-                .where(AlertRow.storm_id == storm.id, AlertRow.status == "deferred")
+                .where(AlertRow.storm_id == storm.id, AlertRow.status == AlertStatus.DEFERRED)
                 .order_by(severity_rank(), AlertRow.created_at, AlertRow.id)
                 .limit(room)
             )
             admitted = list(rows)
             for row in admitted:
-                row.status, row.status_at = "queued", now
+                row.status, row.status_at = AlertStatus.QUEUED, now
             await self._launching(session, admitted, now)
             return [stored_alert(row) for row in admitted]
 
-    async def move(self, alert_id: str, status: str) -> int | None:
+    async def move(self, alert_id: str, status: AlertStatus) -> int | None:
         """Put the alert in ``status``; its storm ends when it was the last one active.
 
         Returns the alert's storm id (None: not triaged in a storm).

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from store.db.engine import Database
-from store.schema import PolicySuppression, utcnow
+from store.schema import PolicySuppression, SuppressionStatus, utcnow
 
 RULE_PREFIX = "slack-"  # the policy rule id of suppression 12 is ``slack-12``
 
@@ -91,7 +91,7 @@ class SuppressionStore:
     ) -> Suppression:
         async with self.db.session() as session:
             row = PolicySuppression(
-                status="proposed",
+                status=SuppressionStatus.PROPOSED,
                 rule=rule,
                 reason=reason,
                 alert_id=alert_id,
@@ -113,21 +113,21 @@ class SuppressionStore:
 
     async def decide(self, suppression_id: int, *, approve: bool, by: str) -> bool:
         """Approve or reject a proposed suppression; False if it was not proposed."""
-        status = "approved" if approve else "rejected"
+        status = SuppressionStatus.APPROVED if approve else SuppressionStatus.REJECTED
         values = {"status": status, "decided_by": by, "decided_at": utcnow()}
-        return await self._update(suppression_id, "proposed", **values)
+        return await self._update(suppression_id, SuppressionStatus.PROPOSED, **values)
 
     async def lift(self, suppression_id: int, *, by: str) -> bool:
         """End an approved suppression now; False if it was not approved."""
-        values = {"status": "lifted", "lifted_by": by, "lifted_at": utcnow()}
-        return await self._update(suppression_id, "approved", **values)
+        values = {"status": SuppressionStatus.LIFTED, "lifted_by": by, "lifted_at": utcnow()}
+        return await self._update(suppression_id, SuppressionStatus.APPROVED, **values)
 
     async def active(self, now: datetime | None = None) -> list[Suppression]:
         """Approved suppressions that have not expired, newest first."""
         query = (
             select(PolicySuppression)
             .where(
-                PolicySuppression.status == "approved",
+                PolicySuppression.status == SuppressionStatus.APPROVED,
                 PolicySuppression.expires_at > (now or utcnow()),
             )
             .order_by(PolicySuppression.id.desc())

@@ -15,14 +15,12 @@ import pytest
 from google.genai import types
 
 from agent.engine import Engine, Outcome, Request
-from agent.history import History
-from agent.model.gateway import LLMGateway
 from agent.prompts import PROMPTS_DIR, Prompts
 from alerts.parse import Alert, Indicator
 from config.settings import Limits, ReviewSettings, Settings
-from core.events import Event
 from store.db.engine import Database
 from store.investigations.runs import InvestigationStore
+from tests.engine_support import scripted_engine
 from tests.fakes.model import (
     Delayed,
     ModelRequest,
@@ -32,6 +30,7 @@ from tests.fakes.model import (
     text_response,
 )
 from tests.fakes.signals import WAIT_S, Changes
+from tests.fakes.sink import EventSink
 from tools.base import RunContext, Tool, ToolRegistry
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -97,19 +96,6 @@ def registry(lab: Lab) -> ToolRegistry:
     for fn in (query_logs, lookup_ip, flaky_intel, slow_scan):
         reg.add(Tool(fn, lab))
     return reg
-
-
-class Collect:
-    """A sink that keeps every event."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-    def types(self) -> list[str]:
-        return [e.type for e in self.events]
 
 
 def step(
@@ -179,7 +165,7 @@ class Harness:
     lab: Lab
     model: ScriptedModel
     engine: Engine
-    sink: Collect
+    sink: EventSink
 
     async def run(self, text: str = "Did 203.0.113.7 get in?", **kw: Any) -> Outcome:
         return await self.engine.run(Request(conversation_id="c1", text=text, **kw), self.sink)
@@ -198,15 +184,8 @@ def harness(
     lab = Lab()
     settings = Settings(limits=Limits(**limits), review=review or ReviewSettings(enabled=False))
     model = ScriptedModel(script, delay=delay)
-    engine = Engine(
-        gateway=LLMGateway(model, settings.gemini),
-        registry=registry(lab),
-        history=History(db, settings.limits),
-        investigations=InvestigationStore(db),
-        settings=settings,
-        prompts=prompts,
-    )
-    return Harness(db, lab, model, engine, Collect())
+    engine = scripted_engine(db, model, registry(lab), settings, prompts=prompts)
+    return Harness(db, lab, model, engine, EventSink())
 
 
 def simple_planned_script(**extra: Any) -> dict[str, Any]:

@@ -13,25 +13,14 @@ from typing import Any
 
 from rich.console import Console
 
-from agent.engine import Engine, Request
-from agent.history import History
-from agent.model.gateway import LLMGateway
+from agent.engine import Request
 from cli.terminal.approval import NOT_INTERACTIVE, TerminalApprover
-from config.settings import Limits, ReviewSettings, Settings
-from core.events import Event
 from store.db.engine import Database
-from store.investigations.runs import InvestigationStore
+from tests.engine_support import scripted_engine
 from tests.fakes.model import ModelRequest, ScriptedModel, call_response, json_response
 from tests.fakes.model import text_response as text
+from tests.fakes.sink import EventSink
 from tests.tools.mcp_support import started, stdio_spec
-
-
-class Collect:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def emit(self, event: Event) -> None:
-        self.events.append(event)
 
 
 def step(id_: str, tools: list[str]) -> dict[str, Any]:
@@ -82,19 +71,11 @@ async def investigate(
     }
     spec = stdio_spec(tools=["echo", "lookup_asset"], approval=["echo"], trust="internal")
     async with started(spec) as (registry, _):
-        settings = Settings(limits=Limits(), review=ReviewSettings(enabled=False))
         model = ScriptedModel(script)
-        store = InvestigationStore(db)
-        engine = Engine(
-            gateway=LLMGateway(model, settings.gemini),
-            registry=registry,
-            history=History(db, settings.limits),
-            investigations=store,
-            settings=settings,
-        )
+        engine = scripted_engine(db, model, registry)
         request = Request(conversation_id="c1", text="t", user="alice", approver=approver)
-        outcome = await engine.run(request, Collect())
-    trace = await store.trace(outcome.investigation_id)
+        outcome = await engine.run(request, EventSink())
+    trace = await engine.investigations.trace(outcome.investigation_id)
     return outcome, model, trace
 
 

@@ -6,24 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.engine import Engine, Request
-from agent.history import History
-from agent.model.gateway import LLMGateway
-from config.settings import Limits, ReviewSettings, Settings
-from core.events import Event
+from agent.engine import Request
 from store.db.engine import Database
-from store.investigations.runs import InvestigationStore
+from tests.engine_support import scripted_engine
 from tests.fakes.model import ModelRequest, ScriptedModel, call_response, json_response
 from tests.fakes.model import text_response as text
+from tests.fakes.sink import EventSink
 from tests.tools.mcp_support import started, stdio_spec
-
-
-class Collect:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def emit(self, event: Event) -> None:
-        self.events.append(event)
 
 
 def step(id_: str, tools: list[str]) -> dict[str, Any]:
@@ -76,18 +65,10 @@ async def test_a_plan_step_calls_an_mcp_tool(db: Database) -> None:
         "concluder": [json_response(CONCLUSION)],
     }
     async with started(stdio_spec(tools=["lookup_asset", "pid"])) as (registry, _):
-        settings = Settings(limits=Limits(), review=ReviewSettings(enabled=False))
         model = ScriptedModel(script)
-        investigations = InvestigationStore(db)
-        engine = Engine(
-            gateway=LLMGateway(model, settings.gemini),
-            registry=registry,
-            history=History(db, settings.limits),
-            investigations=investigations,
-            settings=settings,
-        )
+        engine = scripted_engine(db, model, registry)
         request = Request(conversation_id="c1", text="Who owns web-01?")
-        outcome = await engine.run(request, Collect())
+        outcome = await engine.run(request, EventSink())
 
     assert outcome.status == "concluded"
     catalogue = model.requests_for("planner")[0].system  # the tools, in a stable order
@@ -102,7 +83,7 @@ async def test_a_plan_step_calls_an_mcp_tool(db: Database) -> None:
     assert '"team": "payments"' in answer["output"]
     [refused] = responses(model.requests_for("step s2")[1])
     assert "not available in this step" in refused["error"]
-    trace = await investigations.trace(outcome.investigation_id)
+    trace = await engine.investigations.trace(outcome.investigation_id)
     calls = [t for t in trace if t["type"] == "tool_called"]
     assert sorted((c["payload"]["step_id"], c["payload"]["ok"]) for c in calls) == [
         ("s1", True),

@@ -17,16 +17,14 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from agent.engine import Engine, Request
-from agent.history import History
+from agent.engine import Request
 from agent.model.fence import Fence
-from agent.model.gateway import LLMGateway
 from agent.planner import Step
 from agent.prompts import Manual, Prompts, Rendered, stage_named
 from alerts.parse import Alert, Indicator
 from config.settings import Limits, Settings
 from store.db.engine import Database
-from store.investigations.runs import InvestigationStore
+from tests.engine_support import scripted_engine
 from tests.fakes.model import (
     ModelRequest,
     ScriptedModel,
@@ -396,13 +394,7 @@ async def test_hostile_investigations_reach_the_model_only_inside_fences(db: Dat
     reg.add(Tool(intel, None))
     reg.add(Tool(query_logs, None))
     model = ScriptedModel(echoing_script())
-    engine = Engine(
-        gateway=LLMGateway(model, settings.gemini),
-        registry=reg,
-        history=History(db, settings.limits),
-        investigations=InvestigationStore(db),
-        settings=settings,
-    )
+    engine = scripted_engine(db, model, reg, settings)
     alert = hostile_alert()
     sink_events: list[Any] = []
 

@@ -20,15 +20,15 @@ from store.db.engine import Database
 from tests.agent.test_engine import (
     CONCLUSION,
     Harness,
-    classified,
     harness,
     json_response,
     plan,
     reflection,
+    simple_planned_script,
     step,
     user_text,
 )
-from tests.fakes.model import ModelRequest, call_response, text_response
+from tests.fakes.model import ModelRequest, text_response
 from tests.fakes.signals import WAIT_S
 
 CALL_S = 0.15  # model latency of the timed stages
@@ -76,17 +76,7 @@ def concluded(summary: str) -> types.GenerateContentResponse:
 
 
 def one_step_script(reflector: Timed, concluder: Timed, **extra: Any) -> dict[str, Any]:
-    return {
-        "classifier": [classified(True)],
-        "planner": [plan(step("s1", ["lookup_ip"]))],
-        "step s1": [
-            call_response(("lookup_ip", {"ip": "203.0.113.7"})),
-            text_response("finding-s1: Tor exit"),
-        ],
-        "reflector": reflector,
-        "concluder": concluder,
-        **extra,
-    }
+    return simple_planned_script(reflector=reflector, concluder=concluder, **extra)
 
 
 ADD_S2 = {

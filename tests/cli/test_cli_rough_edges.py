@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 import cli.serve.command
 import cli.terminal.chat
+from bench.loopback import free_port
 from cli.main import app
 from cli.runtime import open_runtime
 from cli.serve.command import Identity, Mode, ServeError, _main, serve_until
@@ -33,7 +34,6 @@ from config.settings import config_notice
 from core.events import Failed, PlanCreated, Started, StepStarted
 from store.db.engine import Database
 from store.investigations.runs import InvestigationStore
-from tests.bot.scenarios.test_slack_flows import free_port
 from tests.cli.test_cli import ALERTS, db_url, investigation_model, runner, use_model
 from tests.fakes.model import ModelRequest, ScriptedModel, json_response
 from tests.fakes.slack_api import FakeSlackAPI

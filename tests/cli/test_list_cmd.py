@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -17,16 +18,18 @@ from tests.cli.test_cli import assert_one_line_error
 from tests.store.investigations.test_listing import store_runs
 
 
-@pytest.fixture
-def stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A database with three runs (``tests.store.investigations.test_listing.store_runs``)."""
+def stored_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fill: Callable[[Database], Awaitable[None]]
+) -> str:
+    """A database in ``tmp_path`` with what ``fill`` stores, for the CLI run from there
+    (no config/socbot.toml: defaults); its URL."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}"
 
     async def setup() -> None:
         db = Database(url)
         await db.create()
         try:
-            await store_runs(db)
+            await fill(db)
         finally:
             await db.close()
 
@@ -35,6 +38,12 @@ def stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.delenv("SOCBOT_CONFIG")
     monkeypatch.chdir(tmp_path)
     return url
+
+
+@pytest.fixture
+def stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A database with three runs (``tests.store.investigations.test_listing.store_runs``)."""
+    return stored_database(tmp_path, monkeypatch, store_runs)
 
 
 @pytest.mark.usefixtures("stored")

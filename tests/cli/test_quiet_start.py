@@ -15,8 +15,6 @@ import os
 import socket
 import subprocess
 import sys
-from asyncio import FIRST_COMPLETED
-from collections.abc import Awaitable
 from pathlib import Path
 
 import aiohttp
@@ -24,13 +22,14 @@ import pytest
 
 from bench import scripts
 from bench.fake_gemini import FakeGemini
+from bench.loopback import free_port
 from cli.runtime import open_runtime
 from cli.serve.command import Mode, ServeError, serve_until
-from tests.bot.scenarios.test_slack_flows import FakeSocketModeServer, free_port
+from tests.bot.scenarios.test_slack_flows import FakeSocketModeServer
 from tests.fakes.model import ScriptedModel
 from tests.fakes.signals import WAIT_S
 from tests.fakes.slack_api import FakeSlackAPI
-from tests.slack_support import SIGNING_SECRET, make_settings
+from tests.slack_support import SIGNING_SECRET, make_settings, until_up
 
 REPO = Path(__file__).resolve().parents[2]
 SOCBOT = Path(sys.executable).with_name("socbot")
@@ -55,17 +54,6 @@ async def _health(port: int) -> dict[str, object] | None:
             return dict(await response.json()) if response.status == 200 else None
     except aiohttp.ClientConnectionError:
         return None
-
-
-async def _until_up(serving: asyncio.Task[None], up: Awaitable[None]) -> None:
-    """Return once ``up`` is done; fail at once if ``serve_until`` ended first."""
-    waiting = asyncio.ensure_future(up)
-    done, _ = await asyncio.wait([waiting, serving], timeout=WAIT_S, return_when=FIRST_COMPLETED)
-    waiting.cancel()
-    if serving in done:
-        serving.result()  # its error, if it failed
-        raise AssertionError("serve ended before it was up")
-    assert waiting in done, "serve did not come up"
 
 
 @pytest.mark.parametrize("mode", [Mode.http, Mode.socket])
@@ -96,10 +84,10 @@ async def test_serve_starts_without_a_bolt_warning(
     )
     try:
         if mode is Mode.http:
-            await _until_up(serving, ready.wait())
+            await until_up(serving, ready.wait())
         else:  # the local endpoints start before the socket connects
             connected = socket_server.changes.until(lambda: socket_server.connections > 0)
-            await _until_up(serving, connected)
+            await until_up(serving, connected)
         health = await _health(port)
         assert health is not None and health["mode"] == mode.value
     finally:

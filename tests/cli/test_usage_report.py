@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,6 +18,7 @@ from store.investigations.runs import InvestigationStore
 from store.investigations.usage import UsageStore, summarise
 from store.schema import Investigation
 from store.triage.alerts import AlertStore
+from tests.cli.test_list_cmd import stored_database
 
 
 def usage_of(*calls: tuple[str, int, int, int, float | None]) -> dict[str, object]:
@@ -121,20 +121,7 @@ async def test_usage_is_summed_per_day_source_channel_and_stage(db: Database) ->
 def test_socbot_usage_prints_tables_and_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}"
-
-    async def setup() -> None:
-        db = Database(url)
-        await db.create()
-        try:
-            await store_runs(db)
-        finally:
-            await db.close()
-
-    asyncio.run(setup())
-    monkeypatch.setenv("SOCBOT_DATABASE_URL", url)
-    monkeypatch.delenv("SOCBOT_CONFIG")
-    monkeypatch.chdir(tmp_path)  # no config/socbot.toml here: defaults
+    stored_database(tmp_path, monkeypatch, store_runs)
     days = (datetime.now(UTC) - datetime(2026, 11, 1, tzinfo=UTC)) // timedelta(days=1) + 1
     runner = CliRunner()
 

@@ -43,6 +43,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bench.loopback import serve
 from tests.fakes.signals import WAIT_S, Changes
 
 BOT_USER_ID = "UBOT0001"
@@ -116,12 +117,8 @@ class FakeSlackAPI:
         """Start listening on a free loopback port; returns ``base_url`` (ends with '/')."""
         app = web.Application(client_max_size=8 * 1024 * 1024)
         app.router.add_route("*", "/api/{method}", self._serve)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        host, port = self._runner.addresses[0][:2]
-        self.base_url = f"http://{host}:{port}/api/"
+        self._runner, url = await serve(app)
+        self.base_url = f"{url}/api/"
         return self.base_url
 
     async def stop(self) -> None:

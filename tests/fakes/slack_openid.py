@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
+from bench.loopback import serve
 from tests.fakes.slack_api import TEAM_ID, Call, FakeSlackAPI
 
 
@@ -51,12 +52,8 @@ class FakeSlackOpenID:
     async def __aenter__(self) -> FakeSlackOpenID:
         app = web.Application()
         app.router.add_get("/openid/connect/authorize", self._authorize)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        host, port = self._runner.addresses[0][:2]
-        self.authorize_url = f"http://{host}:{port}/openid/connect/authorize"
+        self._runner, url = await serve(app)
+        self.authorize_url = f"{url}/openid/connect/authorize"
         self.api.set_handler("openid.connect.token", self._token)
         self.api.set_handler("users.conversations", self._conversations)
         return self

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+from bench.loopback import free_port
 from config.mcp_settings import McpServerSettings, McpSettings
 from tools.base import ToolRegistry
 from tools.mcp.hub import McpHub
@@ -47,12 +48,6 @@ async def started(
         yield registry, hub
     finally:
         await hub.aclose()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextlib.contextmanager

@@ -11,7 +11,6 @@ import asyncio
 import base64
 import json
 import logging
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -64,12 +63,6 @@ class Sleeps:
 
     async def __call__(self, seconds: float) -> None:
         self.calls.append(seconds)
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
-        yield client
 
 
 @pytest.fixture

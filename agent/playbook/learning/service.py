@@ -41,6 +41,7 @@ from store.investigations.runs import InvestigationStore
 from store.playbook.bullets import PlaybookBullet, PlaybookStore, Triggers, new_id
 from store.playbook.feedback import FeedbackStore
 from store.playbook.learning import LearningStore
+from store.schema import LearningStatus
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ class Learner:
 
     async def attempt(
         self, investigation_id: str, *, work_id: int | None = None, retry: bool = False
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> tuple[LearningStatus, dict[str, Any]]:
         """One recorded attempt (of work row ``work_id``): its status and stored result.
 
         Failures are recorded and returned, not raised, except an unavailable model when
@@ -109,19 +110,21 @@ class Learner:
             async with asyncio.timeout(self.settings.deadline_s):
                 status = await self._learn(investigation_id, ctx, result, run_id, earlier)
         except asyncio.CancelledError:
-            await end(status="interrupted", error=INTERRUPTED, tokens=usage.total_tokens)
+            await end(
+                status=LearningStatus.INTERRUPTED, error=INTERRUPTED, tokens=usage.total_tokens
+            )
             raise
         except LLMUnavailable as exc:
             log.warning("learning from %s: the model is unavailable", investigation_id)
-            status = "interrupted" if retry else "failed"
+            status = LearningStatus.INTERRUPTED if retry else LearningStatus.FAILED
             await end(status=status, error=_error(exc), tokens=usage.total_tokens)
             if retry:
                 raise
             return status, result
         except Exception as exc:  # recorded, never raised: nothing is lost
             log.warning("learning from %s failed: %s", investigation_id, exc)
-            await end(status="failed", error=_error(exc), tokens=usage.total_tokens)
-            return "failed", result
+            await end(status=LearningStatus.FAILED, error=_error(exc), tokens=usage.total_tokens)
+            return LearningStatus.FAILED, result
         await end(status=status, tokens=usage.total_tokens)
         return status, result
 
@@ -132,14 +135,14 @@ class Learner:
         result: dict[str, Any],
         run_id: int,
         earlier: dict[str, Any] | None,
-    ) -> str:
+    ) -> LearningStatus:
         row = await self.investigations.get(investigation_id)
         if row is None or not row.record:
             raise LookupError(f"no stored investigation {investigation_id!r}")
         truth = await self.ground_truth(investigation_id, row.verdict)
         if truth is None:
             result["skipped"] = "no analyst feedback"
-            return "skipped"
+            return LearningStatus.SKIPPED
         loaded = row.record.get("playbook", {}).get("loaded") or []
         texts = [b for b in [await self.playbook.get(i) for i in loaded] if b is not None]
         trajectory = Trajectory.from_record(
@@ -181,7 +184,7 @@ class Learner:
         result["proposals"] = [
             (await self._propose(op, trajectory, truth, reflection)).id for op in ops
         ]
-        return "done"
+        return LearningStatus.DONE
 
     async def ground_truth(self, investigation_id: str, verdict: str | None) -> GroundTruth | None:
         """The analysts' current votes as ground truth (None without any vote)."""

@@ -34,6 +34,7 @@ from alerts.policy.load import Loaded, RuleFiles, parse_items
 from alerts.policy.rules import Rule
 from config.policy_settings import PolicySettings
 from store.queue.deferred import DeferredAlerts, period_end
+from store.schema import AlertStatus
 from store.triage.policy import Limit, PolicyStore, period_start
 from store.triage.states import AlertStatuses
 from store.triage.suppressions import Suppression, SuppressionStore
@@ -43,8 +44,14 @@ log = logging.getLogger(__name__)
 Extra = Callable[[], Awaitable[list[CompiledRule]]]
 QUIET_REACTION = "no_bell"  # on a forwarded alert's message the policy ignored
 OUTCOME = {"ignore": "ignored", "suppress": "suppressed", "route": "routed"}
-HELD = ("ignored", "suppressed", "deferred")  # not investigated (now)
-RELEASED = "received"  # a held alert let through: stored, to be placed (``store.triage.states``)
+# not investigated (now), and the status each leaves the alert in
+HELD = {
+    "ignored": AlertStatus.IGNORED,
+    "suppressed": AlertStatus.SUPPRESSED,
+    "deferred": AlertStatus.OVER_BUDGET,
+}
+# a held alert let through: stored, to be placed (``store.triage.states``)
+RELEASED = AlertStatus.RECEIVED
 
 
 @dataclass(frozen=True)
@@ -202,7 +209,7 @@ class PolicyGate:
             model=rule.model if runs else None,
         )
         if outcome in HELD:
-            await self.statuses.set(alert.id, "over_budget" if outcome == "deferred" else outcome)
+            await self.statuses.set(alert.id, HELD[outcome])
         else:
             await self._let_through(alert, rule, held=held)
         if until is not None and self.deferred is not None and channel is not None:

@@ -25,11 +25,12 @@ from bot.work.worker import Coordinator
 from store.queue.deferred import DeferredAlerts
 from store.queue.types import DEFERRED_KIND
 from store.queue.work import Work
+from store.schema import AlertStatus
 from store.triage.alerts import AlertStore
 
 log = logging.getLogger(__name__)
 
-HELD_STATUS = "over_budget"
+HELD_STATUS = AlertStatus.OVER_BUDGET
 
 
 class DeferredRunner:

@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from store.schema import InvestigationStatus
+
 FALLBACK_S = 2.0  # runs written by another process are looked at this often
 SETTLE_S = 0.25  # a burst of writes is answered once
 STREAM_S = 60.0  # then the browser opens a new stream (``retry`` below)
@@ -62,7 +64,7 @@ class Live:
                     last = now
                     data = json.dumps({"status": now[0], "events": now[1]})
                     await response.write(f"data: {data}\n\n".encode())
-                if now[0] != "running":
+                if now[0] != InvestigationStatus.RUNNING:
                     break
                 wake.clear()
                 with contextlib.suppress(TimeoutError):

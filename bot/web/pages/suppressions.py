@@ -18,6 +18,7 @@ from aiohttp import web
 from bot.web.auth.session import Viewer
 from bot.web.auth.signin import redirect
 from bot.web.pages.site import VIEWER, Web
+from store.schema import SuppressionStatus
 from store.triage.policy import PolicyStore
 from store.triage.suppressions import Suppression, SuppressionStore
 
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 
 def state(suppression: Suppression, now: datetime) -> str:
     """``active`` for an approved one not yet expired; ``expired``; else its status."""
-    if suppression.status == "approved":
+    if suppression.status == SuppressionStatus.APPROVED:
         return "active" if suppression.expires_at > now else "expired"
     return suppression.status
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -28,6 +28,7 @@ from bench.cached_contents import RestError
 from config.settings import DEFAULT_PRICES, ContextCacheSettings, GeminiSettings
 from core.events import LLMCalled
 from tests.fakes.gemini_rest import GeminiREST
+from tests.fakes.sink import EventSink
 
 MANUAL = "socbot manual\n" + "".join(
     f"Rule {i}: weigh each finding against the tool results that support it.\n" for i in range(200)
@@ -55,21 +56,6 @@ class Clock:
 
     def __call__(self) -> float:
         return time.time() + self.ahead
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.calls: list[LLMCalled] = []
-
-    async def emit(self, event: Any) -> None:
-        if isinstance(event, LLMCalled):
-            self.calls.append(event)
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
-        yield client
 
 
 @pytest.fixture
@@ -110,12 +96,12 @@ def gateway(http: httpx.AsyncClient, clock: Clock, **cache: Any) -> LLMGateway:
 
 
 def ctx() -> CallContext:
-    return CallContext("inv-cache", Sink(), 1_000_000, time.monotonic() + 30)
+    return CallContext("inv-cache", EventSink(), 1_000_000, time.monotonic() + 30)
 
 
 def calls(c: CallContext) -> list[LLMCalled]:
-    assert isinstance(c.sink, Sink)
-    return c.sink.calls
+    assert isinstance(c.sink, EventSink)
+    return c.sink.llm_calls()
 
 
 async def ask(gw: LLMGateway, c: CallContext, text: str = "alert", **kwargs: Any) -> None:

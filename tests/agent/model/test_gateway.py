@@ -19,7 +19,6 @@ from agent.errors import (
 from agent.model.gateway import CallContext, LLMGateway
 from agent.model.thinking import least_thinking
 from config.settings import GeminiSettings
-from core.events import Event, LLMCalled
 from core.usage import Usage
 from tests.fakes.model import (
     FAKE_THOUGHT_SIGNATURE,
@@ -31,6 +30,7 @@ from tests.fakes.model import (
     response,
     text_response,
 )
+from tests.fakes.sink import EventSink
 
 SETTINGS = GeminiSettings(model="gemini-main", light_model="gemini-light")
 LOOKUP = types.FunctionDeclaration(
@@ -46,19 +46,8 @@ class Verdict(BaseModel):
     reason: str
 
 
-class RecordingSink:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-    def llm_calls(self) -> list[LLMCalled]:
-        return [e for e in self.events if isinstance(e, LLMCalled)]
-
-
-def make_ctx(budget: int = 100_000, seconds: float = 30.0) -> tuple[CallContext, RecordingSink]:
-    sink = RecordingSink()
+def make_ctx(budget: int = 100_000, seconds: float = 30.0) -> tuple[CallContext, EventSink]:
+    sink = EventSink()
     return CallContext("inv-1", sink, budget, time.monotonic() + seconds), sink
 
 

@@ -11,7 +11,7 @@ import json
 import logging
 import ssl
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,8 @@ from agent.errors import LLMOutputInvalid, LLMRefused, LLMUnavailable
 from agent.model.gateway import CallContext, LLMGateway
 from agent.model.gemini import GeminiBackend, tls_context
 from config.settings import ConfigError, GeminiSettings
-from core.events import Event, LLMCalled
+from core.events import LLMCalled
+from tests.fakes.sink import EventSink
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "gemini"
 KEY = "test-gemini-key-not-real"
@@ -67,14 +68,6 @@ class NeedsPlan(BaseModel):
     reason: str
 
 
-class Sink:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-
 def payload(name: str) -> Any:
     return json.loads((FIXTURES / name).read_text())
 
@@ -93,17 +86,11 @@ def body(route: respx.Route, i: int = 0) -> Any:
 
 
 def ctx() -> CallContext:
-    return CallContext("inv-http", Sink(), 1_000_000, time.monotonic() + 30)
+    return CallContext("inv-http", EventSink(), 1_000_000, time.monotonic() + 30)
 
 
 def user(text: str) -> list[types.Content]:
     return [types.Content(role="user", parts=[types.Part(text=text)])]
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
-        yield client
 
 
 @pytest.fixture
@@ -229,7 +216,7 @@ async def test_usage_is_recorded(http: httpx.AsyncClient, router: respx.MockRout
     assert (stage.calls, stage.prompt_tokens, stage.output_tokens) == (1, 2301, 21)
     assert (stage.thinking_tokens, stage.cached_tokens) == (95, 1024)
     assert c.usage.total_tokens == 2301 + 21 + 95
-    assert isinstance(c.sink, Sink)
+    assert isinstance(c.sink, EventSink)
     (event,) = c.sink.events
     assert isinstance(event, LLMCalled)
     assert event.model == "gemini-2.5-flash"

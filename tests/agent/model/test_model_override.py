@@ -10,7 +10,7 @@ overriding model's list price.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -22,8 +22,9 @@ from agent.model.gateway import CallContext, LLMGateway
 from agent.model.gemini import GeminiBackend
 from agent.model.pricing import call_cost, price_for
 from config.settings import DEFAULT_PRICES, GeminiSettings
-from core.events import Event, LLMCalled
+from core.events import LLMCalled
 from tests.fakes.gemini_rest import GeminiREST
+from tests.fakes.sink import EventSink
 
 SETTINGS = GeminiSettings(
     api_key=SecretStr("test-gemini-key-not-real"),
@@ -33,20 +34,6 @@ SETTINGS = GeminiSettings(
     light_model="gemini-3-flash",
 )
 CHEAP = "gemini-2.5-flash-lite"
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
-        yield client
 
 
 @pytest.fixture
@@ -71,7 +58,7 @@ async def test_the_overriding_model_answers_and_is_accounted(
     http: httpx.AsyncClient, gemini: GeminiREST
 ) -> None:
     gw = LLMGateway(GeminiBackend.from_settings(SETTINGS, httpx_async_client=http), SETTINGS)
-    sink = Sink()
+    sink = EventSink()
     ctx = CallContext("inv-cheap", sink, 1_000_000, time.monotonic() + 30, model=CHEAP)
     await ask(gw, ctx)
     await ask(gw, ctx)
@@ -112,7 +99,7 @@ async def test_without_an_override_the_configured_model_answers(
     http: httpx.AsyncClient, gemini: GeminiREST
 ) -> None:
     gw = LLMGateway(GeminiBackend.from_settings(SETTINGS, httpx_async_client=http), SETTINGS)
-    ctx = CallContext("inv-plain", Sink(), 1_000_000, time.monotonic() + 30)
+    ctx = CallContext("inv-plain", EventSink(), 1_000_000, time.monotonic() + 30)
     await ask(gw, ctx)
     assert requested_models(gemini) == ["gemini-2.5-pro:generateContent"]
     assert ctx.usage.models == {"gemini-2.5-pro": 1}

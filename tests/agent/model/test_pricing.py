@@ -11,8 +11,9 @@ from google.genai import types
 from agent.model.gateway import CallContext, LLMGateway
 from agent.model.pricing import Pricer, call_cost, price_for
 from config.settings import DEFAULT_PRICES, GeminiSettings, ModelPrice, load_settings
-from core.events import Event, LLMCalled
+from core.events import LLMCalled
 from tests.fakes.model import ScriptedModel, text_response
+from tests.fakes.sink import EventSink
 
 FLASH = DEFAULT_PRICES["gemini-2.5-flash"]
 PRO = DEFAULT_PRICES["gemini-2.5-pro"]
@@ -97,14 +98,6 @@ def test_an_unpriced_model_costs_none_and_is_warned_about_once(
     )
 
 
-class Sink:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-
 async def test_each_call_stage_and_investigation_carries_its_cost() -> None:
     model = ScriptedModel(
         {
@@ -118,7 +111,7 @@ async def test_each_call_stage_and_investigation_carries_its_cost() -> None:
         }
     )
     gateway = LLMGateway(model, GeminiSettings())
-    sink = Sink()
+    sink = EventSink()
     ctx = CallContext("inv-1", sink, 1_000_000, time.monotonic() + 30)
     contents = [types.Content(role="user", parts=[types.Part(text="go")])]
     await gateway.generate(ctx, stage="planner", system="socbot stage: planner", contents=contents)

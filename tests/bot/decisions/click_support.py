@@ -14,6 +14,19 @@ from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack_support import load
 
 TRIGGER = "1234567890.1234567890.abcdef"  # the recorded delivery's trigger_id
+REVIEW, SOC = "CREVIEW01", "CSOC00001"
+LEAD, ANALYST = "ULEAD0001", "UANALYST1"
+REVIEW_TS = "1700000500.000100"  # a review message (playbook proposal, suppression)
+# Who may decide in a review channel: (user, channel, approvers, review channel, allowed).
+MAY_DECIDE = [
+    (LEAD, REVIEW, [LEAD], REVIEW, True),
+    (ANALYST, REVIEW, [LEAD], REVIEW, False),  # not an approver
+    (LEAD, SOC, [LEAD], REVIEW, False),  # an approver, elsewhere
+    (LEAD, REVIEW, [], REVIEW, False),  # no approvers: nobody
+    ("", REVIEW, [""], REVIEW, False),  # an approver set from an empty ${VAR}: nobody
+    (LEAD, "", [LEAD], "", False),  # a review channel from an empty ${VAR}: nowhere
+    (LEAD, REVIEW, [LEAD], None, False),  # no review channel: no decisions in Slack
+]
 
 
 class Acks:

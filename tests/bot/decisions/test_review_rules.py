@@ -21,14 +21,24 @@ from bot.decisions.playbook_review import NOT_ALLOWED, SlackReview, decided_bloc
 from config.settings import LearningSettings
 from store.db.engine import Database
 from store.playbook.bullets import PlaybookBullet, PlaybookStore
-from tests.bot.decisions.click_support import TRIGGER, Acks, click, told, web_client
+from tests.bot.decisions.click_support import (
+    ANALYST,
+    LEAD,
+    MAY_DECIDE,
+    REVIEW,
+    REVIEW_TS,
+    SOC,
+    TRIGGER,
+    Acks,
+    click,
+    told,
+    web_client,
+)
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
 from tests.playbook_support import bullet
 
-REVIEW, SOC = "CREVIEW01", "CSOC00001"
-LEAD, ANALYST = "ULEAD0001", "UANALYST1"
-TS = "1700000500.000100"  # the review message
+TS = REVIEW_TS  # the review message
 TEXT = "Scans from 203.0.113.0/24 are fine"
 EDITED = "Scans from 203.0.113.0/24 (Qualys, weekdays 02:00 UTC) are expected."
 
@@ -53,18 +63,7 @@ async def unchanged(store: PlaybookStore, bullet_id: str) -> None:
     assert set(after.provenance) <= {"proposed_by"}  # nobody approved, rejected or edited
 
 
-@pytest.mark.parametrize(
-    ("user", "channel", "approvers", "review", "answer"),
-    [
-        (LEAD, REVIEW, [LEAD], REVIEW, True),
-        (ANALYST, REVIEW, [LEAD], REVIEW, False),  # not an approver
-        (LEAD, SOC, [LEAD], REVIEW, False),  # an approver, elsewhere
-        (LEAD, REVIEW, [], REVIEW, False),  # no approvers: nobody
-        ("", REVIEW, [""], REVIEW, False),  # an approver set from an empty ${VAR}: nobody
-        (LEAD, "", [LEAD], "", False),  # a review channel from an empty ${VAR}: nowhere
-        (LEAD, REVIEW, [LEAD], None, False),  # no review channel: CLI review only
-    ],
-)
+@pytest.mark.parametrize(("user", "channel", "approvers", "review", "answer"), MAY_DECIDE)
 async def test_who_may_decide(
     fake: FakeSlackAPI,
     db: Database,

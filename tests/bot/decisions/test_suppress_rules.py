@@ -24,13 +24,22 @@ from store.db.engine import Database
 from store.playbook.feedback import FeedbackStore
 from store.triage.alerts import AlertStore
 from store.triage.suppressions import Suppression, SuppressionStore
-from tests.bot.decisions.click_support import Acks, click, told, web_client
+from tests.bot.decisions.click_support import (
+    ANALYST,
+    LEAD,
+    MAY_DECIDE,
+    REVIEW,
+    REVIEW_TS,
+    SOC,
+    Acks,
+    click,
+    told,
+    web_client,
+)
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
 
-REVIEW, SOC = "CREVIEW01", "CSOC00001"
-LEAD, ANALYST = "ULEAD0001", "UANALYST1"
-TS = "1700000500.000100"  # the review message
+TS = REVIEW_TS  # the review message
 GONE = "That suppression is no longer waiting for this."
 
 
@@ -74,18 +83,7 @@ class Suppressor:
         return found.status, found.decided_by, found.lifted_by
 
 
-@pytest.mark.parametrize(
-    ("user", "channel", "approvers", "review", "answer"),
-    [
-        (LEAD, REVIEW, [LEAD], REVIEW, True),
-        (ANALYST, REVIEW, [LEAD], REVIEW, False),
-        (LEAD, SOC, [LEAD], REVIEW, False),
-        (LEAD, REVIEW, [], REVIEW, False),
-        ("", REVIEW, [""], REVIEW, False),  # from an empty ${VAR}: nobody
-        (LEAD, "", [LEAD], "", False),  # from an empty ${VAR}: nowhere
-        (LEAD, REVIEW, [LEAD], None, False),
-    ],
-)
+@pytest.mark.parametrize(("user", "channel", "approvers", "review", "answer"), MAY_DECIDE)
 async def test_who_may_decide(
     fake: FakeSlackAPI,
     db: Database,

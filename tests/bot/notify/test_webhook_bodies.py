@@ -8,15 +8,12 @@ from typing import Any
 
 import jsonschema
 
-from agent.engine import Engine, Request
-from agent.history import History
-from agent.model.gateway import LLMGateway
+from agent.engine import Request
 from bot.decisions.playbook_review import PROPOSAL_FIELDS
 from bot.notify.notifier import body, investigation_data
-from config.settings import Limits, ReviewSettings, Settings
 from core.events import NullSink
 from store.db.engine import Database
-from store.investigations.runs import InvestigationStore
+from tests.engine_support import scripted_engine
 from tests.fakes.model import ScriptedModel, call_response, json_response, text_response
 from tests.playbook_support import bullet
 from tools.base import RunContext, Tool, ToolRegistry
@@ -64,16 +61,9 @@ async def test_a_concluded_run(db: Database) -> None:
             "concluder": [json_response(conclusion)],
         }
     )
-    settings = Settings(limits=Limits(), review=ReviewSettings(enabled=False))
     registry = ToolRegistry()
     registry.add(Tool(lookup_ip))
-    engine = Engine(
-        gateway=LLMGateway(model, settings.gemini),
-        registry=registry,
-        history=History(db, settings.limits),
-        investigations=InvestigationStore(db),
-        settings=settings,
-    )
+    engine = scripted_engine(db, model, registry)
     outcome = await engine.run(Request(conversation_id="slack:C1:1.2", text="go"), NullSink())
     event = investigation_data(outcome, None, "C1", "1.2")
     assert event is not None

@@ -109,19 +109,25 @@ def storm(cluster: Cluster, count: int) -> list[str]:
 
 
 def killed_mid_run(cluster: Cluster) -> tuple[str, Investigation]:
-    """One alert, killed once its status message and investigation row are in (with the
-    model held); its id and the investigation the kill cut short."""
-    [alert_id] = storm(cluster, 1)
+    """One alert on one replica, killed once its status message and investigation row
+    are in (the model held until the new replica is up); its id and the investigation
+    the kill cut short."""
+    cluster.ensure(1)
+    cluster.gemini.hold()
+    try:
+        [alert_id] = storm(cluster, 1)
 
-    def status_posted() -> bool:
-        rows = [r for r in cluster.rows() if r.alert_id == alert_id]
-        return bool(rows) and bool(rows[0].posted.get("status_ts"))
+        def status_posted() -> bool:
+            rows = [r for r in cluster.rows() if r.alert_id == alert_id]
+            return bool(rows) and bool(rows[0].posted.get("status_ts"))
 
-    wait_for(status_posted, BOUND_S, "the status message")
-    wait_for(lambda: investigations(cluster), BOUND_S, "the investigation row")
-    [killed] = investigations(cluster)
-    assert killed.status == "running"
-    restart(cluster)
+        wait_for(status_posted, BOUND_S, "the status message")
+        wait_for(lambda: investigations(cluster), BOUND_S, "the investigation row")
+        [killed] = investigations(cluster)
+        assert killed.status == "running"
+        restart(cluster)
+    finally:
+        cluster.gemini.release()
     return alert_id, killed
 
 
@@ -181,12 +187,7 @@ def test_a_queued_backlog_runs_within_seconds_of_a_restart(cluster: Cluster) -> 
 def test_the_killed_run_is_settled_interrupted_and_its_status_message_says_so(
     cluster: Cluster,
 ) -> None:
-    cluster.ensure(1)
-    cluster.gemini.hold()
-    try:
-        alert_id, killed = killed_mid_run(cluster)
-    finally:
-        cluster.gemini.release()
+    alert_id, killed = killed_mid_run(cluster)
     wait_for(lambda: all_settled(cluster, [alert_id]), BOUND_S, "the rerun")
 
     stored = alerts(cluster)[alert_id]
@@ -213,12 +214,7 @@ def test_a_run_killed_at_its_last_attempt_is_given_up_and_its_status_message_say
     one_attempt: Cluster,
 ) -> None:
     cluster = one_attempt
-    cluster.ensure(1)
-    cluster.gemini.hold()
-    try:
-        alert_id, killed = killed_mid_run(cluster)
-    finally:
-        cluster.gemini.release()
+    alert_id, killed = killed_mid_run(cluster)
     cluster.wait(lambda: alerts(cluster)[alert_id].status == "failed", BOUND_S, "the give-up")
     [row] = [r for r in cluster.rows() if r.alert_id == alert_id]
 

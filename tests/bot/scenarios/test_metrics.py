@@ -6,21 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from asyncio import FIRST_COMPLETED
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
-from cli.runtime import open_runtime
-from cli.serve.command import Mode, serve_until
-from tests.bot.scenarios.test_slack_flows import free_port
 from tests.cli.test_show_trace import PLAN, model_with_a_failing_tool
 from tests.fakes.model import ModelRequest, json_response
 from tests.fakes.signals import WAIT_S
 from tests.fakes.slack_api import FakeSlackAPI
-from tests.slack_support import WEBHOOK_TOKEN, make_settings
+from tests.slack_support import WEBHOOK_TOKEN, make_settings, serving_http
 
 ALERT = Path(__file__).resolve().parents[2] / "fixtures" / "alerts" / "leveret-scc.json"
 
@@ -60,54 +56,35 @@ async def test_metrics_during_and_after_an_investigation(
 
     model = model_with_a_failing_tool()  # one good and one refused tool call
     model.queues["planner"] = [planner]
-    settings = make_settings(tmp_path, fake.base_url)
-    port = free_port()
-    stop, up = asyncio.Event(), asyncio.Event()
-    serving = asyncio.create_task(
-        serve_until(
-            settings,
-            Mode.http,
-            host="127.0.0.1",
-            port=port,
-            stop=stop,
-            runtime=lambda s: open_runtime(s, backend=model),
-            ready=lambda _me: up.set(),
-        )
-    )
-    try:
-        is_up = asyncio.create_task(up.wait())
-        await asyncio.wait([is_up, serving], timeout=WAIT_S, return_when=FIRST_COMPLETED)
-        is_up.cancel()
-        assert up.is_set(), "serve did not come up"
-        async with aiohttp.ClientSession() as http:
-            before = await scrape(http, port)
-            headers = {"Authorization": f"Bearer {WEBHOOK_TOKEN}"}
-            alert = json.loads(ALERT.read_text())
-            async with http.post(
-                f"http://127.0.0.1:{port}/alerts", json=alert, headers=headers
-            ) as posted:
-                assert posted.status == 202
-            await asyncio.wait_for(planning.wait(), WAIT_S)
+    async with serving_http(make_settings(tmp_path, fake.base_url), model) as port:
+        try:
+            async with aiohttp.ClientSession() as http:
+                before = await scrape(http, port)
+                headers = {"Authorization": f"Bearer {WEBHOOK_TOKEN}"}
+                alert = json.loads(ALERT.read_text())
+                async with http.post(
+                    f"http://127.0.0.1:{port}/alerts", json=alert, headers=headers
+                ) as posted:
+                    assert posted.status == 202
+                await asyncio.wait_for(planning.wait(), WAIT_S)
 
-            during = await scrape(http, port)
-            assert total(during, "socbot_work_queue_depth", state="running") == 1
-            assert total(during, "socbot_work_queue_oldest_age_seconds") == 0  # none queued
-            assert total(during, "socbot_model_calls_total") >= total(
-                before, "socbot_model_calls_total"
-            )
+                during = await scrape(http, port)
+                assert total(during, "socbot_work_queue_depth", state="running") == 1
+                assert total(during, "socbot_work_queue_oldest_age_seconds") == 0  # none queued
+                assert total(during, "socbot_model_calls_total") >= total(
+                    before, "socbot_model_calls_total"
+                )
 
-            go_on.set()
-            ended = "socbot_investigations_total"
-            for _ in range(200):
-                after = await scrape(http, port)
-                settled = total(after, "socbot_work_queue_depth", state="running") == 0
-                if settled and total(after, ended) > total(before, ended):
-                    break  # the outcome is posted and its work row settled
-                await asyncio.sleep(0.05)
-    finally:
-        go_on.set()
-        stop.set()
-        await asyncio.wait_for(serving, WAIT_S)
+                go_on.set()
+                ended = "socbot_investigations_total"
+                for _ in range(200):
+                    after = await scrape(http, port)
+                    settled = total(after, "socbot_work_queue_depth", state="running") == 0
+                    if settled and total(after, ended) > total(before, ended):
+                        break  # the outcome is posted and its work row settled
+                    await asyncio.sleep(0.05)
+        finally:
+            go_on.set()  # before serve stops: the run it waits for ends first
 
     def grew(name: str, **labels: str) -> float:
         return total(after, name, **labels) - total(before, name, **labels)

@@ -18,6 +18,7 @@ import pytest
 from bot.decisions._playbook_dialog import MAX_SCOPE
 from bot.decisions.playbook_review import NOT_ALLOWED
 from store.db.engine import Database
+from store.playbook.bullets import PlaybookBullet, PlaybookStore
 from store.playbook.rules import SCOPES, content_problem, scope_problem
 from tests.bot.scenarios.test_playbook_authority import (
     EDITED,
@@ -41,6 +42,22 @@ def values(content: str, scope: str | None = None) -> dict[str, Any]:
     if scope is not None:
         state["scope"] = {"scope": {"type": "plain_text_input", "value": scope}}
     return state
+
+
+async def submitted_edit(
+    tmp_path: Path, fake: FakeSlackAPI, db: Database, content: str, scope: str | None, user: str
+) -> tuple[PlaybookStore, PlaybookBullet, int, str]:
+    """A proposal, and ``user``'s dialog for it sent with ``content`` and ``scope``
+    through the whole app: the store, the proposal, the answer's status and body."""
+    settings = review_settings(tmp_path, fake, [LEAD])
+    store, review, proposal = await proposed(db, settings)
+    meta = json.dumps({"id": proposal.id, "channel": REVIEW, "ts": TS})
+    async with SlackHarness(fake, settings, RecordingInvestigate(), db=db, review=review) as h:
+        status, body = await h.action(
+            submission("playbook_edit", meta, values(content, scope), user)
+        )
+        await h.settle()
+    return store, proposal, status, body
 
 
 # (case, content, scope, the field in error, its one line)
@@ -90,14 +107,7 @@ async def test_a_bad_field_keeps_the_dialog_open_with_one_line_and_changes_nothi
     fake: FakeSlackAPI,
     db: Database,
 ) -> None:
-    settings = review_settings(tmp_path, fake, [LEAD])
-    store, review, proposal = await proposed(db, settings)
-    meta = json.dumps({"id": proposal.id, "channel": REVIEW, "ts": TS})
-    async with SlackHarness(fake, settings, RecordingInvestigate(), db=db, review=review) as h:
-        status, body = await h.action(
-            submission("playbook_edit", meta, values(content, scope), LEAD)
-        )
-        await h.settle()
+    store, proposal, status, body = await submitted_edit(tmp_path, fake, db, content, scope, LEAD)
     assert status == 200
     answer = json.loads(body)
     assert answer["response_action"] == "errors" and list(answer["errors"]) == [field]
@@ -156,14 +166,9 @@ async def test_an_approvers_good_edit_changes_the_text_and_scope_and_approves_it
 async def test_a_non_approvers_submission_is_refused_whatever_it_holds(
     case: str, content: str, scope: str, tmp_path: Path, fake: FakeSlackAPI, db: Database
 ) -> None:
-    settings = review_settings(tmp_path, fake, [LEAD])
-    store, review, proposal = await proposed(db, settings)
-    meta = json.dumps({"id": proposal.id, "channel": REVIEW, "ts": TS})
-    async with SlackHarness(fake, settings, RecordingInvestigate(), db=db, review=review) as h:
-        status, body = await h.action(
-            submission("playbook_edit", meta, values(content, scope), ANALYST)
-        )
-        await h.settle()
+    store, proposal, status, body = await submitted_edit(
+        tmp_path, fake, db, content, scope, ANALYST
+    )
     assert status == 200
     assert json.loads(body) == {"response_action": "errors", "errors": {"content": NOT_ALLOWED}}
     after = await unchanged(store, proposal.id)

@@ -51,14 +51,6 @@ async def fake() -> AsyncIterator[FakeSlackAPI]:
         yield api
 
 
-@pytest.fixture
-async def harness(
-    fake: FakeSlackAPI, investigate: RecordingInvestigate, tmp_path: Path
-) -> AsyncIterator[SlackHarness]:
-    async with SlackHarness(fake, make_settings(tmp_path, fake.base_url), investigate) as h:
-        yield h
-
-
 def posted(fake: FakeSlackAPI, channel: str = SOC) -> list[dict[str, Any]]:
     return [c.args for c in fake.calls_to("chat.postMessage") if c.args.get("channel") == channel]
 

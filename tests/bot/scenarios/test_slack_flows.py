@@ -17,7 +17,6 @@ import json
 import os
 import re
 import socket
-from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -30,6 +29,7 @@ from google.genai.types import GenerateContentResponse
 from sqlalchemy import select
 
 from agent.errors import LLMUnavailable
+from bench.loopback import free_port
 from bot.investigator import EngineInvestigator
 from bot.slack.client import build_client
 from bot.slack.pacer import Pacer
@@ -54,6 +54,7 @@ from tests.slack_support import (
     SlackHarness,
     load,
     make_settings,
+    serving_http,
     signed_headers,
 )
 
@@ -322,12 +323,6 @@ async def test_concurrent_threads_share_the_global_limit(
 # --- socbot serve -------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class FakeSocketModeServer:
     """Slack's Socket Mode WebSocket: says hello, pushes envelopes, records the acks."""
 
@@ -429,24 +424,7 @@ async def test_serve_socket_mode_end_to_end(fake: FakeSlackAPI, tmp_path: Path) 
 
 async def test_serve_http_mode_health_and_signed_events(fake: FakeSlackAPI, tmp_path: Path) -> None:
     settings = make_settings(tmp_path, fake.base_url)
-    port = free_port()
-    stop, up = asyncio.Event(), asyncio.Event()
-    serving = asyncio.create_task(
-        serve_until(
-            settings,
-            Mode.http,
-            host="127.0.0.1",
-            port=port,
-            stop=stop,
-            runtime=lambda s: open_runtime(s, backend=ScriptedModel({})),
-            ready=lambda _me: up.set(),
-        )
-    )
-    try:
-        is_up = asyncio.create_task(up.wait())
-        await asyncio.wait([is_up, serving], timeout=WAIT_S, return_when=FIRST_COMPLETED)
-        is_up.cancel()
-        assert up.is_set(), "serve did not come up"
+    async with serving_http(settings, ScriptedModel({})) as port:
         async with aiohttp.ClientSession() as http:
             body = json.dumps(load("member_joined_channel.json"))
             headers = {"Content-Type": "application/json", **signed_headers(body)}
@@ -457,9 +435,6 @@ async def test_serve_http_mode_health_and_signed_events(fake: FakeSlackAPI, tmp_
                 url, data=body, headers={"Content-Type": "application/json"}
             ) as no:
                 assert no.status == 401
-    finally:
-        stop.set()
-        await asyncio.wait_for(serving, WAIT_S)  # an upper bound for a stop that would hang
 
 
 async def test_serve_http_mode_on_a_taken_port_fails_in_one_sentence(

@@ -14,8 +14,6 @@ import json
 import logging
 import time
 import urllib.parse
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,7 +26,6 @@ from tests.slack_support import (
     RecordingInvestigate,
     SlackHarness,
     load,
-    make_settings,
 )
 
 MARK = "zq-hostile-slack-marker"
@@ -112,14 +109,6 @@ def signed(
     ts = timestamp or str(int(time.time()))
     digest = hmac.new(secret.encode(), b"v0:" + ts.encode() + b":" + raw, hashlib.sha256)
     return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": "v0=" + digest.hexdigest()}
-
-
-@pytest.fixture
-async def harness(
-    fake: FakeSlackAPI, investigate: RecordingInvestigate, tmp_path: Path
-) -> AsyncIterator[SlackHarness]:
-    async with SlackHarness(fake, make_settings(tmp_path, fake.base_url), investigate) as h:
-        yield h
 
 
 async def stored_rows(h: SlackHarness) -> int:

@@ -181,14 +181,17 @@ match = { source = "wazuh" }
 """
 
 
-async def test_a_rule_asks_the_engine_for_direct_mode(fake: FakeSlackAPI, tmp_path: Path) -> None:
+async def investigate_wazuh(
+    fake: FakeSlackAPI, tmp_path: Path, rule: str, model: ScriptedModel
+) -> tuple[Investigation, list[PolicyHit]]:
+    """The Wazuh fixture POSTed to ``/alerts`` under ``rule`` alone and investigated by the
+    real engine on ``model``: its run, and the policy's hits."""
     folder = tmp_path / "policy"
     folder.mkdir()
-    (folder / "direct.toml").write_text(DIRECT_RULE)
+    (folder / "rule.toml").write_text(rule)
     settings = make_settings(tmp_path, fake.base_url).model_copy(
         update={"policy": PolicySettings(dir=str(folder), reload_s=0)}
     )
-    model = ScriptedModel({"direct": [text_response("Known hardening gap; no attack.")]})
     async with open_runtime(settings, backend=model) as rt:
         client = build_client(settings.slack, backoff_s=0.01)
         investigate = EngineInvestigator(
@@ -207,6 +210,13 @@ async def test_a_rule_asks_the_engine_for_direct_mode(fake: FakeSlackAPI, tmp_pa
             await h.settle()
             async with rt.db.session() as session:
                 run = (await session.scalars(select(Investigation))).one()
+                hits = list((await session.scalars(select(PolicyHit))).all())
+    return run, hits
+
+
+async def test_a_rule_asks_the_engine_for_direct_mode(fake: FakeSlackAPI, tmp_path: Path) -> None:
+    model = ScriptedModel({"direct": [text_response("Known hardening gap; no attack.")]})
+    run, _ = await investigate_wazuh(fake, tmp_path, DIRECT_RULE, model)
     assert (run.kind, run.mode) == ("alert", "direct")
     assert [r.stage for r in model.requests] == ["direct"]  # no classifier, no planner
 
@@ -225,34 +235,12 @@ match = { source = "wazuh" }
 async def test_a_rule_runs_the_investigation_on_a_cheaper_model(
     fake: FakeSlackAPI, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "policy"
-    folder.mkdir()
-    (folder / "cheap.toml").write_text(CHEAP_RULE)
-    settings = make_settings(tmp_path, fake.base_url).model_copy(
-        update={"policy": PolicySettings(dir=str(folder), reload_s=0)}
-    )
-    assert settings.gemini.model != "gemini-2.5-flash-lite"
+    assert Settings().gemini.model != "gemini-2.5-flash-lite"
     answer = text_response("Known hardening gap.", model_version="gemini-2.5-flash-lite")
     model = ScriptedModel({"direct": [answer]})
-    async with open_runtime(settings, backend=model) as rt:
-        client = build_client(settings.slack, backoff_s=0.01)
-        investigate = EngineInvestigator(
-            rt.engine,
-            client,
-            AlertStore(rt.db),
-            pacer=Pacer(rate_per_s=200),
-            update_interval=0.02,
-            policy=PolicyStore(rt.db),
-        )
-        async with SlackHarness(fake, settings, investigate, db=rt.db, client=client) as h:
-            response = await h.client.post(
-                "/alerts", json=fixture("wazuh-rootcheck.json"), headers=AUTH
-            )
-            assert response.status == 202
-            await h.settle()
-            async with rt.db.session() as session:
-                run = (await session.scalars(select(Investigation))).one()
-                hit = (await session.scalars(select(PolicyHit))).one()
+    run, hits = await investigate_wazuh(fake, tmp_path, CHEAP_RULE, model)
     assert [(r.stage, r.model) for r in model.requests] == [("direct", "gemini-2.5-flash-lite")]
     assert run.usage["models"] == {"gemini-2.5-flash-lite": 1}
-    assert (hit.rule_id, hit.mode, hit.model) == ("wazuh-cheap", "direct", "gemini-2.5-flash-lite")
+    assert [(hit.rule_id, hit.mode, hit.model) for hit in hits] == [
+        ("wazuh-cheap", "direct", "gemini-2.5-flash-lite")
+    ]

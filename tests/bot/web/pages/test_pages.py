@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from yarl import URL
 
 from alerts.parse import parse_alert
+from bench.loopback import free_port
 from bot.web.auth.session import Signer
 from cli.main import app as cli_app
 from store.db.engine import Database
@@ -26,7 +27,6 @@ from store.triage.alerts import AlertStore
 from tests.bot.web.seed import seed
 from tests.bot.web.support import ADMIN, Site, signed_in_site
 from tests.cli.test_cli import ALERTS
-from tests.pg_server import free_port
 
 
 def jar(site: Site) -> aiohttp.CookieJar:
