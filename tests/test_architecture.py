@@ -169,6 +169,9 @@ def wing_violations(graph: Graph, root: Path) -> list[str]:
     """Imports against the wings' order, and wings missing from it."""
     found = []
     for package, order in WINGS.items():
+        if not (root / package.replace(".", "/") / "__init__.py").exists():
+            found.append(f"{package} has wings in WINGS but is no package")
+            continue
         folders = sorted(
             p.name
             for p in (root / package.replace(".", "/")).iterdir()
