@@ -276,6 +276,14 @@ def test_modules_stay_small() -> None:
     assert long == {}
 
 
+def tree(root: Path, files: dict[str, str]) -> Path:
+    """``files`` (path → text) written under ``root``."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
 def test_the_rules_catch_what_they_forbid(tmp_path: Path) -> None:
     """A tree with an upward import, a circle and a leak from the seam fails every rule."""
     files = {
@@ -288,10 +296,7 @@ def test_the_rules_catch_what_they_forbid(tmp_path: Path) -> None:
         "agent/model/gateway.py": "import agent.waves\nfrom agent.errors import E\n",
         "agent/errors.py": "",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    graph = import_graph(tmp_path)
+    graph = import_graph(tree(tmp_path, files))
     assert upward(graph) == ["alerts.model -> agent.engine"]
     assert cycles(graph) == [["agent.engine", "agent.waves"]]
     assert seam_leaks(graph) == ["agent.model.gateway -> agent.waves"]
@@ -318,10 +323,7 @@ def test_the_wing_rules_catch_what_they_forbid(tmp_path: Path) -> None:
         "store/__init__.py": "",
         "tools/sql/__init__.py": "__all__ = []\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    graph = import_graph(tmp_path)
+    graph = import_graph(tree(tmp_path, files))
     assert wing_violations(graph, tmp_path) == [
         "bot.newwing is in no place of WINGS",
         "bot.work.worker -> bot.app",
