@@ -8,14 +8,16 @@ check, the egress gates and the eval scorer agree on what a defanged indicator i
   ``[({`` opens, any of ``])}`` closes, white space may pad the inside and the words
   are in any case (``[ DOT ]``);
 - ``hxxp``/``hxxps`` at the start of a word (any case) for ``http``/``https``, and
-  ``fxp`` before ``://`` (``fxp``, ``fxps``, ``sfxp``) for ``ftp``.
+  ``fxp``/``fxps``/``sfxp`` before ``://`` for ``ftp``/``ftps``/``sftp`` (the scheme
+  written in lower case, as the intel gate sends it).
 
 It is one pass of two regular expressions without nested repetition: linear in the
 length of the text, whatever an attacker writes in an alert field.
 
 ``defang_*`` write the spelling ``bot.blocks.escape`` posts to Slack
 (``hxxps://evil[.]com/x``, ``185.220.101[.]42``, ``a[@]b[.]com``, ``2001[:]db8[:][:]1``);
-``refang`` reads each of them back unchanged.
+``refang`` reads each of them back as it was (unless the plain value spelled a defanged
+form itself, as a path ``/hxxp`` does: that is read as defanged wherever it is).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import re
 
 _BRACKETED = re.compile(r"[\[({]\s*(://|:|\.|dot|@|at)\s*[\])}]", re.I)
 _PLAIN = {"://": "://", ":": ":", ".": ".", "dot": ".", "@": "@", "at": "@"}
-_SCHEME = re.compile(r"\bhxxp|\b(s?)fxp(?=s?://)", re.I)
+_SCHEME = re.compile(r"\bhxxp(s?)|\b(s?)fxp(s?)(?=://)", re.I)
 
 
 def refang(text: str) -> str:
@@ -65,6 +67,6 @@ def defang_ipv6(address: str) -> str:
 
 
 def _scheme(match: re.Match[str]) -> str:
-    if match.group(1) is None:
-        return "http"
-    return match.group(1) + "ftp"
+    if match.group(1) is not None:
+        return "http" + match.group(1).lower()
+    return f"{match.group(2)}ftp{match.group(3)}".lower()
