@@ -109,7 +109,7 @@ WRITTEN = [
     (defang_url, "http://evil.com#a.b", "hxxp://evil[.]com#a.b"),
     (defang_url, "http://evil.com/a?b#c.d", "hxxp://evil[.]com/a?b#c.d"),
     (defang_url, "http://evil.com", "hxxp://evil[.]com"),
-    (defang_url, "https://evil.com/a/b.sh", "hxxps://evil[.]com/a/b.sh"),
+    (defang_url, "https://evil.com/a.b/c.sh", "hxxps://evil[.]com/a.b/c.sh"),
     (defang_url, "https://evil.com/r?u=https://b.org", "hxxps://evil[.]com/r?u=https://b.org"),
     (defang_url, "http://XX.Evil.com", "hxxp://XX[.]Evil[.]com"),
     (defang_url, "ftp://files.example.org/a", "fxp://files[.]example[.]org/a"),
