@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from alerts.addresses import ipv4_in_host, non_public_reason
+from alerts.defang import refang
 from alerts.model import Indicator, IndicatorKind
 
 MAX_INDICATORS = 100
@@ -168,7 +169,7 @@ def _from_string(key: str, text: str, context: str = "") -> Iterator[Indicator]:
         principal = _principal(text)
         if principal:
             yield Indicator(kind="principal", value=principal)
-    text = _refang(text)
+    text = refang(text)
     for m in _ARN_RE.finditer(text):
         yield Indicator(kind="principal", value=m.group(0).rstrip(_TRAILING))
     yield from _urls_and_hosts(
@@ -259,14 +260,6 @@ def _hashes(lkey: str, text: str, context: str) -> Iterator[Indicator]:
         if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
             continue
         yield Indicator(kind=_HASH_KINDS[len(value)], value=value)
-
-
-def _refang(text: str) -> str:
-    if "[" not in text and "hxxp" not in text.lower():
-        return text
-    for defanged in ("[.]", "(.)", "{.}", "[dot]"):
-        text = text.replace(defanged, ".")
-    return re.sub(r"\bhxxp", "http", text.replace("[:]", ":"), flags=re.I)
 
 
 def _url_host(url: str) -> str | None:

@@ -3,7 +3,8 @@
 A conclusion may write ``185.220.101[.]42``, ``hxxps://evil[.]example``,
 ``2001:DB8:0:0::1`` or ``1,204``; a scenario's ground truth writes each value once.
 Both go through ``normalise`` and a value is found when it appears with no letter or
-digit glued to either side (``12`` is not found in ``120``).
+digit glued to either side (``12`` is not found in ``120``). Refanging is
+``alerts.defang``'s, as in intake, the review and the intel lookups.
 """
 
 from __future__ import annotations
@@ -12,12 +13,8 @@ import ipaddress
 import re
 from collections.abc import Iterable
 
-_DEFANG = [
-    (re.compile(r"hxxp", re.I), "http"),
-    (re.compile(r"[\[\(\{]\s*(?:\.|dot)\s*[\]\)\}]", re.I), "."),
-    (re.compile(r"[\[\(\{]\s*(?::)\s*[\]\)\}]"), ":"),
-    (re.compile(r"[\[\(\{]\s*(?:@|at)\s*[\]\)\}]", re.I), "@"),
-]
+from alerts.defang import refang
+
 _IPV6 = re.compile(r"(?<![0-9a-f:])[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?:%\w+)?(?![0-9a-f:])")
 _MAPPED = re.compile(r"::ffff:(\d{1,3}(?:\.\d{1,3}){3})\b")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
@@ -37,9 +34,7 @@ def _ipv6(match: re.Match[str]) -> str:
 def normalise(text: str) -> str:
     """``text`` lower-cased, refanged, IPv6 compressed, thousands separators and runs of
     white space collapsed."""
-    out = text.lower()
-    for pattern, plain in _DEFANG:
-        out = pattern.sub(plain, out)
+    out = refang(text.lower())
     out = _MAPPED.sub(r"\1", out)
     out = _IPV6.sub(_ipv6, out)
     out = _THOUSANDS.sub("", out)

@@ -80,11 +80,20 @@ GROUPS: dict[str, Group] = {
             "tests/tools/test_intel_egress.py",
             "tests/tools/test_intel.py",
             "tests/alerts/test_indicators.py",
+            "tests/tools/test_defanged_agreement.py",
         ),
         only=(  # the gate, and the parsing of addresses it relies on
             "tools.intel.internal.*",
             "tools.intel.indicators.x_*",
             "alerts.addresses.*",
+        ),
+    ),
+    "defang": Group(  # the one reading of defanged indicators, for every gate and check
+        ("alerts/defang.py",),
+        (
+            "tests/alerts/test_defang.py",
+            "tests/tools/test_defanged_agreement.py",
+            "tests/bot/blocks/test_slack_escape.py",
         ),
     ),
     "slack_body": Group(
@@ -164,6 +173,7 @@ GROUPS: dict[str, Group] = {
         (
             "tests/agent/review/test_grounding.py",
             "tests/agent/review/test_grounding_values.py",
+            "tests/tools/test_defanged_agreement.py",
             "tests/agent/review/test_review.py",
             "tests/agent/review/test_attack_techniques.py",
         ),

@@ -51,8 +51,6 @@ EQUIVALENT: dict[str, str] = {
     _G + "xǁHaystackǁ__init____mutmut_13": _STAMPS,
     _G + "xǁHaystackǁ__init____mutmut_30": _STAMPS,
     _G + "xǁHaystackǁ__init____mutmut_32": _STAMPS,
-    _G + "x__refang__mutmut_21": r"\bHXXP with re.I matches what \bhxxp does",
-    _G + "x__refang__mutmut_23": "the haystack is lower-cased right after: HTTP is http",
     _G + "x_quoted_values__mutmut_3": _SET,
     _G + "x_quoted_values__mutmut_20": _SET,
     _G + "x_quoted_values__mutmut_24": _SET,
@@ -139,9 +137,6 @@ EQUIVALENT: dict[str, str] = {
     _INT + "x_host_reason__mutmut_34": _INTERNAL_NAMED,
     _INT + "x_host_reason__mutmut_35": _INTERNAL_NAMED,
     _IND + "x__host_target__mutmut_3": "_split_url refuses a URL without a host first",
-    _IND + "x_refang__mutmut_36": "^HXXP with re.I matches what ^hxxp does",
-    _IND
-    + "x_refang__mutmut_38": "validate_url lower-cases the scheme; a domain with :// is refused",
     _IND + "x_validate_domain__mutmut_6": _LOWER_X,
     _IND + "x_validate_domain__mutmut_21": _LOWER_X,
     _IND + "x_validate_domain__mutmut_30": '"IDNA" and "idna" name the same codec',

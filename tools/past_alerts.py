@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
+from alerts.defang import refang
 from tools.base import RunContext, Tool, ToolError, ToolRegistry
-from tools.intel.indicators import refang
 
 if TYPE_CHECKING:  # the stores are SQLAlchemy: imported only when the tools are bound
     from store.db.engine import Database
@@ -68,7 +68,7 @@ async def search_past_alerts(
     if start and end and start > end:
         raise ToolError("'since' is after 'until'")
     found = await ctx.deps.alerts.search(
-        indicator=refang(indicator) if indicator else None,
+        indicator=refang(indicator).strip() if indicator else None,
         text=text,
         since=start,
         until=end,

@@ -8,11 +8,11 @@ itself. Verdict rules code can judge are checked too (``true_positive`` with no
 finding, ``high`` confidence while half the steps failed...).
 
 Values come from ``alerts.indicators`` plus a few patterns here; matching is
-literal after normalisation (case, refanging, ``T`` vs space in timestamps, epoch
-seconds in results, thousands separators, byte units). Durations and other derived
-figures are not checked: they are computed from values, not quoted. The check is
-deliberately literal: a failure means "not found where it says", which the
-concluder can fix by citing the right call or quoting the value exactly.
+literal after normalisation (case, refanging as ``alerts.defang`` reads it, ``T`` vs
+space in timestamps, epoch seconds in results, thousands separators, byte units).
+Durations and other derived figures are not checked: they are computed from values,
+not quoted. The check is deliberately literal: a failure means "not found where it
+says", which the concluder can fix by citing the right call or quoting the value exactly.
 
 The ATT&CK techniques the conclusion names are looked up in the bundled catalogue
 (``agent.review.techniques``): unknown, deprecated or revoked ids become notes. They
@@ -32,6 +32,7 @@ from agent.concluder import Conclusion
 from agent.planner import Step
 from agent.review.evidence import ALERT_REF, Evidence, normalize_ref
 from agent.review.techniques import resolve
+from alerts.defang import refang
 from alerts.indicators import extract_indicators
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -103,7 +104,7 @@ class Haystack:
     """Normalised text values are looked up in."""
 
     def __init__(self, text: str) -> None:
-        low = _refang(text).lower()
+        low = refang(text).lower()
         epochs = (
             datetime.fromtimestamp(int(m.group(1)), UTC).strftime("%Y-%m-%d %H:%M:%S")
             for m in _EPOCH_RE.finditer(low)
@@ -245,9 +246,3 @@ def _verdict_problems(conclusion: Conclusion, check: CodeCheck, steps: Sequence[
     if confidence == "high" and check.findings and check.verified == 0:
         problems.append("confidence high although no key finding is verified")
     return problems
-
-
-def _refang(text: str) -> str:
-    for defanged in ("[.]", "(.)", "{.}", "[dot]"):
-        text = text.replace(defanged, ".")
-    return re.sub(r"\bhxxp", "http", text.replace("[:]", ":"), flags=re.I)

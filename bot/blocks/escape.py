@@ -11,7 +11,8 @@ get a zero-width joiner after the ``@``.
 copy-pastes into a live request: ``hxxps://evil[.]com/x``, ``185.220.101[.]42``,
 ``a[@]b[.]com``. URLs, IPv4 addresses and e-mail addresses are found by pattern;
 bare domains by a list of common TLDs plus the alert's known indicators (pass
-them as ``indicators``). ``defang`` is idempotent.
+them as ``indicators``). ``defang`` is idempotent. The spelling itself is
+``alerts.defang``'s, which reads it back (``refang``) wherever socbot takes input.
 
 ``mrkdwn`` is the one call for model text: Markdown basics become Slack mrkdwn,
 then defang + escape; code blocks are kept (language tags dropped) and an unclosed
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+
+from alerts.defang import defang_email, defang_host, defang_ipv4, defang_ipv6, defang_url
 
 ZWJ = "\u200d"
 
@@ -67,29 +70,19 @@ def _defang_url(url: str) -> str:
     trail = ""
     while url and url[-1] in _TRAILING:
         trail, url = url[-1] + trail, url[:-1]
-    scheme, _, rest = url.partition("://")
-    scheme = scheme.lower().replace("http", "hxxp").replace("ftp", "fxp")
-    split = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
-    host, tail = rest[:split], rest[split:]
-    return f"{scheme}://{_dots(host)}{tail}{trail}"
-
-
-def _dots(value: str) -> str:
-    return value.replace(".", "[.]")
+    return defang_url(url) + trail
 
 
 def _defang_known(value: str) -> str:
     if "://" in value:
         return _defang_url(value)
     if "@" in value:
-        user, _, domain = value.rpartition("@")
-        return f"{user}[@]{_dots(domain)}"
+        return defang_email(value)
     if _IPV4.fullmatch(value):
-        head, _, last = value.rpartition(".")
-        return f"{head}[.]{last}"
+        return defang_ipv4(value)
     if value.count(":") >= 2:  # IPv6
-        return value.replace(":", "[:]")
-    return _dots(value)
+        return defang_ipv6(value)
+    return defang_host(value)
 
 
 def _known_pattern(indicators: Iterable[str]) -> str | None:
@@ -122,12 +115,10 @@ def defang(text: str, indicators: Iterable[str] = ()) -> str:
         if kind == "known":
             return _defang_known(value)
         if kind == "email":
-            user, _, domain = value.rpartition("@")
-            return f"{user}[@]{_dots(domain)}"
+            return defang_email(value)
         if kind == "ip":
-            head, _, last = value.rpartition(".")
-            return f"{head}[.]{last}"
-        return _dots(value)
+            return defang_ipv4(value)
+        return defang_host(value)
 
     return pattern.sub(replace, text)
 

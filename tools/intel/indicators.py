@@ -7,7 +7,8 @@ octal, dotted-partial, or embedded in IPv6), single-label names, internal domain
 and host names that encode an internal address are refused: they are never sent
 to a third-party service. A URL whose userinfo, path, query or fragment carries an
 e-mail address, an internal name or address is reduced to its host (``Target.note``
-says what was withheld). Defanged input (``1.2.3[.]4``, ``hxxp://``) is accepted.
+says what was withheld). Defanged input (``1.2.3[.]4``, ``hxxp://``, any spelling
+``alerts.defang.refang`` reads) is accepted.
 ``ensure_sendable`` is the last check before any request: a target that would not
 pass its validation again is never sent.
 """
@@ -22,6 +23,7 @@ from typing import Literal
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from alerts.addresses import IPAddress, non_public_reason, parse_ipv4_loose, unwrap
+from alerts.defang import refang
 from tools.base import ToolError
 from tools.intel.internal import host_reason, url_part_reasons
 
@@ -49,17 +51,9 @@ class Target:
     note: str | None = None  # what of the requested indicator was withheld, and why
 
 
-def refang(text: str) -> str:
-    """Undo the usual defanging: ``[.]``, ``(.)``, ``[dot]``, ``[:]``, ``hxxp``."""
-    for defanged in ("[.]", "(.)", "{.}", "[dot]", "(dot)"):
-        text = text.replace(defanged, ".")
-    text = text.replace("[:]", ":").replace("[://]", "://")
-    return re.sub(r"^hxxp", "http", text.strip(), flags=re.I)
-
-
 def validate_ip(value: str) -> Target:
     """A public IPv4/IPv6 address in standard form (IPv4-in-IPv6 forms unwrapped)."""
-    text = refang(value).strip("[]")
+    text = _refanged(value).strip("[]")
     ip = _parse_ip(text)
     if ip is None:
         raise IndicatorRefused(f"{value!r} is not an IPv4 or IPv6 address")
@@ -80,7 +74,7 @@ def validate_ip(value: str) -> Target:
 
 def validate_domain(value: str, internal_suffixes: Iterable[str]) -> Target:
     """A public, fully qualified domain name (IDN converted to punycode)."""
-    text = refang(value).lower().rstrip(".")
+    text = _refanged(value).lower().rstrip(".")
     if "://" in text or "/" in text:
         raise IndicatorRefused(f"{value!r} is a URL, not a domain: use the URL lookup")
     if "@" in text:
@@ -173,8 +167,12 @@ def _parse_ip(text: str) -> IPAddress | None:
         return parse_ipv4_loose(text)
 
 
+def _refanged(value: str) -> str:
+    return refang(value).strip()
+
+
 def _split_url(value: str) -> SplitResult:
-    text = refang(value)
+    text = _refanged(value)
     if len(text) > MAX_URL_CHARS or _URL_FORBIDDEN.search(text):
         raise IndicatorRefused(
             "not a valid URL (too long, or contains spaces, control characters or backslashes)"

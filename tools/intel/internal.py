@@ -7,11 +7,11 @@ a private address encoded in the labels (``10-0-0-1.sslip.io``, ``0a000001.nip.i
 
 ``url_part_reasons`` judges the userinfo, path, query and fragment of a URL (and
 ``text_reasons`` free text): it percent-decodes (up to three layers; deeper nesting
-is refused), splits into tokens and looks at each token for e-mail addresses,
-internal names and non-public addresses in any spelling, and at the text behind
-every run of hex or base64 digits (either alphabet, a JWT's segments), read at
-each alignment so that a blob after ``path/`` or ``a+`` is read too. Each reason
-is a short phrase for the model.
+is refused), reads each layer refanged too (``db01[.]corp``, ``bob(at)corp.com``),
+splits into tokens and looks at each token for e-mail addresses, internal names and
+non-public addresses in any spelling, and at the text behind every run of hex or
+base64 digits (either alphabet, a JWT's segments), read at each alignment so that a
+blob after ``path/`` or ``a+`` is read too. Each reason is a short phrase for the model.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from alerts.addresses import (
     parse_ipv4_loose,
     unwrap,
 )
+from alerts.defang import refang
 
 # Special-use names that are never public, whatever the configuration says.
 ALWAYS_INTERNAL = (".localhost", ".local", ".internal", ".test", ".invalid", ".example", ".arpa")
@@ -181,8 +182,9 @@ def _ipv6_reason(token: str, *, encoded: bool) -> str | None:
 
 
 def _decodings(component: str) -> list[str] | None:
-    """The component as written and percent-decoded (up to three layers), NFKC-normalised;
-    None when a fourth layer would still decode (refused: no unbounded unwrapping).
+    """The component as written and percent-decoded (up to three layers), NFKC-normalised,
+    each layer also refanged (``alerts.defang``); None when a fourth layer would still
+    decode (refused: no unbounded unwrapping).
 
     A "+" (a space in a query string) needs no decoding of its own: it splits tokens as a
     space does, and a blob after it is read at its own alignment (``_blob_texts``)."""
@@ -190,8 +192,9 @@ def _decodings(component: str) -> list[str] | None:
     text, layers = component, 0
     while True:
         text = unicodedata.normalize("NFKC", text).translate(_DOTS)
-        if text not in out:
-            out.append(text)
+        for form in (text, refang(text)):  # "db01[.]corp", "bob(at)corp.com": as meant
+            if form not in out:
+                out.append(form)
         decoded = unquote(text)  # a broken escape stays as written
         if decoded == text:
             return out
