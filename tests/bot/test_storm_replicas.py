@@ -170,6 +170,14 @@ def live_cards(fake: FakeSlackAPI) -> list[Any]:
     return [m for m in tops(fake) if "investigating in the thread" in shown(fake, m.ts)]
 
 
+async def stop_beating(h: SlackHarness) -> None:
+    """The replica's beats stop, as when its process stalls (``store.queue.replicas``)."""
+    coordinator = h.app.coordinator
+    coordinator._leases_done.set()
+    if coordinator._renewer is not None:
+        await coordinator._renewer
+
+
 async def test_a_takeover_of_a_stalled_launch_leaves_one_live_card(
     fake: FakeSlackAPI, tmp_path: Path, url: str
 ) -> None:
@@ -177,8 +185,11 @@ async def test_a_takeover_of_a_stalled_launch_leaves_one_live_card(
     lapses); B takes the launch over, posts a card and runs the investigation in its
     thread. When A wakes up, its card is edited to point to B's thread."""
     settings = shared(tmp_path, fake, url)
-    settings = settings.model_copy(
-        update={"work": settings.work.model_copy(update={"lease_s": 0.3})}
+    a_settings, b_settings = (
+        settings.model_copy(
+            update={"work": settings.work.model_copy(update={"lease_s": 0.3, "replica_id": name})}
+        )
+        for name in ("replica-a", "replica-b")
     )
     first, second = Database(url), Database(url)
     await first.create()
@@ -186,8 +197,8 @@ async def test_a_takeover_of_a_stalled_launch_leaves_one_live_card(
     ran_b.gate = asyncio.Event()  # B's run is on while A wakes up
     fake.hold("chat.postMessage", when=lambda c: not fake.held and not c.args.get("thread_ts"))
     async with (
-        SlackHarness(fake, settings, ran_a, db=first) as a,
-        SlackHarness(fake, settings, ran_b, db=second) as b,
+        SlackHarness(fake, a_settings, ran_a, db=first) as a,
+        SlackHarness(fake, b_settings, ran_b, db=second) as b,
     ):
         assert a.app.triage is not None and b.app.triage is not None
         for h in (a, b):
@@ -196,7 +207,8 @@ async def test_a_takeover_of_a_stalled_launch_leaves_one_live_card(
         alert_id = await post(a, alert("Odd login <!channel> from *new* country", "9.9.9.9"))
         await fake.wait_for(lambda: bool(fake.held))  # A's card is in Slack; A hangs
         [stalled] = tops(fake)
-        await asyncio.sleep(0.3 * 3)  # A stops beating: its launch looks dead
+        await stop_beating(a)
+        await asyncio.sleep(0.3 * 3)  # A's launch looks dead
         await b.app.triage.sweep()  # B takes the launch over
         await b.app.triage.drain()
         await ran_b.wait_started()
@@ -222,5 +234,5 @@ async def test_a_takeover_of_a_stalled_launch_leaves_one_live_card(
     assert [m.ts for m in live_cards(fake)] == [live.ts]  # one live card per alert
     moved = shown(fake, stalled.ts)
     assert f"p{live.ts.replace('.', '')}" in moved  # a permalink to the live thread
-    assert "<!channel>" not in moved and "&lt;!channel&gt;" in moved  # alert text escaped
+    assert "<!channel>" not in moved and "\u2039!channel\u203a" in moved  # alert text escaped
     assert any(c.args["ts"] == stalled.ts for c in fake.calls_to("chat.update"))
