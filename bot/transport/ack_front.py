@@ -134,6 +134,8 @@ class AckFront:
         ) as session:
             self._session = session
             door = AlertDoor(self.alerts, self.backend, session) if self.alerts else None
+            if door is not None:
+                await door.warm_up()
             runner = web.AppRunner(self._routes(door), access_log=None)
             await runner.setup()
             try:

@@ -18,6 +18,8 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
 
 from alerts.catalogue import load_catalogue
 from alerts.parse import Alert
@@ -69,6 +71,15 @@ class AlertDoor:
         self.db = Database(setup.database_url)
         intake = AlertIntake(AlertStore(self.db), load_catalogue(setup.formats_dir))
         self.webhook = AlertWebhook(setup.slack(), intake.accept, self.hand_over)
+
+    async def warm_up(self) -> None:
+        """Open the database connection before the first alert waits for it (a failure
+        here is the first alert's to report: a 500, nothing said 202)."""
+        try:
+            async with self.db.session() as session:
+                await session.execute(text("SELECT 1"))
+        except SQLAlchemyError as error:
+            log.warning("the front cannot reach the database yet: %s", type(error).__name__)
 
     async def handle(self, request: web.Request) -> web.Response:
         return await self.webhook.handle(request)
