@@ -71,7 +71,7 @@ class AlertStatuses:
             .where(AlertRow.status.is_not(None), *in_channel(channel, exclude_channels))
             .group_by(AlertRow.status)
         )
-        async with self.db.session() as session:
+        async with self.db.reading() as session:
             rows = (await session.execute(query)).all()
         return {str(status): int(count) for status, count in rows}
 
@@ -91,7 +91,7 @@ class AlertStatuses:
             .order_by(severity_rank(), AlertRow.created_at, AlertRow.id)
             .limit(limit)
         )
-        async with self.db.session() as session:
+        async with self.db.reading() as session:
             rows = list(await session.scalars(query))
         return [stored_alert(row) for row in rows]
 
