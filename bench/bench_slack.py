@@ -117,14 +117,17 @@ def runtime_factory(
 
 @asynccontextmanager
 async def serving(
-    tmp: Path, latency_s: float, **limits: Any
+    tmp: Path, latency_s: float, database_url: str | None = None, **limits: Any
 ) -> AsyncIterator[tuple[str, Remote, FakeSlackAPI, Path]]:
-    """socbot in HTTP mode on 127.0.0.1 against the fakes; yields its URL and the fakes."""
+    """socbot in HTTP mode on 127.0.0.1 against the fakes; yields its URL and the fakes
+    (on a fresh SQLite file unless ``database_url`` is given)."""
     async with remote(scripts.three_steps(), latency_s=latency_s) as rem:
         slack = FakeSlackAPI()
         slack_url = await rem.thread.run(slack.start())
         db_path = tmp / f"socbot-{uuid.uuid4().hex[:8]}.db"
         settings = slack_settings(db_path, rem, slack_url, **limits)
+        if database_url is not None:
+            settings = settings.model_copy(update={"database_url": database_url})
         port = free_port()
         stop = asyncio.Event()
         up = asyncio.Event()

@@ -19,6 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from alerts.parse import Alert
 from bot.decisions.votes import Learn
 from bot.events.listeners import Listeners
+from bot.intake.alert_handover import HANDOVER_PATH, AlertHandOver
 from bot.intake.alerts_endpoint import AlertWebhook
 from bot.intake.policy.dispatch import PolicedTriage
 from bot.intake.policy.gate import PolicyGate
@@ -74,8 +75,10 @@ class SocBot:
     pages: Web | None = None  # the investigation pages (``bot.web``), when sign-in is set up
     heap_frozen: bool = field(default=False, init=False, repr=False)
 
-    def web_app(self) -> web.Application:
-        """The aiohttp app: ``/slack/events`` in HTTP mode, ``/alerts`` and ``/healthz``.
+    def web_app(self, handover_token: str | None = None) -> web.Application:
+        """The aiohttp app: ``/slack/events`` in HTTP mode, ``/alerts`` and ``/healthz``;
+        with ``handover_token``, the alerts the acknowledging front stored and answered
+        (``bot.intake.alert_handover``).
 
         On start-up, alerts deferred (or interrupted) by an earlier run are resumed,
         and the heap built so far is frozen (``freeze_heap``).
@@ -89,6 +92,9 @@ class SocBot:
             signing_secret=secret.get_secret_value() if secret else None,
             metrics=self.metrics,
         )
+        if handover_token is not None:
+            handover = AlertHandOver(handover_token, self.alerts, self.webhook)
+            app.router.add_post(HANDOVER_PATH, handover.handle)
         if self.pages is not None:
             install_pages(app, self.pages)
         app.on_startup.append(self._resume)

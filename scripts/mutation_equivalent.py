@@ -90,8 +90,8 @@ EQUIVALENT: dict[str, str] = {
     _HOOK + "authorized__mutmut_21": (
         'a non-bearer header compared as "XXXX": only a configured token "XXXX" tells'
     ),
-    _HOOK + "handle__mutmut_104": "the task's name is for debugging only",
-    _HOOK + "handle__mutmut_106": "the task's name is for debugging only",
+    _HOOK + "dispatch_later__mutmut_3": "the task's name is for debugging only",
+    _HOOK + "dispatch_later__mutmut_5": "the task's name is for debugging only",
     _HOOK + "handle__mutmut_52": (
         "reading limit + 2 bytes: a body over the limit is still over it, one under is whole"
     ),

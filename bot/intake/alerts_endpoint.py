@@ -101,10 +101,14 @@ class AlertWebhook:
         except RecursionError:  # a backstop: nesting is bounded before parsing
             return _problem(400, "alert not understood: nested too deeply")
         log.info("alert %s accepted from webhook (source %s)", alert.id, alert.source)
+        self.dispatch_later(alert)
+        return web.json_response({"alert_id": alert.id}, status=202)
+
+    def dispatch_later(self, alert: Alert) -> None:
+        """``dispatch(alert)`` in the background (``drain`` waits for it)."""
         task = asyncio.create_task(self._dispatch(alert), name=f"alert {alert.id}")
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-        return web.json_response({"alert_id": alert.id}, status=202)
 
     async def drain(self) -> None:
         """Wait for accepted alerts to be handed over (tests, shutdown)."""

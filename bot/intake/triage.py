@@ -21,8 +21,7 @@ An admitted alert becomes a work row (``store.queue.work``) that any replica may
 shutdown nothing is posted: alerts whose row is queued or running stay ``queued`` (handed on),
 alerts still waiting for their card are stored as ``deferred``; both are resumed on the next start.
 
-A forwarded alert's own message plays the card; a grouped one gets a 🔗 reaction and its
-group one note in the first alert's thread."""
+A forwarded alert's own message plays the card; a grouped one gets a 🔗 and a group note."""
 
 from __future__ import annotations
 
@@ -128,8 +127,9 @@ class AlertTriage:
 
     async def sweep(self) -> None:
         """Place alerts not placed yet; admit again what a dead replica left."""
+        aged = self.sweeper.grace_s  # left to its own dispatch first (``_sweep``)
         received = await self.statuses.by_status(
-            AlertStatus.RECEIVED, channel=self._only, exclude_channels=self._exclude
+            AlertStatus.RECEIVED, channel=self._only, exclude_channels=self._exclude, for_s=aged
         )
         for row in received:
             if self._closing:

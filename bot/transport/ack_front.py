@@ -12,8 +12,11 @@ shared with the investigations):
   200 is sent at once, and the request is handed to the app on the main loop (a private
   loopback port) in the background — bolt checks it again, dedupes it and runs its
   listeners exactly as before (it acked before any listener work already);
-* everything else (interactivity, whose answer can carry a dialog's errors; ``/alerts``,
-  whose 202 promises the alert is stored; ``/healthz``; the pages and Sign in with Slack)
+* ``POST /alerts``, when the front is given the database (``alerts``): checked, stored and
+  answered 202 by the front itself, then handed to the app (``bot.transport.alert_door``);
+  the app's own routes (``/internal/``) are never reached from outside (404);
+* everything else (interactivity, whose answer can carry a dialog's errors; ``/alerts``
+  without the database; ``/healthz``; the pages and Sign in with Slack)
   is passed to the app and its answer passed back untouched: the status, every header
   (each ``Set-Cookie`` of several, ``Location``), the body as sent (never decompressed);
   redirects are the browser's to follow, never the front's, and the front keeps no
@@ -37,7 +40,9 @@ import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
 
+from bot.intake.alert_handover import INTERNAL_PREFIX
 from bot.transport._slack_body import BadSlackRequest, check_slack_request
+from bot.transport.alert_door import AlertDoor, AlertDoorSetup
 from bot.transport.server import bound_port
 
 log = logging.getLogger(__name__)
@@ -60,10 +65,18 @@ def is_event(text: str) -> bool:
 class AckFront:
     """The public port, served from a thread of its own (see the module docstring)."""
 
-    def __init__(self, *, signing_secret: str, backend: str, body_limit: int) -> None:
+    def __init__(
+        self,
+        *,
+        signing_secret: str,
+        backend: str,
+        body_limit: int,
+        alerts: AlertDoorSetup | None = None,
+    ) -> None:
         self.signing_secret = signing_secret
         self.backend = backend.rstrip("/")  # the app on the main loop, on loopback
         self.body_limit = body_limit
+        self.alerts = alerts  # None: ``/alerts`` is passed to the app
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._stopped: asyncio.Event | None = None
@@ -106,17 +119,17 @@ class AckFront:
     ) -> None:
         self._loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
-        app = web.Application(client_max_size=self.body_limit)
-        app.router.add_post("/slack/events", self._slack_events)
-        app.router.add_route("*", "/{tail:.*}", self._pass)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
         # a stream (server-sent events) may outlive any total: each read is bounded instead
         timeout = aiohttp.ClientTimeout(total=None, sock_read=FORWARD_TIMEOUT_S)
         async with aiohttp.ClientSession(
             timeout=timeout, cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False
         ) as session:
             self._session = session
+            door = AlertDoor(self.alerts, self.backend, session) if self.alerts else None
+            if door is not None:
+                await door.warm_up()
+            runner = web.AppRunner(self._routes(door), access_log=None)
+            await runner.setup()
             try:
                 site = web.TCPSite(runner, host, port)
                 await site.start()
@@ -125,6 +138,8 @@ class AckFront:
                 failed.append(error)
                 ready.set()
                 await runner.cleanup()
+                if door is not None:
+                    await door.close()
                 return
             ready.set()
             log.info("acks served on http://%s:%d (app on %s)", host, bound[0], self.backend)
@@ -132,6 +147,17 @@ class AckFront:
             await runner.cleanup()
             if self._forwards:
                 await asyncio.wait(list(self._forwards), timeout=FORWARD_TIMEOUT_S)
+            if door is not None:
+                await door.close()  # accepted alerts handed over first
+
+    def _routes(self, door: AlertDoor | None) -> web.Application:
+        app = web.Application(client_max_size=self.body_limit)
+        app.router.add_post("/slack/events", self._slack_events)
+        if door is not None:
+            app.router.add_post("/alerts", door.handle)
+        app.router.add_route("*", INTERNAL_PREFIX + "{tail:.*}", _not_found)
+        app.router.add_route("*", "/{tail:.*}", self._pass)
+        return app
 
     async def _slack_events(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
@@ -181,6 +207,10 @@ class AckFront:
                     log.warning("the app refused an acked event (%s)", answer.status)
         except (aiohttp.ClientError, TimeoutError) as error:
             log.error("an acked event did not reach the app: %s", type(error).__name__)
+
+
+async def _not_found(_request: web.Request) -> web.Response:
+    return web.json_response({"error": "not found"}, status=404)
 
 
 async def _stream(

@@ -8,11 +8,13 @@ a child process (``python -m cli.serve.ack_process``) that does nothing else, so
 operating system schedules it on its own.
 
 The parent writes one JSON line to the child's stdin (the signing secret, the app's
-loopback address, the body limit, where to listen, the log settings: never on the
-command line, which ``ps`` shows) and reads one line back: ``{"port": N}`` once the
-public port is served, or ``{"error": "..."}``. Then the child waits on its stdin;
+loopback address, the body limit, where to listen, the log settings and, for the front's
+own ``POST /alerts``, the database URL, the webhook's settings and the hand-over token:
+never on the command line, which ``ps`` shows) and reads one line back: ``{"port": N}``
+once the public port is served, or ``{"error": "..."}``. Then the child waits on its stdin;
 end of file — the parent closed it, or died, even by ``kill -9`` — stops the front:
-events acked but not yet handed over are handed over first (``AckFront.stop``).
+events acked and alerts stored but not yet handed over are handed over first
+(``AckFront.stop``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import sys
 from typing import IO
 
 from bot.transport.ack_front import START_TIMEOUT_S, AckFront
+from bot.transport.alert_door import AlertDoorSetup
 from cli.serve.log_setup import configure_logging
 from config.settings import LoggingSettings
 
@@ -39,13 +42,20 @@ class AckProcess:
     """``AckFront`` in a child process, with the same ``start``/``stop``."""
 
     def __init__(
-        self, *, signing_secret: str, backend: str, body_limit: int, log: LoggingSettings
+        self,
+        *,
+        signing_secret: str,
+        backend: str,
+        body_limit: int,
+        log: LoggingSettings,
+        alerts: AlertDoorSetup | None = None,
     ) -> None:
         self._setup = {
             "signing_secret": signing_secret,
             "backend": backend,
             "body_limit": body_limit,
             "log": log.model_dump(mode="json"),
+            "alerts": alerts.to_json() if alerts is not None else None,
         }
         self._child: subprocess.Popen[str] | None = None
 
@@ -110,6 +120,7 @@ def main() -> None:
         signing_secret=setup["signing_secret"],
         backend=setup["backend"],
         body_limit=int(setup["body_limit"]),
+        alerts=AlertDoorSetup.from_json(setup["alerts"]) if setup.get("alerts") else None,
     )
     try:
         port = front.start(setup["host"], int(setup["port"]))

@@ -15,6 +15,7 @@ import asyncio
 import errno
 import logging
 import os
+import secrets
 import signal
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -37,6 +38,7 @@ from bot.slack.client import build_client
 from bot.slack.pacer import Pacer
 from bot.socket_mode import run_socket_mode
 from bot.startup import startup_lines
+from bot.transport.alert_door import AlertDoorSetup
 from bot.transport.server import body_limit, bound_port, start_site
 from cli.common import command_app, fail, load_settings_or_exit, one_line
 from cli.runtime import Runtime, open_runtime
@@ -152,13 +154,17 @@ async def serve_until(
         try:
             if mode is Mode.http:
                 # the app on a private loopback port; the public port acks from a process
-                # of its own, so acks never queue behind investigations (cli.serve.ack_process)
-                runner = await start_site(bot.web_app(), "127.0.0.1", 0)
+                # of its own, so acks and alerts' 202s never queue behind investigations
+                # (cli.serve.ack_process)
+                door = front_alerts(settings)
+                app = bot.web_app(handover_token=door.handover_token)
+                runner = await start_site(app, "127.0.0.1", 0)
                 front = AckProcess(
                     signing_secret=_secret(settings.slack.signing_secret),
                     backend=f"http://127.0.0.1:{bound_port(runner)}",
                     body_limit=body_limit(settings.slack.max_alert_bytes),
                     log=settings.log,
+                    alerts=door,
                 )
                 try:
                     try:
@@ -183,6 +189,20 @@ async def serve_until(
                     raise _listen_error(host, port, error) from None
         finally:
             await bot.close()
+
+
+def front_alerts(settings: Settings) -> AlertDoorSetup:
+    """What the acknowledging front needs to answer ``POST /alerts`` itself, with a fresh
+    token for handing the alerts over to this process's app."""
+    slack = settings.slack
+    return AlertDoorSetup(
+        database_url=settings.database_url,
+        handover_token=secrets.token_urlsafe(32),
+        webhook_token=slack.webhook_token.get_secret_value() if slack.webhook_token else None,
+        webhook_channel=slack.webhook_channel,
+        max_alert_bytes=slack.max_alert_bytes,
+        formats_dir=settings.alerts.formats_dir,
+    )
 
 
 ModeOpt = Annotated[

@@ -70,22 +70,38 @@ class Database:
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:
         """A session in a transaction, committed on success (SQLite: in turn)."""
+        async with self._session(deferred=False) as session:
+            yield session
+
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[AsyncSession]:
+        """``session`` for reads only. On SQLite its transaction is deferred: under WAL it
+        neither takes nor waits for the write lock, so a reader slowed down by a busy
+        event loop never holds up a writer in another process (the acknowledging front
+        storing an alert). Never write in it: the write could fail at once."""
+        async with self._session(deferred=self.is_sqlite) as session:
+            yield session
+
+    @asynccontextmanager
+    async def _session(self, *, deferred: bool) -> AsyncIterator[AsyncSession]:
         if not self.is_sqlite or _in_session.get():
-            async with self._transaction() as session:
+            async with self._transaction(deferred) as session:
                 yield session
             return
         async with self._turn:
             token = _in_session.set(True)  # a session opened inside this one does not wait
             try:
-                async with self._transaction() as session:
+                async with self._transaction(deferred) as session:
                     yield session
             finally:
                 _in_session.reset(token)
 
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[AsyncSession]:
+    async def _transaction(self, deferred: bool) -> AsyncIterator[AsyncSession]:
         async with self.sessions() as session:
             async with session.begin():
+                if deferred:  # before the first statement: the BEGIN it sends is deferred
+                    await session.connection(execution_options={_DEFERRED: True})
                 yield session
                 wrote = bool(self._writes) and (await session.connection()).info.pop(_WROTE, False)
             if wrote:  # committed: what a listener reads now is there
@@ -98,6 +114,7 @@ class Database:
 
 
 _in_session: ContextVar[bool] = ContextVar("in_sqlite_session", default=False)
+_DEFERRED = "socbot_deferred"  # ``reading``: a transaction that takes no write lock
 _WROTE = "socbot_wrote"  # set in a connection's ``info`` by a write (``watch_writes``)
 BUSY_TIMEOUT_MS = 30_000
 
@@ -113,7 +130,8 @@ def _sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: object) -> None:
 
 
 def _begin_immediate(conn: Connection) -> None:
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+    deferred = conn.get_execution_options().get(_DEFERRED, False)
+    conn.exec_driver_sql("BEGIN" if deferred else "BEGIN IMMEDIATE")
 
 
 def _note_write(

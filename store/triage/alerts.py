@@ -98,7 +98,7 @@ class AlertStore:
 
     async def get(self, alert_id: str) -> StoredAlert | None:
         """The alert, with its investigation's status/objective/verdict when linked."""
-        async with self.db.session() as session:
+        async with self.db.reading() as session:
             row = await session.get(AlertRow, alert_id)
             if row is None:
                 return None

@@ -13,6 +13,7 @@ of a storm) are ``store.triage.storms``'; these are the plain reads and writes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import case, func, or_, select, update
@@ -72,7 +73,7 @@ class AlertStatuses:
             .where(AlertRow.status.is_not(None), *in_channel(channel, exclude_channels))
             .group_by(AlertRow.status)
         )
-        async with self.db.session() as session:
+        async with self.db.reading() as session:
             rows = (await session.execute(query)).all()
         return {str(status): int(count) for status, count in rows}
 
@@ -83,16 +84,19 @@ class AlertStatuses:
         limit: int = 100,
         channel: str | None = None,
         exclude_channels: Sequence[str] | None = None,
+        for_s: float = 0.0,
     ) -> list[StoredAlert]:
-        """Alerts in ``status`` (filtered as ``in_channel`` says), most severe first, then
-        oldest first."""
+        """Alerts in ``status`` (filtered as ``in_channel`` says) for at least ``for_s``
+        seconds, most severe first, then oldest first."""
+        since = utcnow() - timedelta(seconds=for_s)
         query = (
             select(AlertRow)
             .where(AlertRow.status == status, *in_channel(channel, exclude_channels))
+            .where(or_(AlertRow.status_at.is_(None), AlertRow.status_at <= since))
             .order_by(severity_rank(), AlertRow.created_at, AlertRow.id)
             .limit(limit)
         )
-        async with self.db.session() as session:
+        async with self.db.reading() as session:
             rows = list(await session.scalars(query))
         return [stored_alert(row) for row in rows]
 

@@ -66,7 +66,7 @@ class StormPosts:
             )
 
     async def group(self, leader_id: str) -> GroupView | None:
-        async with self.db.session() as session:
+        async with self.db.reading() as session:
             row = await session.get(AlertGroup, leader_id)
             if row is None:
                 return None

@@ -227,7 +227,7 @@ class StormStore:
 
     async def view(self, storm_id: int | None = None) -> StormView | None:
         """The storm ``storm_id``, or the channel's open storm (None: idle)."""
-        async with self.db.session() as session:
+        async with self.db.reading() as session:
             if storm_id is None:
                 storm = await self._current(session)
             else:
