@@ -144,8 +144,12 @@ class Rule(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Rule:
-        if self.action == "suppress" and not (self.expires and self.reason and self.owner):
-            raise ValueError("a suppress rule needs expires, reason and owner")
+        needed = {"expires": self.expires, "reason": self.reason, "owner": self.owner}
+        missing = [name for name, value in needed.items() if not value]
+        if self.action == "suppress" and missing:
+            raise ValueError(
+                f"a suppress rule needs expires, reason and owner: no {', '.join(missing)}"
+            )
         if self.action == "route" and not self.channel:
             raise ValueError("a route rule needs channel (a Slack channel id)")
         if self.action != "route" and self.channel:
