@@ -24,9 +24,9 @@ def truncate(data: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, bo
     size = len(json.dumps(data, ensure_ascii=False, default=str))
     if size <= budget:
         return data, size, False
-    cut = json.loads(json.dumps(data, ensure_ascii=False, default=str))
-    for limit in (200, 50, 20, 5, 1):
-        cut = _shrink(cut, items=limit, chars=max(budget // 4, 80))
+    whole = json.loads(json.dumps(data, ensure_ascii=False, default=str))
+    for limit in (200, 50, 20, 5, 1):  # each from the whole: the omitted counts stay true
+        cut = _shrink(whole, items=limit, chars=max(budget // 4, 80))
         cut["truncated"] = True
         if len(json.dumps(cut, ensure_ascii=False)) <= budget:
             return cut, size, True
