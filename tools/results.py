@@ -24,7 +24,7 @@ def truncate(data: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, bo
     size = len(json.dumps(data, ensure_ascii=False, default=str))
     if size <= budget:
         return data, size, False
-    whole = json.loads(json.dumps(data, ensure_ascii=False, default=str))
+    whole = json.loads(json.dumps(data, default=str))  # escaped or not: loads reads it back
     for limit in (200, 50, 20, 5, 1):  # each from the whole: the omitted counts stay true
         cut = _shrink(whole, items=limit, chars=max(budget // 4, 80))
         cut["truncated"] = True
