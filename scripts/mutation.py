@@ -208,6 +208,26 @@ GROUPS: dict[str, Group] = {
         ("tools/mcp/egress.py",),
         ("tests/tools/test_mcp_egress.py",),
     ),
+    "tool_results": Group(  # the one cap on what a tool (or an MCP server) answers
+        ("tools/results.py",),
+        (
+            "tests/tools/test_results_cuts.py",
+            "tests/tools/test_results_budget.py",
+            "tests/tools/test_tool_base.py",
+        ),
+    ),
+    "policy_rules": Group(  # what a rule file may say: suppressions, routes, budgets
+        ("alerts/policy/rules.py",),
+        (
+            "tests/alerts/test_policy_suppress_rules.py",
+            "tests/alerts/test_policy.py",
+            "tests/alerts/test_policy_match.py",
+        ),
+    ),
+    "web_session": Group(  # the signed session and the sign-in callback's checks
+        ("bot/web/auth/session.py", "bot/web/auth/signin.py"),
+        ("tests/bot/web/auth/test_signin_callback.py", "tests/bot/web/test_guard.py"),
+    ),
 }
 # A fixed subset for CI: stand-alone tests that set their own clocks, nothing timed.
 CI_GROUPS = (
@@ -218,6 +238,7 @@ CI_GROUPS = (
     "slack_auth_ci",
     "webhook",
     "takeover",
+    "policy_rules",
 )
 CI_ONLY = ("grounding_ci", "slack_auth_ci")  # parts of other groups: not run twice
 GROUPS["slack_auth_ci"] = Group(  # who may approve a risky call, a proposal, a suppression

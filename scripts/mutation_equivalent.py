@@ -182,6 +182,7 @@ EQUIVALENT: dict[str, str] = {
         "< or <= size: a discarded worker was taken under the loop's semaphore (one loop"
         " at a time), so idle plus taken <= size and idle < size whenever one is discarded"
     ),
+    "tools.results.x_truncate__mutmut_43": "ensure_ascii=None is falsy: the same as False",
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),

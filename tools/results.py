@@ -7,24 +7,42 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+# The last resort, with nothing in it: no cut result is smaller.
+MIN_BUDGET = len(json.dumps({"truncated": True, "partial": ""}))
+
 
 def truncate(data: dict[str, Any], budget: int) -> tuple[dict[str, Any], int, bool]:
     """Cut a result to ``budget`` JSON characters, keeping it valid JSON-able data.
 
     Long lists lose their tail items first, then long strings are clipped; the result
-    carries ``truncated: true`` when anything was cut.
+    carries ``truncated: true`` when anything was cut. When that is still too long, the
+    result is the start of its JSON text as one string, ``partial``, escaped to fit.
+    A budget below ``MIN_BUDGET`` is a programmer error.
     """
+    if budget < MIN_BUDGET:
+        raise ValueError(f"a result budget of {budget!r} is below {MIN_BUDGET!r} characters")
     size = len(json.dumps(data, ensure_ascii=False, default=str))
     if size <= budget:
         return data, size, False
-    cut = json.loads(json.dumps(data, ensure_ascii=False, default=str))
-    for limit in (200, 50, 20, 5, 1):
-        cut = _shrink(cut, items=limit, chars=max(budget // 4, 80))
+    whole = json.loads(json.dumps(data, default=str))  # escaped or not: loads reads it back
+    for limit in (200, 50, 20, 5, 1):  # each from the whole: the omitted counts stay true
+        cut = _shrink(whole, items=limit, chars=max(budget // 4, 80))
         cut["truncated"] = True
         if len(json.dumps(cut, ensure_ascii=False)) <= budget:
             return cut, size, True
-    text = json.dumps(cut, ensure_ascii=False)[: budget - 60]
+    text = _prefix(json.dumps(cut, ensure_ascii=False), budget - MIN_BUDGET)
     return {"truncated": True, "partial": text}, size, True
+
+
+def _prefix(text: str, room: int) -> str:
+    """The longest start of ``text`` whose JSON escaping (quotes, backslashes, control
+    characters grow) takes at most ``room`` characters."""
+    used = 0
+    for end, char in enumerate(text):
+        used += len(json.dumps(char, ensure_ascii=False)) - 2
+        if used > room:
+            return text[:end]
+    return text
 
 
 def _shrink(value: Any, *, items: int, chars: int) -> Any:

@@ -144,22 +144,31 @@ class Rule(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Rule:
-        if self.action == "suppress" and not (self.expires and self.reason and self.owner):
-            raise ValueError("a suppress rule needs expires, reason and owner")
-        if self.action == "route" and not self.channel:
-            raise ValueError("a route rule needs channel (a Slack channel id)")
-        if self.action != "route" and self.channel:
-            raise ValueError("channel applies to route rules only")
-        if self.action in QUIET_ACTIONS and (
-            self.severity or self.budget or self.mode or self.model
-        ):
-            raise ValueError(
-                f"{self.action} investigates nothing: severity, mode, model and budget apply "
-                "to route and investigate rules"
-            )
+        problem = _inconsistency(self)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     @property
     def quiet(self) -> bool:
         """True when the alert is stored and counted but not investigated."""
         return self.action in QUIET_ACTIONS
+
+
+def _inconsistency(rule: Rule) -> str | None:
+    """What a rule's action and its other fields disagree on (a plain function: the
+    validator's body, where mutation testing reaches it)."""
+    needed = {"expires": rule.expires, "reason": rule.reason, "owner": rule.owner}
+    missing = [name for name, value in needed.items() if not value]
+    if rule.action == "suppress" and missing:
+        return f"a suppress rule needs expires, reason and owner: no {', '.join(missing)}"
+    if rule.action == "route" and not rule.channel:
+        return "a route rule needs channel (a Slack channel id)"
+    if rule.action != "route" and rule.channel:
+        return "channel applies to route rules only"
+    if rule.action in QUIET_ACTIONS and (rule.severity or rule.budget or rule.mode or rule.model):
+        return (
+            f"{rule.action} investigates nothing: severity, mode, model and budget apply "
+            "to route and investigate rules"
+        )
+    return None

@@ -135,6 +135,23 @@ CONCLUSION = {
 }
 
 
+# What a planned run leaves in the thread's history: the objective and the conclusion.
+REMEMBERED = """Objective: Decide whether 203.0.113.7 got in
+
+**Verdict:** True positive · severity high · confidence medium
+
+The Tor exit node logged in as alice.
+
+**Key findings**
+- alice logged in from a Tor exit — _3 logins_
+
+**Uncertainties / not checked**
+- VPN logs were not checked
+
+**Recommendations**
+1. Reset alice's credentials"""
+
+
 def conclusion() -> types.GenerateContentResponse:
     return json_response(CONCLUSION)
 
@@ -247,6 +264,8 @@ async def test_planned_run_keeps_only_objective_and_conclusion_in_history(db: Da
     assert remembered.startswith("Objective: Decide whether 203.0.113.7 got in")
     assert "True positive" in remembered and "Reset alice's credentials" in remembered
     assert "finding-s1" not in remembered and "lookup_ip" not in remembered  # no transcripts
+    assert "Investigate angle s1" not in remembered and "s1" not in remembered  # nor steps
+    assert remembered == REMEMBERED
 
     # The reflector reviews this task (its request, fenced) with the shared case file first.
     assert h.model.requests_for("reflector")[0].contents[0].role == "user"

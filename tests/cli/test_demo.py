@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,10 @@ def test_demo_investigates_the_sample_offline_and_records_nothing(
     monkeypatch.setenv("SOCBOT_LIMITS__MAX_STEPS", "not a number")
     monkeypatch.delenv("UV_RUN_RECURSION_DEPTH", raising=False)  # as run by `socbot`, not `uv run`
     monkeypatch.chdir(tmp_path)
+    temp = tmp_path / "tmp"  # the demo's database goes here, and must not stay
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
 
     result = CliRunner().invoke(app, ["demo"])
 
@@ -61,6 +66,9 @@ def test_demo_investigates_the_sample_offline_and_records_nothing(
     alert = ROOT / "examples" / "alerts" / "leveret-scc.json"
     assert err[-1].strip() == f"GEMINI_API_KEY=<your key> socbot investigate {alert}"
     assert not (tmp_path / "mine.db").exists() and not (tmp_path / "var").exists()
+    # the temporary database went with the demo; only the prompts' compiled templates
+    # stay (``agent.prompts``: every command's cache, no data of the run)
+    assert [p.name for p in temp.iterdir() if not p.name.startswith("_jinja2-cache-")] == []
 
     monkeypatch.delenv("SOCBOT_LIMITS__MAX_STEPS")
     monkeypatch.delenv("SOCBOT_CONFIG")

@@ -134,3 +134,24 @@ def test_summary_with_repeats_gives_pass_hat_k_and_intervals() -> None:
     low, high = result["intervals"]["verdict_accuracy"]
     assert 0 <= low <= 0.5 <= high <= 1
     assert percentile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
+
+
+@pytest.mark.parametrize(
+    "conclusion",
+    [
+        {"key_findings": [{"finding": "Ransomware staged on the host", "evidence": "s1#1"}]},
+        {"key_findings": [{"finding": "a file was staged", "evidence": "ransomware note"}]},
+        {"summary": "Ransomware.", "key_findings": [{"finding": "x", "evidence": "s1#1"}]},
+    ],
+    ids=["in-a-finding", "in-its-evidence", "in-the-summary"],
+)
+def test_a_forbidden_claim_anywhere_in_the_conclusion_fails_the_gate(
+    conclusion: dict[str, Any],
+) -> None:
+    result = score(scenario(forbidden=["ransomware", "wiper"]), attempt(**conclusion))
+    assert (result.gates.forbidden, result.forbidden_made, result.passed) == (
+        False,
+        ["ransomware"],
+        False,
+    )
+    assert result.gates.verdict is True and result.gates.severity is True
