@@ -226,7 +226,11 @@ GROUPS: dict[str, Group] = {
     ),
     "web_session": Group(  # the signed session and the sign-in callback's checks
         ("bot/web/auth/session.py", "bot/web/auth/signin.py"),
-        ("tests/bot/web/auth/test_signin_callback.py", "tests/bot/web/test_guard.py"),
+        (
+            "tests/bot/web/auth/test_session_tokens.py",
+            "tests/bot/web/auth/test_signin_callback.py",
+            "tests/bot/web/test_guard.py",
+        ),
     ),
 }
 # A fixed subset for CI: stand-alone tests that set their own clocks, nothing timed.

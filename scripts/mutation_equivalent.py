@@ -38,6 +38,7 @@ _FOR_UPDATE_OF = (
 _POOL = "tools.logs.duckdb_pool."
 _NO_PIPE = "Popen is given PIPE for stdin and stdout: never None, the raise is unreachable"
 _PO = "bot.slack.post_once."
+_SIGNER = "bot.web.auth.session.xǁSignerǁ"
 _SAME_LENGTH = "the lists zipped have one length by construction (_aligned pads or cuts)"
 _STAMPS = "stamps are searched for times between non-digits only: letters around change nothing"
 _DEDUPE = "bot.events.middleware.xǁDeduperǁ"
@@ -183,6 +184,17 @@ EQUIVALENT: dict[str, str] = {
         " at a time), so idle plus taken <= size and idle < size whenever one is discarded"
     ),
     "tools.results.x_truncate__mutmut_43": "ensure_ascii=None is falsy: the same as False",
+    _SIGNER + "_mac__mutmut_11": (
+        'rstrip("XX=XX"): a 32-byte digest\'s last base64 digit is one of AEIMQUYcgkosw048'
+        " (its low four bits are zero), never X"
+    ),
+    _SIGNER + "sign__mutmut_17": (
+        'rstrip("XX=XX"): the JSON ends with "}", whose last base64 digit is 9, Q or 0, never X'
+    ),
+    _SIGNER + "read__mutmut_23": (
+        "+len % 4 pads a 3-mod-4 text with === where -len % 4 pads =: b64decode (not"
+        " strict) ignores padding past the data"
+    ),
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),
