@@ -17,6 +17,7 @@ import logging
 from aiohttp import web
 
 from bot.intake.alerts_endpoint import AlertWebhook
+from store.schema import AlertStatus
 from store.triage.alerts import AlertStore
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ class AlertHandOver:
         stored = await self.alerts.get(alert_id)
         if stored is None:
             return web.json_response({"error": "no such alert"}, status=404)
-        if stored.status != "received":
+        if stored.status != AlertStatus.RECEIVED:
             return web.json_response({"alert_id": alert_id, "placed": True})
         log.info("alert %s handed over by the front", alert_id)
         self.webhook.dispatch_later(stored.to_alert())
