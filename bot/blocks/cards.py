@@ -50,6 +50,30 @@ def alert_card(alert: Alert) -> Message:
     return {"text": fallback_text(mrkdwn(fallback, values)), "blocks": blocks}
 
 
+def moved_card(alert: Alert, *, thread: str | None, ts: str) -> Message:
+    """A second card of the alert, edited to point to the card whose thread runs the
+    investigation: ``thread`` is that card's permalink (from Slack), else its ``ts`` is shown.
+
+    Posted by a replica that stalled while another took its launch over
+    (``store.triage.storm_posts``).
+    """
+    safe = thread is not None and thread.startswith("https://") and not _breaks_link(thread)
+    where = f"<{thread}|this alert's thread>" if safe else f"the thread of message `{escape(ts)}`"
+    blocks: list[Block] = [
+        header_block(f"↪️ {alert.title}"),
+        *section_blocks(f"Investigated in {where}: this card was posted twice and is not used."),
+        context_block(f"alert `{escape(alert.id)}`"),
+    ]
+    fallback = f"Alert investigated in another thread: {alert.title}"
+    values = [i.value for i in alert.indicators]
+    return {"text": fallback_text(mrkdwn(fallback, values)), "blocks": blocks}
+
+
+def _breaks_link(url: str) -> bool:
+    """True when ``url`` holds a character that would end or split a ``<url|label>`` link."""
+    return any(c in "<>|" or c.isspace() for c in url)
+
+
 # --- alert storms: group cards and the storm status message ---------------------------
 
 

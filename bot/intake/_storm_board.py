@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from sqlalchemy.exc import SQLAlchemyError
 
 from agent.concluder import VERDICT_LABELS
-from bot.blocks.cards import group_card, group_note, storm_message
+from bot.blocks.cards import group_card, group_note, moved_card, storm_message
 from bot.blocks.kit import SAFE_POST_FLAGS, Message
 from bot.slack.edited import EditedMessage, Render
 from bot.slack.errors import SLACK_ERRORS
@@ -72,11 +72,43 @@ class StormBoard:
         self._groups.add(leader_id)
         self._wake()
 
-    def card_posted(self, leader_id: str, ts: str, shown: Message) -> None:
-        """A webhook group's card was posted (by ``bot.intake.triage``): keep it up to date."""
+    async def card_posted(self, leader_id: str, ts: str, shown: Message) -> str:
+        """A webhook group's card was posted (by ``bot.intake.triage``): recorded and kept up
+        to date; the alert's card (its thread runs the investigation), ``ts`` unless another
+        replica recorded its card first (``StormPosts.alert_card_posted``)."""
+        card_ts = await self.posts.alert_card_posted(leader_id, self.channel, ts)
+        if card_ts != ts:
+            await self._card_moved(leader_id, ts, card_ts)
+            return card_ts
         self._edited(f"card:{leader_id}", ts, lambda: self.render_group(leader_id)).posted(
             ts, shown
         )
+        return ts
+
+    async def _card_moved(self, alert_id: str, ts: str, card_ts: str) -> None:
+        """Our card ``ts`` lost to the alert's card ``card_ts`` (another replica took our
+        stalled launch over): edit ours to point to that card's thread, paced as the
+        other edits (``bot.slack.edited``)."""
+        stored = await self.alerts.get(alert_id)
+        if stored is None:
+            raise LookupError(f"alert {alert_id!r} is not stored")
+        message = moved_card(stored.to_alert(), thread=await self._permalink(card_ts), ts=card_ts)
+
+        async def render() -> Message:
+            return message
+
+        self._edited(f"moved:{alert_id}", ts, render).show()
+
+    async def _permalink(self, ts: str) -> str | None:
+        try:
+            response = await self.reporter.client.chat_getPermalink(
+                channel=self.channel, message_ts=ts
+            )
+        except SLACK_ERRORS as error:  # the card shows the thread's ts instead
+            log.info("no permalink for %s in %s: %s", ts, self.channel, error)
+            return None
+        link = response.get("permalink")
+        return link if isinstance(link, str) else None
 
     async def quiet(self) -> bool:
         """True while waiting alerts get their own "queued" notice (no storm message)."""

@@ -190,9 +190,8 @@ class AlertTriage:
                 self._launching.discard(alert.id)
                 await self._move(alert.id, AlertStatus.FAILED)
                 return
-            await self.alerts.set_slack_message(alert.id, self.channel, card_ts)
-            await self.board.posts.card_posted(alert.id, card_ts)
-            self.board.card_posted(alert.id, card_ts, card)  # members who joined meanwhile
+            # the alert's card: ours, or the one recorded first (a launch taken over)
+            card_ts = await self.board.card_posted(alert.id, card_ts, card)
             await self.remember_thread(self.channel, card_ts)
         announce = await self.board.quiet()
         job = Job(

@@ -5,7 +5,10 @@ alert's group (``alert_groups.card_ts``) are each posted once: by the replica wh
 ``claim_*`` succeeds (an ``UPDATE`` that only one transaction can win; a claim lapses
 after ``CLAIM``, should its replica die while posting). Once posted, every replica
 edits them. A webhook group's card is posted by the replica that admitted its
-leader (``card_posted``).
+leader (``alert_card_posted``). Two replicas may post one: the first launcher stalled
+past its lease with its card in flight, and the replica that took the launch over
+posted another. The card recorded first is the alert's (its thread runs the
+investigation); the other poster edits its own to point there.
 """
 
 from __future__ import annotations
@@ -13,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import CursorResult, Update, or_, update
+from sqlalchemy import CursorResult, Update, or_, select, update
 
 from store.db.engine import Database
-from store.schema import AlertGroup, AlertStorm, utcnow
+from store.schema import AlertGroup, AlertRow, AlertStorm, utcnow
 
 CLAIM = timedelta(seconds=60)  # a claim to post a message lapses (its replica died)
 
@@ -80,6 +83,37 @@ class StormPosts:
             )
             .values(card_claimed_at=now)
         )
+
+    async def alert_card_posted(self, alert_id: str, channel: str, ts: str) -> str:
+        """Record ``ts`` in ``channel`` as the alert's card, and its group's, unless a card
+        of the alert in ``channel`` is recorded already; the alert's card (``ts`` or that
+        one). One ``UPDATE`` that only one transaction can win."""
+        async with self.db.session() as session:
+            first = await session.execute(
+                update(AlertRow)
+                .where(AlertRow.id == alert_id)
+                .where(
+                    or_(
+                        AlertRow.slack_ts.is_(None),
+                        AlertRow.slack_channel.is_(None),
+                        AlertRow.slack_channel != channel,
+                    )
+                )
+                .values(slack_channel=channel, slack_ts=ts)
+            )
+            if isinstance(first, CursorResult) and first.rowcount == 1:
+                await session.execute(
+                    update(AlertGroup)
+                    .where(AlertGroup.leader_id == alert_id)
+                    .values(card_ts=ts, card_claimed_at=None)
+                )
+                return ts
+            recorded = await session.scalar(
+                select(AlertRow.slack_ts).where(AlertRow.id == alert_id)
+            )
+        if recorded is None:
+            raise LookupError(f"alert {alert_id!r} is not stored")
+        return recorded
 
     async def card_posted(self, leader_id: str, ts: str | None) -> None:
         """The group's card or note is ``ts`` (None: not posted; the claim lapses)."""

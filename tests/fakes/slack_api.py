@@ -14,10 +14,10 @@ Canned responses exist for chat.postMessage (returns a fresh ``ts``), chat.updat
 chat.postEphemeral, views.open (needs a ``trigger_id`` and a modal; the view is
 recorded decoded),
 assistant.threads.setStatus, reactions.add, conversations.replies (returns what was
-posted or seeded in that thread), auth.test, users.info and usergroups.users.list
-(seed with ``add_user`` / ``add_usergroup``). Unknown methods answer
-``{"ok": false, "error": "unknown_method"}`` like Slack does. Failures can be scripted
-per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
+posted or seeded in that thread), chat.getPermalink (of a message it holds), auth.test,
+users.info and usergroups.users.list (seed with ``add_user`` / ``add_usergroup``).
+Unknown methods answer ``{"ok": false, "error": "unknown_method"}`` like Slack does.
+Failures can be scripted per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
 ``fake.fail_next("chat.postMessage", status=500)`` or
 ``fake.fail_next("assistant.threads.setStatus", error="not_allowed_token_type")``.
 Tests wait for calls with ``await fake.wait_for(lambda: ...)``, woken by each call.
@@ -244,6 +244,7 @@ class FakeSlackAPI:
         return {
             "chat.postMessage": self._post_message,
             "chat.update": self._update,
+            "chat.getPermalink": self._permalink,
             "conversations.replies": self._replies,
             "auth.test": self._auth_test,
             "users.info": self._users_info,
@@ -304,6 +305,14 @@ class FakeSlackAPI:
                     msg.extra["metadata"] = call.args["metadata"]
                 return {"ok": True, "channel": channel, "ts": ts, "text": msg.text}
         return {"ok": False, "error": "message_not_found"}
+
+    def _permalink(self, call: Call) -> dict[str, Any]:
+        """Like Slack: the workspace URL, the channel and the ts without its dot."""
+        channel, ts = str(call.args.get("channel", "")), str(call.args.get("message_ts", ""))
+        if not any(m.channel == channel and m.ts == ts for m in self.messages):
+            return {"ok": False, "error": "message_not_found"}
+        link = f"https://socbot-test.slack.com/archives/{channel}/p{ts.replace('.', '')}"
+        return {"ok": True, "channel": channel, "permalink": link}
 
     def _replies(self, call: Call) -> dict[str, Any]:
         channel, root = str(call.args.get("channel", "")), str(call.args.get("ts", ""))

@@ -23,7 +23,7 @@ from agent.planner import Plan, Step
 from agent.review.critic import Review
 from agent.review.grounding import FindingCheck
 from alerts.parse import Alert, Indicator
-from bot.blocks.cards import alert_card
+from bot.blocks.cards import alert_card, moved_card
 from bot.blocks.investigation import (
     answer_messages,
     cancelled_message,
@@ -420,3 +420,34 @@ def test_duration_and_usd_formats() -> None:
         "1 h 02 min",
     ]
     assert [usd(x) for x in (0.00021, 0.9999, 1234.5)] == ["$0.0002", "$0.9999", "$1,234.50"]
+
+
+MOVED_LINK = "https://acme.slack.com/archives/CWEBHOOK1/p1700000000000002"
+
+
+@pytest.mark.parametrize(
+    ("thread", "linked"),
+    [
+        (MOVED_LINK, True),
+        (None, False),  # Slack gave no permalink: the live card's ts is shown
+        ("http://acme.slack.com/archives/C1/p1", False),
+        ("https://acme.slack.com/x|<!here>", False),
+        ("https://acme.slack.com/x y", False),
+    ],
+)
+def test_a_moved_card_points_to_the_live_thread_and_stays_escaped(
+    thread: str | None, linked: bool
+) -> None:
+    alert = Alert(
+        id="a1b2c3",
+        source="guardduty",
+        title="C&C <!here> to https://update-check.lol/stage2.sh " + "x" * 200,
+        severity="high",
+        indicators=[Indicator(kind="url", value="https://update-check.lol/stage2.sh")],
+        raw={},
+    )
+    card = moved_card(alert, thread=thread, ts="1700000000.000002")
+    text = json.dumps(card)
+    assert (f"<{MOVED_LINK}|this alert's thread>" in text) is linked
+    assert ("`1700000000.000002`" in text) is not linked
+    assert_slack_safe([json.loads(text.replace(f"<{MOVED_LINK}|this alert's thread>", "it"))])

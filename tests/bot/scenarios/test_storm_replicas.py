@@ -18,6 +18,7 @@ from config.settings import Settings
 from store.db.engine import Database
 from store.triage.alerts import AlertStore
 from store.triage.states import AlertStatuses
+from store.triage.storm_posts import StormPosts
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.pg_server import PostgresServer
 from tests.slack_support import (
@@ -162,3 +163,76 @@ async def test_a_restarted_replica_edits_the_storm_message_and_healthz_is_the_da
     text = shown(fake, boards[0].ts)
     assert "Alert storm over" in text and "*6* alerts received" in text
     assert any(c.args["ts"] == boards[0].ts for c in fake.calls_to("chat.update"))
+
+
+def live_cards(fake: FakeSlackAPI) -> list[Any]:
+    """Alert cards that still say the investigation runs in their own thread."""
+    return [m for m in tops(fake) if "investigating in the thread" in shown(fake, m.ts)]
+
+
+async def stop_beating(h: SlackHarness) -> None:
+    """The replica's beats stop, as when its process stalls (``store.queue.replicas``)."""
+    coordinator = h.app.coordinator
+    coordinator._leases_done.set()
+    if coordinator._renewer is not None:
+        await coordinator._renewer
+
+
+async def test_a_takeover_of_a_stalled_launch_leaves_one_live_card(
+    fake: FakeSlackAPI, tmp_path: Path, url: str
+) -> None:
+    """A's card post takes effect in Slack but A stalls before it hears back (its lease
+    lapses); B takes the launch over, posts a card and runs the investigation in its
+    thread. When A wakes up, its card is edited to point to B's thread."""
+    settings = shared(tmp_path, fake, url)
+    a_settings, b_settings = (
+        settings.model_copy(
+            update={"work": settings.work.model_copy(update={"lease_s": 0.3, "replica_id": name})}
+        )
+        for name in ("replica-a", "replica-b")
+    )
+    first, second = Database(url), Database(url)
+    await first.create()
+    ran_a, ran_b = Concluding(first), Concluding(second)
+    ran_b.gate = asyncio.Event()  # B's run is on while A wakes up
+    fake.hold("chat.postMessage", when=lambda c: not fake.held and not c.args.get("thread_ts"))
+    async with (
+        SlackHarness(fake, a_settings, ran_a, db=first) as a,
+        SlackHarness(fake, b_settings, ran_b, db=second) as b,
+    ):
+        assert a.app.triage is not None and b.app.triage is not None
+        for h in (a, b):
+            assert h.app.triage is not None
+            h.app.triage.update_interval = 0.05
+        alert_id = await post(a, alert("Odd login <!channel> from *new* country", "9.9.9.9"))
+        await fake.wait_for(lambda: bool(fake.held))  # A's card is in Slack; A hangs
+        [stalled] = tops(fake)
+        await stop_beating(a)
+        await asyncio.sleep(0.3 * 3)  # A's launch looks dead
+        await b.app.triage.sweep()  # B takes the launch over
+        await b.app.triage.drain()
+        await ran_b.wait_started()
+        [live] = [m for m in tops(fake) if m.ts != stalled.ts]
+        assert ran_b.calls[0][0].thread_ts == live.ts
+
+        fake.release_held()  # A hears back from Slack at last
+        await a.app.triage.drain()
+        await a.app.triage.edits_done()
+        stored = await AlertStore(first).get(alert_id)
+        group = await StormPosts(first).group(alert_id)
+        ran_b.gate.set()
+        await b.settle()
+    await first.close()
+    await second.close()
+
+    assert ran_a.calls == [] and len(ran_b.calls) == 1  # one investigation, in B's thread
+    assert stored is not None and (stored.slack_channel, stored.slack_ts) == (
+        WEBHOOK_CHANNEL,
+        live.ts,
+    )
+    assert group is not None and group.card_ts == live.ts  # edits go to the live card
+    assert [m.ts for m in live_cards(fake)] == [live.ts]  # one live card per alert
+    moved = shown(fake, stalled.ts)
+    assert f"p{live.ts.replace('.', '')}" in moved  # a permalink to the live thread
+    assert "<!channel>" not in moved and "\u2039!channel\u203a" in moved  # alert text escaped
+    assert any(c.args["ts"] == stalled.ts for c in fake.calls_to("chat.update"))
