@@ -170,8 +170,12 @@ def live_cards(fake: FakeSlackAPI) -> list[Any]:
     return [m for m in tops(fake) if "investigating in the thread" in shown(fake, m.ts)]
 
 
-async def stop_beating(h: SlackHarness) -> None:
-    """The replica's beats stop, as when its process stalls (``store.queue.replicas``)."""
+async def stall(h: SlackHarness) -> None:
+    """The replica's beats and sweeps stop, as when its process stalls
+    (``store.queue.replicas``, ``bot.intake._sweep``): a stalled replica must not sweep
+    its own launch back before the other replica takes it over."""
+    assert h.app.triage is not None
+    h.app.triage.sweeper.stop()
     coordinator = h.app.coordinator
     coordinator._leases_done.set()
     if coordinator._renewer is not None:
@@ -207,7 +211,7 @@ async def test_a_takeover_of_a_stalled_launch_leaves_one_live_card(
         alert_id = await post(a, alert("Odd login <!channel> from *new* country", "9.9.9.9"))
         await fake.wait_for(lambda: bool(fake.held))  # A's card is in Slack; A hangs
         [stalled] = tops(fake)
-        await stop_beating(a)
+        await stall(a)
         await asyncio.sleep(0.3 * 3)  # A's launch looks dead
         await b.app.triage.sweep()  # B takes the launch over
         await b.app.triage.drain()
