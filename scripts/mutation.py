@@ -229,6 +229,7 @@ GROUPS: dict[str, Group] = {
         (
             "tests/bot/web/auth/test_session_tokens.py",
             "tests/bot/web/auth/test_signin_callback.py",
+            "tests/bot/web/auth/test_signin_routes.py",
             "tests/bot/web/test_guard.py",
         ),
     ),
