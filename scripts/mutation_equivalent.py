@@ -39,6 +39,8 @@ _POOL = "tools.logs.duckdb_pool."
 _NO_PIPE = "Popen is given PIPE for stdin and stdout: never None, the raise is unreachable"
 _PO = "bot.slack.post_once."
 _SIGNER = "bot.web.auth.session.xǁSignerǁ"
+_SIGNIN = "bot.web.auth.signin."
+_CONFIGURED = "SignIn() refuses settings without client_id and client_secret: never empty here"
 _SAME_LENGTH = "the lists zipped have one length by construction (_aligned pads or cuts)"
 _STAMPS = "stamps are searched for times between non-digits only: letters around change nothing"
 _DEDUPE = "bot.events.middleware.xǁDeduperǁ"
@@ -195,6 +197,20 @@ EQUIVALENT: dict[str, str] = {
         "+len % 4 pads a 3-mod-4 text with === where -len % 4 pads =: b64decode (not"
         " strict) ignores padding past the data"
     ),
+    _SIGNIN + "x_id_token_claims__mutmut_12": (
+        "+len % 4 pads a 3-mod-4 text with === where -len % 4 pads =: b64decode (not"
+        " strict) ignores padding past the data"
+    ),
+    _SIGNIN + "x_redirect__mutmut_7": _HEADER_CASE.replace("request", "response"),
+    _SIGNIN + "x_redirect__mutmut_8": _HEADER_CASE.replace("request", "response"),
+    _SIGNIN + "xǁSignInǁ__init____mutmut_29": _CONFIGURED,
+    _SIGNIN + "xǁSignInǁ_claims__mutmut_13": _CONFIGURED,
+    _SIGNIN + "xǁSignInǁ_claims__mutmut_17": _CONFIGURED,
+    _SIGNIN + "xǁSignInǁ_claims__mutmut_18": _CONFIGURED,
+    _SIGNIN + "xǁSignInǁ_claims__mutmut_34": (
+        'an ID token "XXXX" (no dots) is as unreadable as "": refused the same'
+    ),
+    _SIGNIN + "xǁSignInǁcallback__mutmut_83": 'set_cookie\'s path defaults to "/"',
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),

@@ -4,6 +4,7 @@ asks Slack anything, the exact token exchange, and the session it writes."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -15,6 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.web.auth.session import SESSION_COOKIE, SIGNIN_COOKIE
 from bot.web.auth.signin import (
     SIGNIN_TTL_S,
+    TEAM_CLAIM,
     USER_CLAIM,
     SignIn,
     SignInRefused,
@@ -69,7 +71,9 @@ async def test_the_start_sends_the_browser_to_slacks_authorize_page(api: FakeSla
         "next": "/web/investigations/abc",
         "exp": int(NOW + SIGNIN_TTL_S),
     }
-    assert len(pending["state"]) >= 32 and pending["state"] != pending["nonce"]
+    # 24 random bytes each (192 bits), base64url: 32 characters
+    assert len(pending["state"]) == len(pending["nonce"]) == 32
+    assert pending["state"] != pending["nonce"]
     assert api.calls_to("auth.test") == []  # web.team_id is set: nothing to ask
 
 
@@ -121,7 +125,7 @@ def test_safe_next(value: str | None, expected: str) -> None:
     ids=["empty", "one-part", "not-base64", "bad-json", "a-list", "null"],
 )
 def test_an_unreadable_id_token_is_refused(token: str) -> None:
-    with pytest.raises(SignInRefused, match="unreadable ID token"):
+    with pytest.raises(SignInRefused, match="^unreadable ID token$"):
         id_token_claims(token)
 
 
@@ -161,6 +165,65 @@ async def test_the_callback_refuses_before_asking_slack(
     assert api.calls_to("openid.connect.token") == []
 
 
+@pytest.mark.parametrize(
+    ("query", "pending", "token_claims", "reason"),
+    [
+        ("?code=c&state=st", None, claims(), "state does not match"),
+        ("?state=st", {"state": "st", "nonce": NONCE}, claims(), "no code"),
+        (
+            "?code=c&state=st",
+            {"state": "st", "nonce": NONCE},
+            claims(nonce="x"),
+            "nonce does not match",
+        ),
+        (
+            "?code=c&state=st",
+            {"state": "st", "nonce": NONCE},
+            claims(aud="1.2"),
+            "ID token is for another app",
+        ),
+        (
+            "?code=c&state=st",
+            {"state": "st", "nonce": NONCE},
+            claims(**{TEAM_CLAIM: "T9"}),
+            "another workspace",
+        ),
+        (
+            "?code=c&state=st",
+            {"state": "st", "nonce": NONCE},
+            claims(**{USER_CLAIM: ""}),
+            "no user in the ID token",
+        ),
+        (
+            "?code=c&state=st",
+            {"state": "st", "nonce": NONCE},
+            None,
+            "token exchange failed: invalid_code",
+        ),
+    ],
+    ids=["state", "code", "nonce", "audience", "workspace", "user", "exchange"],
+)
+async def test_each_refusal_is_logged_with_its_reason(
+    api: FakeSlackAPI,
+    caplog: pytest.LogCaptureFixture,
+    query: str,
+    pending: dict[str, Any] | None,
+    token_claims: dict[str, Any] | None,
+    reason: str,
+) -> None:
+    """The operator reads why a sign-in failed; the browser only learns that it did."""
+    if token_claims is None:
+        api.fail_next("openid.connect.token", error="invalid_code")
+    else:
+        answer_with(api, token_claims)
+    pages = signin(api)
+    with caplog.at_level(logging.INFO, logger="bot.web.auth.signin"):
+        with pytest.raises(web.HTTPForbidden) as refused:
+            await pages.callback(callback_request(pages, query, pending))
+    assert refused.value.text == "Sign-in refused."
+    assert [r.getMessage() for r in caplog.records] == [f"sign-in refused: {reason}"]
+
+
 async def test_the_code_is_swapped_with_the_apps_credentials_only(api: FakeSlackAPI) -> None:
     answer_with(api, claims())
     await call_back(signin(api))
@@ -192,6 +255,7 @@ async def test_the_session_names_the_person_and_forgets_the_sign_in(api: FakeSla
     second = pages.signer.read((await call_back(pages)).cookies[SESSION_COOKIE].value)
     assert second is not None and second["n"] == claims()[USER_CLAIM]
     assert len(session["sid"]) >= 16 and session["sid"] != second["sid"]
+    assert first.cookies[SESSION_COOKIE]["samesite"] == "Lax"
 
 
 async def test_the_callback_returns_only_to_our_own_pages(api: FakeSlackAPI) -> None:
@@ -209,19 +273,20 @@ async def test_the_callback_returns_only_to_our_own_pages(api: FakeSlackAPI) -> 
 )
 def test_sign_in_needs_every_setting(api: FakeSlackAPI, changes: dict[str, Any]) -> None:
     settings = signin(api).settings.model_copy(update=changes)
-    with pytest.raises(ValueError, match="needs web.base_url"):
+    needs = r"^Sign in with Slack needs web\.base_url, client_id, secrets$"
+    with pytest.raises(ValueError, match=needs):
         SignIn(settings, signin(api).signer, AsyncWebClient(base_url=api.base_url), TEAM_ID)
 
 
 def test_the_callback_url_is_under_the_base_url(api: FakeSlackAPI) -> None:
     settings = WebSettings(
-        base_url="https://socbot.example/soc/",
+        base_url="https://socbot.example/SOCX/",
         client_id=CLIENT_ID,
         client_secret="x",
         session_secret="s" * 40,
     )
     pages = SignIn(settings, signin(api).signer, AsyncWebClient(base_url=api.base_url), None)
-    assert pages.redirect_uri == "https://socbot.example/soc/web/auth/callback"
+    assert pages.redirect_uri == "https://socbot.example/SOCX/web/auth/callback"
     app = web.Application()
     pages.add_routes(app)
     routes = {(r.method, r.resource.canonical) for r in app.router.routes() if r.resource}
