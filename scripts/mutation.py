@@ -233,6 +233,15 @@ GROUPS: dict[str, Group] = {
             "tests/bot/web/test_guard.py",
         ),
     ),
+    "webhook_filters": Group(  # which outgoing webhook gets which event: fail closed
+        ("bot/notify/notifier.py",),
+        ("tests/bot/notify/test_webhook_filters.py", "tests/bot/notify/test_webhook_bodies.py"),
+        only=("bot.notify.notifier.x_matches*", "bot.notify.notifier.x__allowed*"),
+    ),
+    "history": Group(  # only objectives and conclusions enter a thread's history
+        ("agent/history.py",),
+        ("tests/agent/test_history.py",),
+    ),
 }
 # A fixed subset for CI: stand-alone tests that set their own clocks, nothing timed.
 CI_GROUPS = (
@@ -366,7 +375,7 @@ def with_config(group: Group) -> str:
     return text + (
         "\n[tool.mutmut]\n"
         f"source_paths = {toml_list(SOURCES)}\n"
-        f"also_copy = {toml_list(['prompts', 'examples', 'scripts', 'bench'])}\n"
+        f"also_copy = {toml_list(['prompts', 'examples', 'scripts', 'bench', 'docs'])}\n"
         f"only_mutate = {toml_list(group.modules)}\n"
         f"pytest_add_cli_args_test_selection = {toml_list(group.tests)}\n"
         # a forcibly failed run leaves connections to the collector: not an error here
@@ -385,13 +394,14 @@ def report(group: Group, statuses: dict[str, str]) -> float:
         # a listed mutant that a test killed anyway (e.g. by a timeout) counts as killed
         equivalent = [m for m, s in mine.items() if m in EQUIVALENT and s not in KILLED]
         killed = sum(n for s, n in counts.items() if s in KILLED)
-        unchecked = counts.get("not checked", 0)  # an interrupted run
-        total = len(mine) - len(equivalent) - unchecked
+        # an interrupted run, or tests that could not run at all: never a pass
+        unchecked = counts.get("not checked", 0)
+        total = len(mine) - len(equivalent)
         score = 100.0 * killed / total if total else 100.0
         lowest = min(lowest, score)
         print(
             f"{module}: {len(mine)} mutants, {unchecked} not checked, {killed} killed, "
-            f"{len(equivalent)} equivalent, {total - killed} survived ({dict(counts)}) "
+            f"{len(equivalent)} equivalent, {total - killed - unchecked} survived ({dict(counts)}) "
             f"-> {score:.1f} %"
         )
         for mutant, status in sorted(mine.items()):
