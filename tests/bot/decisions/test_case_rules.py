@@ -6,6 +6,7 @@ mutant. The whole app's paths are ``tests/bot/scenarios/test_slack_cases.py``'s.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -23,13 +24,13 @@ from bot.decisions.case_rules import (
 from bot.decisions.cases import CaseActions
 from bot.slack.members import ChannelMembers
 from config.cases_settings import CaseSettings
-from store.cases import records
+from store.cases import records, transitions
 from store.db.engine import Database
 from store.playbook.feedback import FeedbackStore
 from tests.bot.decisions.click_support import Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
-from tests.store.cases.case_support import a_case
+from tests.store.cases.case_support import a_case, concluded
 
 SOC, THREAD = "CSOC00001", "1700000100.000100"
 ANA, BOB, LEAD = "UANA00001", "UBOB00001", "ULEAD0001"
@@ -82,6 +83,8 @@ def why(
         (lambda: why("assign", assignee="UBOT"), BAD_ASSIGNEE),  # never to socbot
         (lambda: why("assign", "UOUT00001", assignee=BOB), NOT_MEMBER),
         (lambda: why("take", assignee="UOUT00001"), None),  # only an assignment names one
+        (lambda: why("assign", assignee=BOB, rules=Rules(False, frozenset())), BAD_ASSIGNEE),
+        (lambda: why("take", rules=Rules(False, frozenset())), None),  # socbot's id unknown
         (lambda: why("resolve"), None),
         (lambda: why("reopen"), None),
         (lambda: why("resolve", rules=OWNERS), OWNER_ONLY),  # unowned: approvers only
@@ -182,3 +185,56 @@ async def test_a_slack_error_on_membership_refuses(db: Database, fake: FakeSlack
     body = click("case_take", "inv-0001", user=ANA, channel=SOC, thread_ts=THREAD)
     await handler.on_take(Acks(), body, body["actions"][0], web_client(fake))
     assert [t[2] for t in told(fake)] == [NOT_MEMBER]
+
+
+async def test_the_owner_resolves_when_restricted(db: Database, fake: FakeSlackAPI) -> None:
+    fake.add_members(SOC, [ANA, BOB])
+    case = await a_case(db, "inv-0001", channel=SOC, thread_ts=THREAD)
+    await transitions.take(db, case.id, BOB, seen=1, via="cli")
+    handler, _ = actions(db, fake, resolve_requires_owner=True)
+    body = click("case_resolve", "inv-0001", user=BOB, channel=SOC, thread_ts=THREAD)
+    await handler.on_resolve_button(Acks(), body, body["actions"][0], web_client(fake))
+    assert told(fake) == [] and len(fake.calls_to("views.open")) == 1
+
+
+@pytest.mark.parametrize("where", [{"value": "inv-other"}, {"channel": None}])
+async def test_a_click_on_no_case_of_its_channel_asks_slack_nothing(
+    db: Database, fake: FakeSlackAPI, where: dict[str, Any]
+) -> None:
+    fake.add_members(SOC, [ANA])
+    await a_case(db, "inv-0001", channel=SOC, thread_ts=THREAD)
+    handler, _ = actions(db, fake)
+    value = where.pop("value", "inv-0001")
+    body = click("case_take", value, user=ANA, thread_ts=THREAD, **where)
+    await handler.on_take(Acks(), body, body["actions"][0], web_client(fake))
+    assert fake.calls_to("conversations.members") == []
+
+
+async def test_a_mention_becomes_a_case_when_taken(db: Database, fake: FakeSlackAPI) -> None:
+    fake.add_members(SOC, [ANA])
+    await concluded(db, "inv-0002", alert_id=None, channel=SOC, thread_ts=THREAD)
+    assert await records.of_run(db, "inv-0002") is None
+    handler, _ = actions(db, fake)
+    body = click("case_take", "inv-0002", user=ANA, channel=SOC, thread_ts=THREAD)
+    await handler.on_take(Acks(), body, body["actions"][0], web_client(fake))
+    case = await records.of_run(db, "inv-0002")
+    assert case is not None and (case.owner, case.alert_id, case.revision) == (ANA, None, 2)
+
+
+async def test_socbot_not_knowing_its_id_assigns_nobody(
+    db: Database, fake: FakeSlackAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.add_members(SOC, [ANA, BOB])
+    fake.fail_next("auth.test", error="invalid_auth")
+    await a_case(db, "inv-0001", channel=SOC, thread_ts=THREAD)
+    handler, _ = actions(db, fake)
+    body = click("case_assign", None, user=ANA, channel=SOC, thread_ts=THREAD)
+    body["actions"][0].update(block_id="case:inv-0001", selected_user=BOB)
+    with caplog.at_level(logging.WARNING, logger="bot.decisions.cases"):
+        await handler.on_assign(Acks(), body, body["actions"][0], web_client(fake))
+    assert [t[2] for t in told(fake)] == [BAD_ASSIGNEE]
+    assert "auth.test failed: The request to the Slack API failed." in caplog.text
+    await handler.on_assign(Acks(), body, body["actions"][0], web_client(fake))  # asked again
+    stored = await records.of_run(db, "inv-0001")
+    assert stored is not None and stored.owner == BOB
+    assert len(fake.calls_to("auth.test")) == 2
