@@ -15,9 +15,10 @@ chat.postEphemeral, views.open (needs a ``trigger_id`` and a modal; the view is
 recorded decoded),
 assistant.threads.setStatus, reactions.add, conversations.replies (returns what was
 posted or seeded in that thread), chat.getPermalink (of a message it holds), auth.test,
-users.info and usergroups.users.list (seed with ``add_user`` / ``add_usergroup``).
-Unknown methods answer ``{"ok": false, "error": "unknown_method"}`` like Slack does.
-Failures can be scripted per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
+users.info, usergroups.users.list and conversations.members (seed with ``add_user`` /
+``add_usergroup`` / ``add_members``). Unknown methods answer
+``{"ok": false, "error": "unknown_method"}`` like Slack does. Failures can be scripted
+per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
 ``fake.fail_next("chat.postMessage", status=500)`` or
 ``fake.fail_next("assistant.threads.setStatus", error="not_allowed_token_type")``.
 Tests wait for calls with ``await fake.wait_for(lambda: ...)``, woken by each call.
@@ -25,6 +26,8 @@ Tests wait for calls with ``await fake.wait_for(lambda: ...)``, woken by each ca
 Message ``metadata`` (``event_type`` + ``event_payload``) given to chat.postMessage
 is kept with the message (chat.update keeps it unless it passes new metadata) and
 returned by conversations.replies when called with ``include_all_metadata``.
+Blocks and modals over Slack's Block Kit limits are refused as Slack refuses them
+(``tests/fakes/block_kit.py``: ``invalid_blocks``, ``invalid_arguments``).
 ``fake.scopes = [...]`` makes every answer carry ``x-oauth-scopes`` as Slack's do.
 ``fake.hold("chat.postMessage", when=...)`` makes matching calls take effect but
 never answer (the caller's process "dies" mid-call) until ``release_held()`` or
@@ -44,6 +47,7 @@ from typing import Any
 from aiohttp import web
 
 from bench.loopback import serve
+from tests.fakes.block_kit import problems, view_problems
 from tests.fakes.signals import WAIT_S, Changes
 
 BOT_USER_ID = "UBOT0001"
@@ -100,6 +104,7 @@ class FakeSlackAPI:
         self.messages: list[_Message] = []
         self.users: dict[str, dict[str, Any]] = {}
         self.usergroups: dict[str, list[str]] = {}
+        self.members: dict[str, list[str]] = {}
         self._handlers: dict[str, Handler] = {}
         self._failures: dict[str, list[_Failure]] = {}
         self._holds: list[tuple[str, Callable[[Call], bool]]] = []
@@ -187,6 +192,10 @@ class FakeSlackAPI:
         """Seed usergroups.users.list for ``group_id``."""
         self.usergroups[group_id] = list(users)
 
+    def add_members(self, channel: str, users: list[str]) -> None:
+        """Seed conversations.members for ``channel`` (an unseeded one: channel_not_found)."""
+        self.members[channel] = list(users)
+
     def add_message(
         self,
         channel: str,
@@ -249,6 +258,7 @@ class FakeSlackAPI:
             "auth.test": self._auth_test,
             "users.info": self._users_info,
             "usergroups.users.list": self._usergroup_users,
+            "conversations.members": self._members,
             "assistant.threads.setStatus": _ok,
             "reactions.add": _ok,
             "reactions.remove": _ok,
@@ -263,6 +273,8 @@ class FakeSlackAPI:
         channel = str(call.args.get("channel", ""))
         if not channel:
             return {"ok": False, "error": "channel_not_found"}
+        if call.args.get("blocks") is not None and problems(call.args["blocks"]):
+            return {"ok": False, "error": "invalid_blocks", "errors": problems(call.args["blocks"])}
         ts = self._next_ts()
         text = str(call.args.get("text") or "")
         thread = call.args.get("thread_ts")
@@ -292,10 +304,14 @@ class FakeSlackAPI:
             return {"ok": False, "error": "invalid_trigger_id"}
         if not isinstance(view, dict) or view.get("type") != "modal":
             return {"ok": False, "error": "invalid_arguments"}
+        if view_problems(view):
+            return {"ok": False, "error": "invalid_arguments", "errors": view_problems(view)}
         return {"ok": True, "view": {**view, "id": f"V{next(self._ts):08d}"}}
 
     def _update(self, call: Call) -> dict[str, Any]:
         channel, ts = str(call.args.get("channel", "")), str(call.args.get("ts", ""))
+        if call.args.get("blocks") is not None and problems(call.args["blocks"]):
+            return {"ok": False, "error": "invalid_blocks", "errors": problems(call.args["blocks"])}
         for msg in self.messages:
             if msg.channel == channel and msg.ts == ts:
                 msg.text = str(call.args.get("text") or "")
@@ -346,6 +362,12 @@ class FakeSlackAPI:
         if group not in self.usergroups:
             return {"ok": False, "error": "no_such_subteam"}
         return {"ok": True, "users": self.usergroups[group]}
+
+    def _members(self, call: Call) -> dict[str, Any]:
+        channel = str(call.args.get("channel", ""))
+        if channel not in self.members:
+            return {"ok": False, "error": "channel_not_found"}
+        return {"ok": True, "members": self.members[channel], "response_metadata": {}}
 
     def _users_info(self, call: Call) -> dict[str, Any]:
         user_id = str(call.args.get("user", ""))
