@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from config.model_names import price_key
+
 
 class Section(BaseModel):
     """A settings section: an unknown key (a typo) is an error, never silently ignored."""
@@ -37,7 +39,10 @@ class ModelPrice(Section):
 
 def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
     """The entry for ``model``: exact name, else the longest key it starts with."""
-    name = model.rsplit("/", 1)[-1]  # "models/gemini-2.5-flash" → "gemini-2.5-flash"
+    try:
+        name = price_key(model)
+    except ValueError:
+        return None
     if name in prices:
         return prices[name]
     keys = [k for k in prices if name.startswith(k)]

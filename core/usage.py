@@ -7,7 +7,7 @@ call made on the side (the speculative conclusion) into the run's usage under
 one stage name. ``cost_usd`` is the list-price cost (``agent.model.pricing``) of the calls
 whose model has a price; ``unpriced_calls`` counts those whose model has none;
 ``models`` counts the calls per model that answered (the one served, else asked for:
-a policy rule may run an investigation on another model than ``gemini.model``).
+a policy rule may run an investigation on another model than ``models.main``).
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ def estimate_cost(settings: Settings, pending: int, earlier: Sequence[Attempt]) 
     costs = [a.cost_usd for a in earlier if a.calls]
     if costs:
         return pending * sum(costs) / len(costs)
-    price = price_for(settings.gemini.prices, settings.gemini.model)
+    price = price_for(settings.gemini.prices, settings.models.main)
     if price is None:
         return None
     each = call_cost(
@@ -150,7 +150,7 @@ class EvalRunner:
         read, or an engine that crashes (a bug: logged), is a failed attempt; the run
         goes on."""
         w = self.wiring
-        model = w.settings.gemini.model
+        model = w.settings.models.main
         try:
             alert = parse_alert(scenario.alert, catalogue=self.catalogue)
         except (AgentError, ValueError) as exc:
