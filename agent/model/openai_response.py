@@ -39,7 +39,9 @@ class ServerError(Exception):
 
 def read_response(completion: Any, names: ToolNames, model: str) -> types.GenerateContentResponse:
     """The Gemini-shaped response of one ``ChatCompletion`` (an SDK object or a dict)."""
-    data = completion if isinstance(completion, dict) else completion.model_dump(mode="json")
+    data = completion.model_dump(mode="json") if hasattr(completion, "model_dump") else completion
+    if not isinstance(data, dict):
+        raise ServerError(f"something that is not a JSON object ({str(data)[:80]!r}); a proxy?")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices:
         error = data.get("error")

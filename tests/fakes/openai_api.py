@@ -13,7 +13,8 @@ tool call unanswered or answers a call nobody made, names a tool outside
 ``^[a-zA-Z0-9_-]{1,64}$``, sends a strict schema with an open object, an optional
 property or a ``default``, sends ``reasoning_effort`` to a model that does not reason or
 a temperature to one that does, or asks for ``json_object`` without saying "JSON". A
-``compatible`` server (vLLM, Ollama) refuses a ``tool_choice`` other than ``auto``.
+``compatible`` server (vLLM, Ollama) refuses a ``tool_choice`` other than ``auto`` and a
+strict schema.
 
 Each call is routed by its stage (``agent.prompts.stage_named`` on the system message
 and the first user message) to a queue of answers; an answer is a body (``text``,
@@ -116,7 +117,7 @@ class OpenAIAPI:
     ) -> None:
         self.router = router
         self.script = script
-        self.compatible = compatible
+        self.compatible = compatible  # a local server: no strict schema, tool_choice "auto"
         self.reasoning = reasoning
         self.requests: list[dict[str, Any]] = []
         self.route = router.post(f"{base_url.rstrip('/')}/chat/completions")
@@ -174,6 +175,8 @@ class OpenAIAPI:
             return "'messages' must contain the word 'json' in some form"
         schema = fmt.get("json_schema") or {}
         if fmt.get("type") == "json_schema" and schema.get("strict"):
+            if self.compatible:
+                return "strict JSON schemas are not supported by this server"
             return strict_problem(schema.get("schema") or {}, "response_format")
         return None
 
