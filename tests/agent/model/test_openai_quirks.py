@@ -78,7 +78,7 @@ async def test_a_local_server_needs_no_key_and_gets_no_strict_schema() -> None:
 
 async def test_strict_schemas_on_a_server_without_them_is_one_clear_error() -> None:
     api = server({"classifier": [oa.structured({"needs_plan": True, "reason": "x"})]})
-    with pytest.raises(LLMUnavailable, match="rejected the request .*strict JSON schemas"):
+    with pytest.raises(LLMUnavailable, match=r"rejected the request .*strict JSON schemas"):
         await gateway(api, local(strict_schemas=True)).generate_structured(
             ctx(),
             stage="classifier",
