@@ -30,6 +30,13 @@ class StageUsage:
     cost_usd: float = 0.0
     unpriced_calls: int = 0
 
+    def cost_text(self, digits: int = 4) -> str:
+        """The cost as shown: ``0.0123``, ``0.0123+`` (some calls unpriced: a floor),
+        ``unknown`` (every call unpriced: never 0)."""
+        if self.unpriced_calls and self.unpriced_calls >= self.calls:
+            return "unknown"
+        return f"{self.cost_usd:.{digits}f}" + ("+" if self.unpriced_calls else "")
+
     @property
     def total_tokens(self) -> int:
         """Billed tokens: prompt, visible output and thinking."""

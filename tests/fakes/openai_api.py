@@ -43,13 +43,14 @@ def completion(
     message: dict[str, Any],
     *,
     finish: str = "stop",
-    model: str = "gpt-5-mini-2025-08-07",
+    model: str | None = None,
     prompt_tokens: int = 120,
     completion_tokens: int = 30,
     reasoning_tokens: int = 0,
     cached_tokens: int = 0,
 ) -> dict[str, Any]:
-    """A ``chat.completion`` body as the SDK's recorded fixtures have them."""
+    """A ``chat.completion`` body as the SDK's recorded fixtures have them (``model``
+    None: the fake says it served the model asked for)."""
     return {
         "id": "chatcmpl-ABfvbtVnTu5DeC4EFnRYj8mtfOM99",
         "object": "chat.completion",
@@ -147,6 +148,8 @@ class OpenAIAPI:
             answer = answer(body)
         if isinstance(answer, httpx.Response):
             return answer
+        if answer.get("model") is None:
+            answer = {**answer, "model": body.get("model")}
         return httpx.Response(200, json=answer)
 
     def refusal(self, body: dict[str, Any]) -> str | None:

@@ -21,6 +21,7 @@ from tests.fakes import openai_api as oa
 from tests.fakes.sink import EventSink
 
 MAIN = "openai:gpt-5-mini"
+SNAP = "gpt-5-mini-2025-08-07"  # the snapshot OpenAI says it served
 LOOKUP = types.FunctionDeclaration(
     name="intel.lookup_ip",  # an MCP-style name OpenAI refuses as is
     description="Reputation of an IP address.",
@@ -70,8 +71,8 @@ async def test_a_tool_loop_keeps_call_ids_and_maps_names_back(router: respx.Mock
         router,
         {
             "direct": [
-                oa.calls(("intel_lookup_ip", {"ip": "192.0.2.7"}), reasoning_tokens=12),
-                oa.text("192.0.2.7 is a known scanner.", cached_tokens=100),
+                oa.calls(("intel_lookup_ip", {"ip": "192.0.2.7"}), reasoning_tokens=12, model=SNAP),
+                oa.text("192.0.2.7 is a known scanner.", cached_tokens=100, model=SNAP),
             ]
         },
     )

@@ -207,3 +207,19 @@ def test_the_openai_api_without_a_key_fails_at_start_up() -> None:
     cfg = fixed_settings(models={"main": "openai:gpt-5-mini"})
     with pytest.raises(ConfigError, match="OPENAI_API_KEY is not set"):
         RoutingBackend(cfg).prepare([cfg.models.main])
+
+
+async def test_a_local_model_without_a_price_costs_unknown_never_zero() -> None:
+    from bot.blocks.stats import RunStats
+    from core.events import LLMCalled
+
+    api = server({"direct": [oa.text("ok", prompt_tokens=500, completion_tokens=20)]})
+    sink = EventSink()
+    c = CallContext("inv-local", sink, 100_000, time.monotonic() + 30)
+    await gateway(api, local()).generate(c, stage="direct", system=SYSTEM, contents=user("x"))
+    [called] = [e for e in sink.events if isinstance(e, LLMCalled)]
+    assert (called.model, called.prompt_tokens, called.cost_usd) == (MODEL, 500, None)
+    usage = c.usage.as_dict()
+    assert (usage["llm_calls"], usage["unpriced_calls"]) == (1, 1)
+    assert c.usage.total().cost_text() == "unknown"
+    assert RunStats.from_outcome(usage, {}).text() == "1 model call · cost unknown"
