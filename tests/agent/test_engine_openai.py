@@ -92,7 +92,10 @@ def engine(db: Database, api: oa.OpenAIAPI) -> Engine:
 
 
 def models_asked(api: oa.OpenAIAPI) -> list[tuple[str, str]]:
-    return [(stage.split(" ")[0], body["model"]) for stage, body in zip(api.stages(), api.requests)]
+    return [
+        (stage.split(" ")[0], body["model"])
+        for stage, body in zip(api.stages(), api.requests, strict=True)
+    ]
 
 
 async def test_an_investigation_and_its_follow_up_on_openai(
@@ -120,7 +123,7 @@ async def test_an_investigation_and_its_follow_up_on_openai(
         ("critic", "gpt-5-nano"),
     ]
     # The tool loop: the call's id pairs the result, which the model sees with its ref.
-    first, second = [b for s, b in zip(api.stages(), api.requests) if s == "step s1"]
+    first, second = api.for_stage("step s1")
     call_id = second["messages"][-2]["tool_calls"][0]["id"]
     result = second["messages"][-1]
     assert result["role"] == "tool" and result["tool_call_id"] == call_id
@@ -143,7 +146,7 @@ async def test_an_investigation_and_its_follow_up_on_openai(
     follow = Request(conversation_id="c1", text="And 203.0.113.8?", mode="direct", model=CHEAP)
     answer = await eng.run(follow, EventSink())
     assert (answer.status, answer.answer) == ("answered", "Also Tor.")
-    direct = [b for s, b in zip(api.stages(), api.requests) if s == "direct"]
+    direct = api.for_stage("direct")
     assert [b["model"] for b in direct] == ["gpt-4.1-mini", "gpt-4.1-mini"]
     assert direct[0]["temperature"] == 0.2 and "reasoning_effort" not in direct[0]
     history = json.dumps(direct[0]["messages"])

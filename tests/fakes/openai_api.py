@@ -131,6 +131,10 @@ class OpenAIAPI:
     def stages(self) -> list[str]:
         return [stage_of(body) for body in self.requests]
 
+    def for_stage(self, stage: str) -> list[dict[str, Any]]:
+        """The bodies received for ``stage`` (``step s1``), in order."""
+        return [body for body in self.requests if stage_of(body) == stage]
+
     def _answer(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
         self.requests.append(body)
