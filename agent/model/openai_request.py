@@ -23,6 +23,8 @@ from config.openai_settings import OpenAISettings
 # Gemini thinking levels as reasoning_effort (a budget of 0: the least effort).
 _EFFORT = {"MINIMAL": "minimal", "LOW": "low", "MEDIUM": "medium", "HIGH": "high", "XHIGH": "high"}
 UNANSWERED = {"error": "not run: the conversation moved on before this call was answered"}
+# One encoder for every argument and result (json.dumps with options builds one per call).
+_encode = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
 
 @dataclass
@@ -132,7 +134,7 @@ def _messages(contents: list[types.Content], names: ToolNames) -> list[dict[str,
                         "type": "function",
                         "function": {
                             "name": names.wire(call.name or ""),
-                            "arguments": json.dumps(call.args or {}, ensure_ascii=False),
+                            "arguments": _encode(call.args or {}),
                         },
                     }
                 )
@@ -151,7 +153,7 @@ def _messages(contents: list[types.Content], names: ToolNames) -> list[dict[str,
                 if call_id in queue:
                     queue.remove(call_id)
                 unanswered.pop(call_id, None)
-                body = json.dumps(reply.response or {}, ensure_ascii=False, default=str)
+                body = _encode(reply.response or {})
                 out.append({"role": "tool", "tool_call_id": call_id, "content": body})
             elif part.text and not part.thought:
                 texts.append(part.text)

@@ -14,6 +14,7 @@ colons is sent under a mapped name and read back through ``ToolNames``.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
 
@@ -24,11 +25,19 @@ _NAME_OK = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _NAME_BAD = re.compile(r"[^a-zA-Z0-9_-]")
 
 
+_strict: dict[str, dict[str, Any]] = {}
+
+
 def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``schema`` as OpenAI's strict mode accepts it."""
-    root = copy.deepcopy(schema)
-    strict = _ensure_strict_json_schema(root, path=(), root=root)
-    _drop_defaults(strict)
+    """``schema`` as OpenAI's strict mode accepts it; made once per schema per process
+    (the result is shared: read it, never change it)."""
+    key = json.dumps(schema, sort_keys=True)
+    strict = _strict.get(key)
+    if strict is None:
+        root = copy.deepcopy(schema)
+        strict = _ensure_strict_json_schema(root, path=(), root=root)
+        _drop_defaults(strict)
+        _strict[key] = strict
     return strict
 
 
