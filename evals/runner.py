@@ -78,6 +78,8 @@ def attempt_key(scenario: str, repeat: int) -> str:
 def estimate_cost(settings: Settings, pending: int, earlier: Sequence[Attempt]) -> float | None:
     """USD for ``pending`` attempts: the mean of earlier attempts, else a list-price guess."""
     costs = [a.cost_usd for a in earlier if a.calls]
+    if costs and all(a.unpriced_calls >= a.calls for a in earlier if a.calls):
+        return None  # every call so far on a model without a price: unknown, not $0
     if costs:
         return pending * sum(costs) / len(costs)
     price = price_for(settings.gemini.prices, settings.models.main)
@@ -220,6 +222,7 @@ def to_attempt(scenario: str, repeat: int, outcome: Outcome, elapsed: float, mod
         review_verified=review.verified if review else None,
         error=outcome.error,
         cost_usd=float(usage.get("cost_usd") or 0.0),
+        unpriced_calls=int(usage.get("unpriced_calls") or 0),
         latency_s=round(elapsed, 3),
         calls=int(usage.get("llm_calls") or 0),
         tokens=int(usage.get("total_tokens") or 0),

@@ -78,3 +78,29 @@ def test_the_pack_on_openai_replayed_by_model_name_and_compared_with_gemini(env:
 def test_an_unknown_provider_on_the_command_line_is_one_line(env: Path) -> None:
     result = CliRunner().invoke(app, ["eval", "run", "--only", ONLY, "--model", "opnai:gpt-5"])
     assert result.exit_code == 2 and "known providers" in result.output
+
+
+def test_a_local_model_without_a_price_reports_cost_unknown(env: Path) -> None:
+    from cli.eval.view import _cost
+    from evals.report import report
+    from evals.runner import estimate_cost
+
+    pack = load_pack(None, "okta-password-spray")
+    base = "http://127.0.0.1:11434/v1"
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{env / 'local.db'}",
+        models={"main": "openai:qwen3:32b", "light": "openai:qwen3:32b"},
+        openai={"base_url": base, "strict_schemas": False},
+    )
+    script = eval_script(pack, {s.id: Answer("right") for s in pack})
+    api = oa.OpenAIAPI(respx.MockRouter(assert_all_called=False), script, base_url=base)
+    backend = RoutingBackend(
+        settings, factories={"openai": lambda: oa.openai_backend(api, settings)}
+    )
+    folder = RunFolder(env / "local")
+    asyncio.run(run_eval(settings, [(pack[0], 0)], folder, backend=backend))
+    [attempt] = folder.attempts()
+    assert attempt.calls > 0 and attempt.unpriced_calls == attempt.calls
+    assert estimate_cost(settings, 10, [attempt]) is None  # unknown, not $0
+    summary = report(pack, [attempt], None)["summary"]
+    assert _cost(summary) == "unknown (no price for the model)"
