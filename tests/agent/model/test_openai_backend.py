@@ -188,3 +188,20 @@ async def test_invalid_tool_arguments_are_resent_then_reported(router: respx.Moc
     with pytest.raises(LLMOutputInvalid, match="unusable reply in stage 'direct' twice"):
         await gw.generate(c, stage="direct", system=SYSTEM, contents=user("x"), tools=[LOOKUP])
     assert len(api.requests) == 2
+
+
+async def test_azure_openai_calls_the_deployment_with_its_api_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    endpoint = "https://soc-team.openai.azure.com"
+    router = respx.MockRouter(assert_all_called=False)
+    api = oa.OpenAIAPI(
+        router, {"direct": [oa.text("ok")]}, base_url=f"{endpoint}/openai/deployments/gpt-5-mini"
+    )
+    cfg = settings(base_url=endpoint, azure_api_version="2024-10-21")
+    gw, (c, _) = gateway(api, cfg), ctx()
+    turn = await gw.generate(c, stage="direct", system=SYSTEM, contents=user("x"))
+    assert turn.text == "ok"
+    [call] = api.route.calls
+    assert call.request.url.params["api-version"] == "2024-10-21"
+    assert call.request.headers["api-key"] == "sk-test-not-real"
