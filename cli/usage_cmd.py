@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 DaysOpt = Annotated[int, typer.Option("--days", "-d", min=1, help="How many days back.")]
 ByOpt = Annotated[
     list[str] | None,
-    typer.Option("--by", "-b", help="day, source, channel or stage (repeatable; default all)."),
+    typer.Option(
+        "--by", "-b", help="day, source, channel, stage or model (repeatable; default all)."
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 

@@ -149,7 +149,17 @@ def test_socbot_usage_prints_tables_and_json(
     result = runner.invoke(app, ["usage", "--days", str(days), "--json"])
     data = json.loads(result.output)
     assert data["investigations"] == 3
-    assert set(data) == {"since", "investigations", "policy", "day", "source", "channel", "stage"}
+    assert set(data) == {
+        "since",
+        "investigations",
+        "policy",
+        "day",
+        "source",
+        "channel",
+        "stage",
+        "model",
+    }
+    assert set(data["model"]) == {"unknown"}  # stored before usage was split by model
     assert data["channel"]["C0ALERTS"]["cost_usd"] == pytest.approx(0.0055)
 
     result = runner.invoke(app, ["usage", "--by", "week"])

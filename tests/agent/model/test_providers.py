@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import httpx
 import pytest
@@ -24,6 +25,7 @@ from alerts.policy.load import Loaded, parse_rules
 from config.model_names import canonical, split_model
 from config.settings import DEFAULT_PRICES, ConfigError, fixed_settings
 from core.events import LLMCalled
+from store.investigations.usage import UsageRow, summarise
 from tests.fakes import openai_api as oa
 from tests.fakes.gemini_rest import GeminiREST
 from tests.fakes.sink import EventSink
@@ -136,6 +138,15 @@ async def test_one_gateway_calls_each_model_on_its_provider(
     assert [str(c.request.url).rsplit("/", 1)[-1] for c in gemini.generate.calls] == [
         "gemini-2.5-flash-lite:generateContent"
     ]
+    by_model = ctx.usage.as_dict()["by_model"]
+    assert {m: u["calls"] for m, u in by_model.items()} == {  # type: ignore[attr-defined]
+        "openai:gpt-5-mini": 2,
+        "gemini-2.5-flash-lite": 1,
+    }
+    row = UsageRow("inv-mixed", datetime.now(UTC), "cli:1", "question", ctx.usage.as_dict())
+    per_model = summarise([row], "model")
+    assert per_model["openai:gpt-5-mini"].usage.cost_usd > 0
+    assert per_model["gemini-2.5-flash-lite"].usage.calls == 1
     called = [e.model for e in sink.events if isinstance(e, LLMCalled)]
     assert called == [
         "openai:gpt-5-mini",
