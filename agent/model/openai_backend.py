@@ -51,13 +51,8 @@ class OpenAIBackend:
     ) -> OpenAIBackend:
         """The client for ``settings.openai``; ``ConfigError`` when the SDK or a key is
         missing."""
-        try:
-            import openai
-        except ImportError as exc:
-            raise ConfigError(
-                "An openai: model is configured but the openai SDK is not installed: "
-                "install socbot[openai]."
-            ) from exc
+        import openai  # an extra: agent.model.providers says so when it is missing
+
         cfg = settings.openai
         base_url = cfg.base_url or os.environ.get("OPENAI_BASE_URL") or None
         key = os.environ.get(cfg.api_key_env)

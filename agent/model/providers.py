@@ -93,8 +93,13 @@ class RoutingBackend:
 
             return GeminiBackend.from_settings(self.settings.gemini, httpx_async_client=self._http)
         if provider == "openai":
-            from agent.model.openai_backend import OpenAIBackend
-
+            try:
+                from agent.model.openai_backend import OpenAIBackend
+            except ModuleNotFoundError as exc:  # the SDK is an extra
+                raise ConfigError(
+                    "An openai: model is configured but the openai SDK is not installed: "
+                    "install socbot[openai]."
+                ) from exc
             return OpenAIBackend.from_settings(self.settings)
         if provider == "anthropic":
             return _anthropic(self.settings)

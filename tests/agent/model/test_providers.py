@@ -167,3 +167,12 @@ async def test_an_anthropic_model_without_its_backend_is_one_clear_error(
         await routing.generate_content(
             model="anthropic:claude-haiku-4-5", contents=[], config=types.GenerateContentConfig()
         )
+
+
+def test_an_openai_model_without_the_sdk_is_one_clear_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "agent.model.openai_backend", None)  # as if not installed
+    cfg = fixed_settings(models={"main": "openai:gpt-5-mini"})
+    with pytest.raises(ConfigError, match=r"install socbot\[openai\]"):
+        RoutingBackend(cfg).prepare(configured_models(cfg))
