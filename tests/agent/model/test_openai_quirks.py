@@ -223,3 +223,29 @@ async def test_a_local_model_without_a_price_costs_unknown_never_zero() -> None:
     assert (usage["llm_calls"], usage["unpriced_calls"]) == (1, 1)
     assert c.usage.total().cost_text() == "unknown"
     assert RunStats.from_outcome(usage, {}).text() == "1 model call · cost unknown"
+
+
+async def test_gemini_history_without_call_ids_pairs_by_name_and_never_leaves_a_call_open() -> None:
+    api = server({"direct": [oa.text("ok")]})
+    call = types.FunctionCall(name="lookup_ip", args={"ip": "192.0.2.7"})  # Gemini: no id
+    lone = types.FunctionResponse(name="query_logs", response={"rows": []})  # no call of it
+    open_call = types.FunctionCall(name="query_logs", args={"sql": "SELECT 1"})
+    contents = [
+        *user("x"),
+        types.Content(role="model", parts=[types.Part(function_call=call)]),
+        types.Content(
+            role="user",
+            parts=[
+                types.Part(function_response=types.FunctionResponse(name="lookup_ip", response={})),
+                types.Part(function_response=lone),
+            ],
+        ),
+        types.Content(role="model", parts=[types.Part(function_call=open_call)]),
+        *user("go on"),
+    ]
+    turn = await gateway(api, local()).generate(
+        ctx(), stage="direct", system=SYSTEM, contents=contents, tools=[LOOKUP, QUERY]
+    )
+    assert turn.text == "ok"  # the fake refuses unpaired calls and results, as OpenAI does
+    roles = [m["role"] for m in api.requests[0]["messages"]]
+    assert roles == ["system", "user", "assistant", "tool", "user", "assistant", "tool", "user"]
