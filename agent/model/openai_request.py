@@ -149,14 +149,16 @@ def _messages(contents: list[types.Content], names: ToolNames) -> list[dict[str,
             reply = part.function_response
             if reply is not None:
                 queue = pending.get(reply.name or "", [])
-                call_id = reply.id if reply.id in unanswered else (queue[0] if queue else None)
+                answers = reply.id if reply.id in unanswered else (queue[0] if queue else None)
                 body = _encode(reply.response or {})
-                if call_id is None:  # no call of it is open: OpenAI refuses a lone tool message
+                if answers is None:  # no call of it is open: OpenAI refuses a lone tool message
                     texts.append(f"Result of {reply.name}: {body}\n")
                     continue
-                queue.remove(call_id)
-                unanswered.pop(call_id)
-                out.append({"role": "tool", "tool_call_id": call_id, "content": body})
+                for waiting in pending.values():
+                    if answers in waiting:
+                        waiting.remove(answers)
+                unanswered.pop(answers, None)
+                out.append({"role": "tool", "tool_call_id": answers, "content": body})
             elif part.text and not part.thought:
                 texts.append(part.text)
         if texts:
