@@ -51,7 +51,7 @@ class Request:
     alert: Alert | None = None
     user: str | None = None  # who asked (a Slack user id), when known
     mode: Mode | None = None  # imposed (the alert policy's rule), else the engine chooses
-    model: str | None = None  # instead of gemini.model (the alert policy's rule; priced)
+    model: str | None = None  # instead of models.main (the alert policy's rule; priced)
     approver: Approver | None = None  # asked before risky calls (None: they are refused)
 
     @property

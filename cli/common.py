@@ -13,7 +13,7 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -108,6 +108,28 @@ def cli_logging(*, quiet: bool = False, verbose: bool = False) -> Iterator[None]
         yield
     finally:
         root.removeHandler(handler)
+
+
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="The main model, provider:model (openai:gpt-5-mini; a bare name is Gemini); "
+        "default models.main.",
+    ),
+]
+
+
+def with_model(settings: Settings, model: str | None) -> Settings:
+    """``settings`` with ``model`` as the main model (``--model``); exits on an unknown
+    provider."""
+    if not model:
+        return settings
+    try:
+        models = settings.models.with_main(model)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    return settings.model_copy(update={"models": models})
 
 
 def load_settings_or_exit(*, announce: bool = True) -> Settings:

@@ -67,7 +67,7 @@ COMMANDS: dict[str, Lazy] = {
     "tools": Lazy("cli.tools_cmd", "Inspect the investigation tools."),
     "doctor": Lazy(
         "cli.doctor.command",
-        "Check the set-up (settings, Gemini, Slack, BigQuery, DuckDB, intel, database).",
+        "Check the set-up (settings, models, Slack, BigQuery, DuckDB, intel, database).",
     ),
     "mcp": Lazy(
         "cli.mcp_cmd", "Serve socbot's tools over MCP (stdio, or streamable HTTP behind a token)."

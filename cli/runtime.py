@@ -5,7 +5,8 @@
     async with open_runtime(settings) as rt:
         outcome = await rt.engine.run(Request(conversation_id, text), sink)
 
-Order matters for errors: the Gemini credentials are checked before anything
+Order matters for errors: the credentials of the main and light models' providers
+(``models.main`` / ``models.light``: Gemini, OpenAI, Anthropic) are checked before anything
 touches the disk, so a missing key fails fast with one actionable sentence.
 Tests pass ``backend=`` (a scripted model) and, if they want, their own ``http``.
 """
@@ -22,8 +23,9 @@ import httpx
 from agent.engine import Engine
 from agent.history import History
 from agent.model.gateway import LLMGateway
-from agent.model.gemini import GeminiBackend, tls_context
+from agent.model.gemini import tls_context
 from agent.model.llm import ModelBackend
+from agent.model.providers import RoutingBackend, configured_models
 from cli.database import db_name, migrate_schema, open_database
 from config.settings import Settings
 from store.db.engine import Database
@@ -62,7 +64,7 @@ async def open_runtime(
 ) -> AsyncIterator[Runtime]:
     """Open the database (migrating the schema), the HTTP client, tools, model and engine.
 
-    Raises ``ConfigError`` when Gemini credentials are missing (unless ``backend``
+    Raises ``ConfigError`` when a configured provider's credentials are missing (unless ``backend``
     is given). Everything opened here is closed on exit, also on error or cancel.
     """
     async with AsyncExitStack() as stack:
@@ -74,9 +76,10 @@ async def open_runtime(
             )
             stack.push_async_callback(http.aclose)
         if backend is None:
-            gemini = GeminiBackend.from_settings(settings.gemini, httpx_async_client=http)
-            stack.push_async_callback(gemini.aclose)
-            backend = gemini
+            routing = RoutingBackend(settings, http=http)
+            stack.push_async_callback(routing.aclose)
+            routing.prepare(configured_models(settings))
+            backend = routing
 
         db = open_database(settings.database_url)
         stack.push_async_callback(db.close)
@@ -87,7 +90,7 @@ async def open_runtime(
         if hub is not None:
             stack.push_async_callback(hub.aclose)
             await hub.register(registry)
-        gateway = LLMGateway(backend, settings.gemini)
+        gateway = LLMGateway(backend, settings.gemini, settings.models)
         history = History(db, settings.limits)
         investigations = InvestigationStore(db)
         engine = Engine(

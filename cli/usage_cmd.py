@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 DaysOpt = Annotated[int, typer.Option("--days", "-d", min=1, help="How many days back.")]
 ByOpt = Annotated[
     list[str] | None,
-    typer.Option("--by", "-b", help="day, source, channel or stage (repeatable; default all)."),
+    typer.Option(
+        "--by", "-b", help="day, source, channel, stage or model (repeatable; default all)."
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
@@ -33,6 +35,7 @@ app = command_app()
 @app.command()
 def usage(days: DaysOpt = 7, by: ByOpt = None, as_json: JsonOpt = False) -> None:
     """Summarise model tokens and cost (USD at list prices) from the database."""
+    from core.usage import StageUsage
     from store.investigations.usage import DIMENSIONS, summarise
 
     wanted = by or list(DIMENSIONS)
@@ -51,8 +54,10 @@ def usage(days: DaysOpt = 7, by: ByOpt = None, as_json: JsonOpt = False) -> None
         }
         typer.echo(json.dumps(out, indent=2))
         return
-    total = sum(float(r.usage.get("cost_usd") or 0.0) for r in rows)
-    typer.echo(f"{len(rows)} investigations since {since:%Y-%m-%d %H:%M} UTC, ${total:.4f}")
+    total = StageUsage()
+    for r in rows:
+        total.merge(StageUsage.from_dict(r.usage))
+    typer.echo(f"{len(rows)} investigations since {since:%Y-%m-%d %H:%M} UTC, ${total.cost_text()}")
     for name, table in tables.items():
         typer.echo("")
         typer.echo(_table(name, table))
@@ -93,7 +98,7 @@ def _table(name: str, table: dict[str, Totals]) -> str:
             str(t.usage.cached_tokens),
             str(t.usage.output_tokens),
             str(t.usage.thinking_tokens),
-            f"{t.usage.cost_usd:.4f}" + ("+" if t.usage.unpriced_calls else ""),
+            t.usage.cost_text(),
         ]
         for key, t in table.items()
     ] or [["(none)", *[""] * 7]]

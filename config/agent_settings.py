@@ -3,10 +3,14 @@ learning and alert formats. ``config.settings.Settings`` holds one of each."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+
+from config.model_names import price_key
+from config.openai_prices import OPENAI_PRICES
 
 
 class Section(BaseModel):
@@ -35,11 +39,20 @@ class ModelPrice(Section):
     )
 
 
+_SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")  # gpt-5-mini-2025-08-07
+
+
 def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
-    """The entry for ``model``: exact name, else the longest key it starts with."""
-    name = model.rsplit("/", 1)[-1]  # "models/gemini-2.5-flash" → "gemini-2.5-flash"
+    """The entry for ``model``: exact name, else (Gemini) the longest key it starts
+    with, (other providers) the name without its snapshot date."""
+    try:
+        name = price_key(model)
+    except ValueError:
+        return None
     if name in prices:
         return prices[name]
+    if ":" in name:  # another provider's: exact, or a dated snapshot of a priced name
+        return prices.get(_SNAPSHOT.sub("", name))
     keys = [k for k in prices if name.startswith(k)]
     return prices[max(keys, key=len)] if keys else None
 
@@ -100,6 +113,7 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
     "gemini-3-flash": ModelPrice(input=0.50, output=3.00, cached_input=0.05, cache_storage=1.0),
     "gemini-3-pro": _GEMINI_3_PRO,
     "gemini-3.1-pro": _GEMINI_3_PRO,
+    **{name: ModelPrice(**values) for name, values in OPENAI_PRICES.items()},
 }
 
 

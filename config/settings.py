@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -41,7 +41,9 @@ from config.env_check import EnvError, check_environment
 from config.eval_settings import EvalSettings
 from config.log_settings import LoggingSettings
 from config.mcp_settings import McpSettings
+from config.models_settings import ModelsSettings
 from config.notify_settings import NotifySettings
+from config.openai_settings import OpenAISettings
 from config.policy_settings import PolicySettings
 from config.retention import RetentionSettings
 from config.service_settings import (
@@ -69,6 +71,8 @@ __all__ = [
     "LogSettings",
     "LoggingSettings",
     "ModelPrice",
+    "ModelsSettings",
+    "OpenAISettings",
     "PlaybookSettings",
     "PolicySettings",
     "ReviewSettings",
@@ -123,6 +127,8 @@ class Settings(BaseSettings):
         "var/chat_history", description="`socbot chat` prompt history; empty = not kept"
     )
     gemini: GeminiSettings = GeminiSettings()
+    models: ModelsSettings = ModelsSettings()
+    openai: OpenAISettings = OpenAISettings()
     limits: Limits = Limits()
     review: ReviewSettings = ReviewSettings()
     logs: LogSettings = LogSettings()
@@ -160,6 +166,12 @@ class Settings(BaseSettings):
     @classmethod
     def _async_driver(cls, url: str) -> str:
         return async_database_url(url)
+
+    @model_validator(mode="after")
+    def _models(self) -> Settings:
+        """``models.main`` / ``models.light`` default to ``[gemini]``'s, so code reads one."""
+        self.models = self.models.resolved(self.gemini)
+        return self
 
 
 def config_path() -> Path:

@@ -7,7 +7,8 @@ call made on the side (the speculative conclusion) into the run's usage under
 one stage name. ``cost_usd`` is the list-price cost (``agent.model.pricing``) of the calls
 whose model has a price; ``unpriced_calls`` counts those whose model has none;
 ``models`` counts the calls per model that answered (the one served, else asked for:
-a policy rule may run an investigation on another model than ``gemini.model``).
+a policy rule may run an investigation on another model than ``models.main``), and
+``by_model`` what each spent (``provider:model``: ``socbot usage --by model``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,13 @@ class StageUsage:
     latency_ms: float = 0.0
     cost_usd: float = 0.0
     unpriced_calls: int = 0
+
+    def cost_text(self, digits: int = 4) -> str:
+        """The cost as shown: ``0.0123``, ``0.0123+`` (some calls unpriced: a floor),
+        ``unknown`` (every call unpriced: never 0)."""
+        if self.unpriced_calls and self.unpriced_calls >= self.calls:
+            return "unknown"
+        return f"{self.cost_usd:.{digits}f}" + ("+" if self.unpriced_calls else "")
 
     @property
     def total_tokens(self) -> int:
@@ -61,6 +69,7 @@ class Usage:
 
     stages: dict[str, StageUsage] = field(default_factory=dict)
     models: dict[str, int] = field(default_factory=dict)  # calls per model used
+    by_model: dict[str, StageUsage] = field(default_factory=dict)  # what each model spent
 
     def add(
         self,
@@ -88,6 +97,7 @@ class Usage:
         self.stages.setdefault(stage, StageUsage()).merge(call)
         if model:
             self.models[model] = self.models.get(model, 0) + 1
+            self.by_model.setdefault(model, StageUsage()).merge(call)
 
     def absorb(self, other: Usage, *, stage: str) -> None:
         """Add everything ``other`` recorded (whatever its stages) under ``stage``."""
@@ -95,6 +105,8 @@ class Usage:
             self.stages.setdefault(stage, StageUsage()).merge(other.total())
         for model, calls in other.models.items():
             self.models[model] = self.models.get(model, 0) + calls
+        for model, spent in other.by_model.items():
+            self.by_model.setdefault(model, StageUsage()).merge(spent)
 
     def total(self) -> StageUsage:
         """All stages summed."""
@@ -120,5 +132,6 @@ class Usage:
             "total_tokens": self.total_tokens,
             **total,
             "models": dict(self.models),
+            "by_model": {name: s.as_dict() for name, s in self.by_model.items()},
             "stages": {name: s.as_dict() for name, s in self.stages.items()},
         }

@@ -91,6 +91,7 @@ def summary(scores: Sequence[Score]) -> dict[str, Any]:
         "repeats": repeats,
         **{k: _round(v) for k, v in verdict_rates(scores).items()},
         "cost_usd": round(cost, 6),
+        "unpriced_calls": sum(s.unpriced_calls for s in scores),
         "cost_per_scenario_usd": round(cost / len(scores), 6) if scores else None,
         "latency_p50_s": _round(percentile(latencies, 0.5), 3),
         "latency_p95_s": _round(percentile(latencies, 0.95), 3),

@@ -44,8 +44,8 @@ class Grade(BaseModel):
 
 class Judge:
     def __init__(self, backend: ModelBackend, settings: Settings) -> None:
-        gemini = settings.gemini.model_copy(update={"model": settings.evals.judge_model})
-        self.gateway = LLMGateway(backend, gemini)
+        models = settings.models.with_main(settings.evals.judge_model)
+        self.gateway = LLMGateway(backend, settings.gemini, models)
         self.settings = settings.evals
         self.prompts = Prompts()
 

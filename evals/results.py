@@ -31,6 +31,7 @@ class Attempt(BaseModel):
     review_verified: int | None = None
     error: str | None = None
     cost_usd: float = 0.0
+    unpriced_calls: int = 0  # calls on a model without a price: cost_usd is a floor
     latency_s: float = 0.0
     calls: int = 0
     tokens: int = 0

@@ -78,9 +78,11 @@ def attempt_key(scenario: str, repeat: int) -> str:
 def estimate_cost(settings: Settings, pending: int, earlier: Sequence[Attempt]) -> float | None:
     """USD for ``pending`` attempts: the mean of earlier attempts, else a list-price guess."""
     costs = [a.cost_usd for a in earlier if a.calls]
+    if costs and all(a.unpriced_calls >= a.calls for a in earlier if a.calls):
+        return None  # every call so far on a model without a price: unknown, not $0
     if costs:
         return pending * sum(costs) / len(costs)
-    price = price_for(settings.gemini.prices, settings.gemini.model)
+    price = price_for(settings.gemini.prices, settings.models.main)
     if price is None:
         return None
     each = call_cost(
@@ -150,7 +152,7 @@ class EvalRunner:
         read, or an engine that crashes (a bug: logged), is a failed attempt; the run
         goes on."""
         w = self.wiring
-        model = w.settings.gemini.model
+        model = w.settings.models.main
         try:
             alert = parse_alert(scenario.alert, catalogue=self.catalogue)
         except (AgentError, ValueError) as exc:
@@ -220,6 +222,7 @@ def to_attempt(scenario: str, repeat: int, outcome: Outcome, elapsed: float, mod
         review_verified=review.verified if review else None,
         error=outcome.error,
         cost_usd=float(usage.get("cost_usd") or 0.0),
+        unpriced_calls=int(usage.get("unpriced_calls") or 0),
         latency_s=round(elapsed, 3),
         calls=int(usage.get("llm_calls") or 0),
         tokens=int(usage.get("total_tokens") or 0),

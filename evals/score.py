@@ -66,6 +66,7 @@ def score(scenario: Scenario, attempt: Attempt) -> Score:
         status=attempt.status,
         error=attempt.error,
         cost_usd=attempt.cost_usd,
+        unpriced_calls=attempt.unpriced_calls,
         latency_s=attempt.latency_s,
         calls=attempt.calls,
         tokens=attempt.tokens,

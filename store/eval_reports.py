@@ -69,6 +69,7 @@ class Score(BaseModel):
     calls: int
     tokens: int
     investigation_id: str | None
+    unpriced_calls: int = 0
     judge_score: float | None = None
     judge_cost_usd: float = 0.0
 

@@ -1,4 +1,4 @@
-"""The LLM gateway: one place where the engine talks to Gemini.
+"""The LLM gateway: one place where the engine talks to the model (any provider).
 
 ``LLMGateway`` turns an engine request (stage, system instruction, contents, tools)
 into one ``GenerateContentConfig``, enforces the investigation's token budget and
@@ -37,7 +37,9 @@ from agent.model.replies import (
     turn_from_response,
 )
 from agent.model.thinking import thinking_config
-from config.settings import GeminiSettings
+from config.model_names import canonical
+from config.model_names import provider_label as who
+from config.settings import GeminiSettings, ModelsSettings
 from core.events import LLMCalled, Sink
 from core.usage import Usage
 
@@ -88,15 +90,21 @@ class CallContext:
     deadline: float  # a time.monotonic() value
     usage: Usage = field(default_factory=Usage)
     fence: Fence = field(default_factory=Fence)  # the run's data fence (repair turns use it)
-    model: str | None = None  # instead of ``gemini.model`` (a policy rule's); light keeps its
+    model: str | None = None  # instead of ``models.main`` (a policy rule's); light keeps its
 
 
 class LLMGateway:
     """Budgeted, accounted access to the model for every engine stage."""
 
-    def __init__(self, backend: ModelBackend, settings: GeminiSettings) -> None:
+    def __init__(
+        self,
+        backend: ModelBackend,
+        settings: GeminiSettings,
+        models: ModelsSettings | None = None,
+    ) -> None:
         self.backend = backend
         self.settings = settings
+        self.models = (models or ModelsSettings()).resolved(settings)
         self.pricer = Pricer(settings.prices)
         build_genai_types()
 
@@ -133,7 +141,7 @@ class LLMGateway:
                     return turn
             elif turn.finish_reason == "MAX_TOKENS":
                 raise LLMOutputInvalid(
-                    f"Gemini hit its output token limit in stage {stage!r} before answering."
+                    f"{who(model)} hit its output token limit in stage {stage!r} before answering."
                 )
             log.warning(
                 "stage %s: unusable model turn (finish %s), attempt %d",
@@ -142,7 +150,7 @@ class LLMGateway:
                 attempt,
             )
         raise LLMOutputInvalid(
-            f"Gemini returned an unusable reply in stage {stage!r} twice "
+            f"{who(model)} returned an unusable reply in stage {stage!r} twice "
             f"(finish reason {turn.finish_reason})."
         )
 
@@ -178,16 +186,16 @@ class LLMGateway:
         except ValueError as exc:
             log.warning("stage %s: repair failed: %s", stage, str(exc)[:200])
             raise LLMOutputInvalid(
-                f"Gemini's {stage!r} output did not match the expected format "
+                f"{who(model)}'s {stage!r} output did not match the expected format "
                 "after one repair attempt."
             ) from exc
 
     def _model(self, ctx: CallContext, light: bool) -> str:
         """The light model for light stages; else the investigation's own (a policy rule
-        chose it), else ``gemini.model``."""
+        chose it), else ``models.main`` (all canonical: ``config.model_names``)."""
         if light:
-            return self.settings.light_model
-        return ctx.model or self.settings.model
+            return self.models.light
+        return canonical(ctx.model) if ctx.model else self.models.main
 
     def _config(
         self, system: str, model: str, *, thinking: bool, stage: str
@@ -239,7 +247,7 @@ class LLMGateway:
         latency_ms = (time.monotonic() - started) * 1000
         turn = turn_from_response(response)
         await self._record(ctx, stage, model, response, turn, latency_ms)
-        raise_if_refused(response, turn, stage)
+        raise_if_refused(response, turn, stage, who=who(model))
         return turn
 
     async def _record(

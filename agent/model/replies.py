@@ -50,18 +50,20 @@ def turn_from_response(response: types.GenerateContentResponse) -> ModelTurn:
     )
 
 
-def raise_if_refused(response: types.GenerateContentResponse, turn: ModelTurn, stage: str) -> None:
-    """Raise ``LLMRefused`` when Gemini blocked the request or stopped for policy reasons."""
+def raise_if_refused(
+    response: types.GenerateContentResponse, turn: ModelTurn, stage: str, *, who: str = "Gemini"
+) -> None:
+    """Raise ``LLMRefused`` when the model (``who``) blocked the request or stopped for
+    policy reasons."""
     if not response.candidates:
         feedback = response.prompt_feedback
         reason = feedback.block_reason.value if feedback and feedback.block_reason else None
         if reason:
-            raise LLMRefused(f"Gemini blocked the request in stage {stage!r} ({reason}).")
-        raise LLMRefused(f"Gemini returned no answer in stage {stage!r}.")
+            raise LLMRefused(f"{who} blocked the request in stage {stage!r} ({reason}).")
+        raise LLMRefused(f"{who} returned no answer in stage {stage!r}.")
     if turn.finish_reason in REFUSAL_REASONS:
         raise LLMRefused(
-            f"Gemini stopped answering in stage {stage!r} for policy reasons "
-            f"({turn.finish_reason})."
+            f"{who} stopped answering in stage {stage!r} for policy reasons ({turn.finish_reason})."
         )
 
 

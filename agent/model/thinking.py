@@ -1,4 +1,5 @@
-"""How much a model thinks per call: budgets on Gemini 2.5, levels on Gemini 3.
+"""How much a model thinks per call: budgets on Gemini 2.5, levels on Gemini 3 and on
+the other providers' models (``minimal`` where no thinking is needed).
 
 Stages that need no thinking (the classifier, the critic) ask for the least the model
 accepts (``least_thinking``); on Gemini 3 the others think at ``gemini.thinking_levels``
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from google.genai import types
+
+from config.model_names import GEMINI, provider_of
 
 
 def is_gemini3(model: str) -> bool:
@@ -36,10 +39,16 @@ def thinking_config(
     model: str, stage: str, *, thinking: bool, levels: Mapping[str, str]
 ) -> types.ThinkingConfig | None:
     """The thinking of one call of ``stage`` (``step s1``: stage ``step``); None: the
-    model's default."""
+    model's default. Another provider's model gets levels as Gemini 3 does; its backend
+    makes them its own (OpenAI ``reasoning_effort`` where the model takes one)."""
+    other = provider_of(model) != GEMINI
     if not thinking:
-        return least_thinking(model)
-    level = levels.get(stage.split(" ", 1)[0]) if is_gemini3(model) else None
+        return (
+            types.ThinkingConfig(thinking_level=types.ThinkingLevel.MINIMAL)
+            if other
+            else (least_thinking(model))
+        )
+    level = levels.get(stage.split(" ", 1)[0]) if other or is_gemini3(model) else None
     if level is None:
         return None
     return types.ThinkingConfig(thinking_level=types.ThinkingLevel(level.upper()))

@@ -29,6 +29,7 @@ from pydantic import (
 
 from alerts.model import EntityKind, Severity
 from config.agent_settings import price_for
+from config.model_names import canonical
 
 Action = Literal["ignore", "suppress", "route", "investigate"]
 QUIET_ACTIONS: frozenset[str] = frozenset({"ignore", "suppress"})
@@ -120,8 +121,9 @@ class Rule(_Strict):
     )
     model: str | None = Field(
         None,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,79}$",
-        description="investigate on this Gemini model instead of gemini.model (a cheaper one)",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:-]{0,79}$",
+        description="investigate on this model instead of models.main (a cheaper one; "
+        "provider:model, a bare name is Gemini)",
     )
     budget: Budget | None = None
 
@@ -137,8 +139,11 @@ class Rule(_Strict):
     def _priced(cls, value: str | None, info: ValidationInfo) -> str | None:
         """With the price table in the context (``alerts.policy.load``), only a model it
         prices: an unpriced one would run uncounted by a dollar budget."""
+        if value is None:
+            return None
+        value = canonical(value)  # an unknown provider is refused here
         prices = (info.context or {}).get("prices")
-        if value is not None and prices is not None and price_for(prices, value) is None:
+        if prices is not None and price_for(prices, value) is None:
             raise ValueError(f"{value!r} has no price in gemini.prices (a typo?)")
         return value
 

@@ -40,6 +40,8 @@ class RunStats:
         parts.append(f"{self.model_calls} model call{'' if self.model_calls == 1 else 's'}")
         if self.cost_usd is not None:
             parts.append(("≥ " if self.cost_is_floor else "") + usd(self.cost_usd))
+        elif self.cost_is_floor:  # every call on a model without a price: never "$0"
+            parts.append("cost unknown")
         return " · ".join(parts)
 
 

@@ -9,21 +9,21 @@ from typing import Annotated
 import typer
 
 from cli.common import command_app, load_settings_or_exit
-from cli.doctor import local, remote
+from cli.doctor import local, models, remote
 from cli.doctor.report import Check
 from config.settings import Settings
 
 app = command_app(no_args_is_help=False)
 
 OfflineOpt = Annotated[
-    bool, typer.Option("--offline", help="Skip the checks that call Gemini, Slack or BigQuery.")
+    bool, typer.Option("--offline", help="Skip the checks that call the models, Slack or BigQuery.")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")]
 
 
 @app.command()
 def doctor(offline: OfflineOpt = False, as_json: JsonOpt = False) -> None:
-    """Check the set-up (settings, Gemini, Slack, BigQuery, DuckDB, intel, database)."""
+    """Check the set-up (settings, models, Slack, BigQuery, DuckDB, intel, database)."""
     settings = load_settings_or_exit(announce=False)  # a bad setting: one line, exit 2
     checks = asyncio.run(run_checks(settings, offline=offline))
     if as_json:
@@ -51,7 +51,7 @@ async def run_checks(settings: Settings, *, offline: bool = False) -> list[Check
             timeout=httpx.Timeout(30.0, connect=10.0),
             headers={"User-Agent": USER_AGENT},
         ) as http:
-            checks.append(await remote.gemini(settings, http))
+            checks += await models.model_checks(settings, http)
         checks += await remote.slack(settings)
         checks += await asyncio.to_thread(remote.bigquery_tables, settings)
     checks += local.duckdb_files(settings)

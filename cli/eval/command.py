@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agent.errors import AgentError
-from cli.common import command_app, fail, load_settings_or_exit, one_line
+from cli.common import ModelOpt, command_app, fail, load_settings_or_exit, one_line, with_model
 from cli.eval.capture import capture_cmd
 from cli.eval.run import run_eval
 from cli.eval.view import pack_rows, pack_table, print_comparison, print_summary
@@ -78,9 +79,7 @@ def run(
         Path | None, typer.Option(help="Answer from a --record folder: no key, no network.")
     ] = None,
     html: Annotated[Path | None, typer.Option(help="Also write the HTML report here.")] = None,
-    model: Annotated[
-        str | None, typer.Option(help="The Gemini model (default: gemini.model).")
-    ] = None,
+    model: ModelOpt = None,
     judge: Annotated[
         bool,
         typer.Option(help="Also grade each conclusion with the LLM judge (evals.judge_model)."),
@@ -88,13 +87,12 @@ def run(
     as_json: JsonOpt = False,
 ) -> None:
     """Run the pack on the engine (review and playbook as configured) and score it."""
-    settings = load_settings_or_exit(announce=False)
-    if model:
-        gemini = settings.gemini.model_copy(update={"model": model})
-        settings = settings.model_copy(update={"gemini": gemini})
+    settings = with_model(load_settings_or_exit(announce=False), model)
     scenarios = _pack(pack, only)
     name = pack or "core"
-    folder = RunFolder(out or Path("var/eval") / f"{_slug(name)}-{settings.gemini.model}")
+    folder = RunFolder(
+        out or Path("var/eval") / f"{_slug(name)}-{_slug_model(settings.models.main)}"
+    )
     earlier = _prepare(folder, name, settings, fresh)
     done = {(a.scenario, a.repeat) for a in earlier}
     work = [(s, r) for r in range(repeat) for s in scenarios if (s.id, r) not in done]
@@ -126,10 +124,15 @@ def _slug(name: str) -> str:
     return Path(name).name or "pack"
 
 
+def _slug_model(model: str) -> str:
+    """A model name as a folder name (``openai:meta/llama-3`` → ``openai-meta-llama-3``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", model)
+
+
 def run_settings(settings: Settings) -> dict[str, Any]:
     """The settings a run's figures depend on (kept in ``run.json``, compared on resume)."""
     return {
-        "light_model": settings.gemini.light_model,
+        "light_model": settings.models.light,
         "review": settings.review.enabled,
         "playbook": settings.playbook.enabled,
         "max_steps": settings.limits.max_steps,
@@ -140,7 +143,7 @@ def _prepare(folder: RunFolder, pack: str, settings: Settings, fresh: bool) -> l
     meta = folder.meta()
     current = RunMeta(
         pack=pack,
-        model=settings.gemini.model,
+        model=settings.models.main,
         started=datetime.now(UTC).isoformat(timespec="seconds"),
         settings=run_settings(settings),
     )
@@ -173,7 +176,7 @@ def _announce(
         err.print(f"resuming {folder.path}: {len(earlier)} attempts done", highlight=False)
     estimate = 0.0 if replaying else estimate_cost(settings, len(work), earlier)
     cost = "unknown (no price for the model)" if estimate is None else f"~${estimate:.2f}"
-    err.print(f"{len(work)} attempts to run on {settings.gemini.model}; estimated cost {cost}")
+    err.print(f"{len(work)} attempts to run on {settings.models.main}; estimated cost {cost}")
     if max_cost is not None and estimate is not None and estimate > max_cost:
         err.print(f"the estimate is above --max-cost ${max_cost:g}: the run will stop there")
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import httpx
 
-from agent.model.gemini import GeminiBackend, tls_context
+from agent.model.gemini import tls_context
 from agent.model.llm import ModelBackend
+from agent.model.providers import RoutingBackend, configured_models
 from cli.runtime import USER_AGENT, open_runtime
 from config.settings import Settings
 from evals.judge import Judge
@@ -38,21 +39,22 @@ async def run_eval(
     on_done: Callable[[Attempt], None] | None = None,
     judge: bool = False,
 ) -> Stop:
-    """Run ``work`` on the engine the CLI builds; ``backend`` replaces Gemini (tests)."""
+    """Run ``work`` on the engine the CLI builds; ``backend`` replaces the model (tests)."""
     settings = eval_settings(settings)
     async with httpx.AsyncClient(
         verify=tls_context(),
         timeout=httpx.Timeout(30.0, connect=10.0),
         headers={"User-Agent": USER_AGENT},
     ) as http:
-        gemini: GeminiBackend | None = None
+        routing: RoutingBackend | None = None
         forget: Callable[[str], None] | None = None
         if replay is not None:
             replayer = Replayer(replay)
             backend, forget = replayer, replayer.forget
         elif backend is None:
-            gemini = GeminiBackend.from_settings(settings.gemini, httpx_async_client=http)
-            backend = gemini
+            routing = RoutingBackend(settings, http=http)
+            routing.prepare(configured_models(settings))
+            backend = routing
         if record is not None:
             recorder = Recorder(backend, record)
             backend, forget = recorder, recorder.forget
@@ -77,5 +79,5 @@ async def run_eval(
                 )
                 return await runner.run(work)
         finally:
-            if gemini is not None:
-                await gemini.aclose()
+            if routing is not None:
+                await routing.aclose()

@@ -59,7 +59,7 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
     if s.get("judge_score") is not None:
         rows.append(("judge score (beside the gates)", f"{s['judge_score']:.2f}"))
     rows += [
-        ("cost", f"${s['cost_usd']:.4f}"),
+        ("cost", _cost(s)),
         ("latency p50 / p95", f"{s['latency_p50_s']} s / {s['latency_p95_s']} s"),
         ("model calls · tokens", f"{s['model_calls']} · {s['tokens']}"),
     ]
@@ -121,3 +121,11 @@ def print_comparison(console: Console, c: dict[str, Any]) -> None:
     for name, style in (("regressions", "red"), ("improvements", "green")):
         if c[name]:
             console.print(Text(f"{name}: {', '.join(c[name])}", style=style))
+
+
+def _cost(summary: dict[str, Any]) -> str:
+    """``$0.0123``; ``≥ $0.0123`` when some calls had no price; ``unknown`` when none had."""
+    unpriced = int(summary.get("unpriced_calls") or 0)
+    if unpriced and unpriced >= int(summary.get("model_calls") or 0):
+        return "unknown (no price for the model)"
+    return ("≥ " if unpriced else "") + f"${summary['cost_usd']:.4f}"

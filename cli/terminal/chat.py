@@ -26,6 +26,7 @@ from rich.markup import escape
 from agent.engine import Request
 from agent.errors import AgentError
 from cli.common import (
+    ModelOpt,
     cli_logging,
     command_app,
     fail,
@@ -33,6 +34,7 @@ from cli.common import (
     new_conversation_id,
     one_line,
     socbot_command,
+    with_model,
 )
 from cli.runtime import Runtime, open_runtime
 from cli.terminal.approval import TerminalApprover, interactive
@@ -59,9 +61,10 @@ def chat(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Also show each model call.")
     ] = False,
+    model: ModelOpt = None,
 ) -> None:
     """Talk to socbot in the terminal, with persistent history."""
-    settings = load_settings_or_exit(announce=False)  # said once the runtime is open
+    settings = with_model(load_settings_or_exit(announce=False), model)  # said once open
     console = Console(stderr=True, soft_wrap=True)
     try:
         with cli_logging(verbose=verbose), asyncio.Runner() as runner:

@@ -30,6 +30,7 @@ from alerts.parse import Alert, parse_alert
 from bot.blocks.stats import RunStats
 from bot.notify.notifier import Notifier, investigation_data
 from cli.common import (
+    ModelOpt,
     cli_logging,
     command_app,
     fail,
@@ -37,6 +38,7 @@ from cli.common import (
     new_conversation_id,
     one_line,
     socbot_command,
+    with_model,
 )
 from cli.runtime import open_runtime
 from cli.terminal.approval import TerminalApprover, interactive
@@ -75,10 +77,14 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress outpu
 
 @app.command()
 def investigate(
-    path: PathArg, as_json: JsonOpt = False, verbose: VerboseOpt = False, quiet: QuietOpt = False
+    path: PathArg,
+    as_json: JsonOpt = False,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    model: ModelOpt = None,
 ) -> None:
     """Investigate one alert (GuardDuty, SCC or any JSON) with Plan & Execute."""
-    settings = load_settings_or_exit(announce=False)  # said once the runtime is open
+    settings = with_model(load_settings_or_exit(announce=False), model)  # said once open
     alert = _read_alert(path, settings.alerts.formats_dir, settings.slack.max_alert_bytes)
     progress = TerminalProgress(Console(stderr=True, quiet=quiet, soft_wrap=True), verbose=verbose)
     try:

@@ -4,7 +4,8 @@ Every finished investigation stores its usage (``core.usage``: calls, prompt, ca
 output and thinking tokens and the list-price ``cost_usd``, in total and per stage).
 ``UsageStore.rows`` reads those since a time; ``summarise`` adds them up per day, alert
 source (``question`` for mentions and chat), channel (the Slack channel of the thread,
-``cli`` for the terminal) or stage (``step s2`` counted as ``step``).
+``cli`` for the terminal), stage (``step s2`` counted as ``step``) or model
+(``provider:model`` as served; Gemini's bare).
 
 An alert's source is the one its run recorded (``record.alert.source``, written by the
 engine however the run ended), else that of the stored alert linked to it; a run that
@@ -25,8 +26,8 @@ from core.usage import StageUsage
 from store.db.engine import Database
 from store.schema import AlertRow, Investigation
 
-Dimension = Literal["day", "source", "channel", "stage"]
-DIMENSIONS: tuple[Dimension, ...] = ("day", "source", "channel", "stage")
+Dimension = Literal["day", "source", "channel", "stage", "model"]
+DIMENSIONS: tuple[Dimension, ...] = ("day", "source", "channel", "stage", "model")
 UNKNOWN = "unknown"  # an alert run whose source nothing stored says
 
 
@@ -121,6 +122,10 @@ def summarise(rows: Iterable[UsageRow], by: Dimension) -> dict[str, Totals]:
             for stage, counts in (row.usage.get("stages") or {}).items():
                 key = str(stage).split(" ", 1)[0]
                 groups.setdefault(key, Totals()).add(row.investigation_id, counts)
+            continue
+        if by == "model":  # runs stored before models were split count as "unknown"
+            for model, counts in (row.usage.get("by_model") or {UNKNOWN: row.usage}).items():
+                groups.setdefault(str(model), Totals()).add(row.investigation_id, counts)
             continue
         key = {
             "day": row.created_at.strftime("%Y-%m-%d"),

@@ -39,7 +39,7 @@ class Asked:
     """What the rule that let an alert through asked of its investigation."""
 
     mode: str | None = None  # direct | planned
-    model: str | None = None  # a Gemini model instead of gemini.model
+    model: str | None = None  # a model (provider:model) instead of models.main
 
 
 @dataclass(frozen=True)

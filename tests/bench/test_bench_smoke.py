@@ -151,3 +151,25 @@ async def test_bench_mcp_reports_both_latencies() -> None:
     result = await bench_mcp.main(calls=3, warmup=1)
     assert result["calls"] == 3
     assert result["mcp_median_ms"] > 0 and result["builtin_median_ms"] > 0
+
+
+def test_provider_translation_bench_translates_its_50_message_conversation() -> None:
+    from google.genai import types
+
+    from agent.model.openai_request import build_request
+    from agent.model.openai_response import read_response
+    from bench import bench_provider_translation as bench
+    from config.openai_settings import OpenAISettings
+
+    contents = bench.conversation()
+    config = types.GenerateContentConfig(
+        system_instruction="s", tools=[types.Tool(function_declarations=bench.declarations())]
+    )
+    request = build_request(bench.MODEL, contents, config, OpenAISettings(), official=True)
+    messages = request.kwargs["messages"]
+    assert len(contents) == 50 and len(messages) == 51  # and the system message
+    assert [m["role"] for m in messages[1:4]] == ["user", "assistant", "tool"]
+    answer = read_response(bench.calls_answer(), request.names, bench.MODEL)
+    assert answer.candidates and len(answer.candidates[0].content.parts) == 2  # type: ignore[union-attr,arg-type]
+    wall, cpu = bench.time_calls(3, config, bench.calls_answer(), contents, OpenAISettings())
+    assert len(wall) == len(cpu) == 3

@@ -402,10 +402,10 @@ def _content(text: str) -> str:
             {"timings": {"total_ms": 4_000}},
             "⏱ 4 s · 3 model calls · ≥ $0.5000",
         ),
-        (  # no call had a price, no timing recorded
+        (  # no call had a price, no timing recorded: unknown, never $0
             {"llm_calls": 1, "cost_usd": 0.0, "unpriced_calls": 1},
             {},
-            "1 model call",
+            "1 model call · cost unknown",
         ),
         ({"llm_calls": 40, "cost_usd": 2.345, "unpriced_calls": 0}, {}, "40 model calls · $2.35"),
     ],
