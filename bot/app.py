@@ -22,6 +22,8 @@ from agent.playbook.learning.service import Learner
 from alerts.catalogue import load_catalogue
 from alerts.parse import Alert
 from bot.decisions.approvals import SlackApprovals
+from bot.decisions.case_posts import CasePosts
+from bot.decisions.cases import CaseActions
 from bot.decisions.playbook_review import SlackReview
 from bot.decisions.votes import FeedbackActions
 from bot.events.listeners import Listeners, ack_only
@@ -35,6 +37,7 @@ from bot.intake.triage import AlertTriage
 from bot.lifecycle import SocBot
 from bot.notify.delivery import Webhooks
 from bot.runners import runners
+from bot.slack.members import ChannelMembers
 from bot.slack.pacer import Pacer
 from bot.slack.reporter import SlackReporter
 from bot.web.guard import pages_for
@@ -163,6 +166,17 @@ def create_socbot(
     learn = learning.request if learning is not None else None
     pruning = PruneWork(Pruner(db, settings.retention), coordinator)
     gate, suppress = policy_parts(settings, db, alerts)
+    notifier = Webhooks.notifier_of(webhooks)
+    case_posts = CasePosts(db, client, pacer, settings.cases, coordinator, notifier)
+    cases = CaseActions(
+        db,
+        settings.cases,
+        ChannelMembers(client),
+        admins=slack.admin_users,
+        feedback=FeedbackStore(db),
+        learn=learn,
+        nudge=coordinator.nudge,
+    )
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
     policed: dict[str, PolicedTriage] = {}  # the alert channels' triages, policy first
@@ -183,8 +197,9 @@ def create_socbot(
         gatekeeper=Gatekeeper(slack, client),
         listeners=listeners,
         handlers=[
-            FeedbackActions(FeedbackStore(db), learn, Webhooks.notifier_of(webhooks)),
+            FeedbackActions(FeedbackStore(db), learn, notifier),
             suppress,
+            cases,
             *[handler for handler in (review, approvals) if handler is not None],
         ],
     )
@@ -214,6 +229,7 @@ def create_socbot(
         grace_s=settings.work.shutdown_grace_s,
         learn=learn,
         pruning=pruning,
+        reminders=case_posts,
         gate=gate,
         pages=pages_for(settings, db, client),
     )

@@ -34,6 +34,7 @@ from bot.slack.progress import SlackProgress
 from bot.work.contracts import SlackRefused, ThreadRef, Unavailable, current_run
 from bot.work.run_link import INTERRUPTED, RunLink, earlier_run
 from core.events import Sink
+from store.cases.opening import open_for_run
 from store.investigations.runs import InvestigationStore
 from store.triage.alerts import AlertStore
 from store.triage.policy import Asked, PolicyStore
@@ -66,8 +67,12 @@ class EngineInvestigator:
         pages_url: str | None = None,
         approvals: SlackApprovals | None = None,
         notifier: Notifier | None = None,
+        cases: bool = False,
+        model: str | None = None,
     ) -> None:
         self.engine = engine
+        self.cases = cases  # conclusions open cases and carry their buttons (``[cases]``)
+        self.model = model  # the model a run uses unless its policy rule names another
         self.pages_url = pages_url  # ``web.base_url``: messages link to the pages
         self.approvals = approvals
         self.notifier = notifier
@@ -148,13 +153,17 @@ class EngineInvestigator:
             await progress.close()
             raise Unavailable(MODEL_UNAVAILABLE)
         if alert is not None:
-            await self._record(alert, outcome)
+            await self._record(alert, outcome, asked.model)
         event = investigation_data(outcome, alert, thread.channel, thread.thread_ts)
         if self.notifier is not None and event is not None:
             await self.notifier.publish(*event)  # queued with the outcome: sent once each
         await progress.settle(outcome)
         messages = outcome_messages(
-            outcome, progress.view.indicators, self.pages_url, alert=alert is not None
+            outcome,
+            progress.view.indicators,
+            self.pages_url,
+            alert=alert is not None,
+            cases=self.cases,
         )
         await self._deliver(posts, messages, outcome.investigation_id)
 
@@ -167,7 +176,7 @@ class EngineInvestigator:
         if unposted:
             raise SlackRefused(SLACK_REFUSED)
 
-    async def _record(self, alert: Alert, outcome: Outcome) -> None:
+    async def _record(self, alert: Alert, outcome: Outcome, model: str | None) -> None:
         await self.alerts.set_investigation(alert.id, outcome.investigation_id)
         if outcome.conclusion is not None:
             await self.alerts.set_verdict(
@@ -176,3 +185,10 @@ class EngineInvestigator:
                 summary=outcome.conclusion.summary,
                 investigation_id=outcome.investigation_id,
             )
+            if self.cases:  # before the conclusion is posted: its buttons find the case
+                await open_for_run(
+                    self.alerts.db,
+                    outcome.investigation_id,
+                    model=model or self.model,
+                    fmt=alert.format,
+                )

@@ -17,6 +17,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from alerts.parse import Alert
+from bot.decisions.case_posts import CasePosts
 from bot.decisions.votes import Learn
 from bot.events.listeners import Listeners
 from bot.intake.alert_handover import HANDOVER_PATH, AlertHandOver
@@ -69,6 +70,7 @@ class SocBot:
     grace_s: float = 0.0  # at shutdown, running work may finish this long
     learn: Learn | None = None  # queue learning from an investigation (``bot.work.learning``)
     pruning: PruneWork | None = None  # data lifetime (``bot.work.pruning``)
+    reminders: CasePosts | None = None  # cases' thread messages and reminders
     gate: PolicyGate | None = None  # the alert policy (``bot.intake.policy.gate``)
     policed: PolicedTriage | None = None  # the webhook channel's triage, policy first
     routed: dict[str, AlertTriage] = field(default_factory=dict)  # channels rules route to
@@ -117,6 +119,8 @@ class SocBot:
         self.coordinator.start()  # rows queued before this start, or by other replicas
         if self.pruning is not None:
             self.pruning.start()
+        if self.reminders is not None:
+            self.reminders.start()
 
     async def _freeze_heap(self, _app: web.Application) -> None:
         self.heap_frozen = freeze_heap()
@@ -171,6 +175,8 @@ class SocBot:
         await self.webhook.drain()
         if self.pruning is not None:
             await self.pruning.close()
+        if self.reminders is not None:
+            await self.reminders.close()
         triages = self.triages()
         for triage in triages:
             triage.stop()

@@ -8,7 +8,9 @@ from pydantic import Field, model_validator
 
 from config.agent_settings import Section
 
-EventName = Literal["concluded", "failed", "feedback", "playbook_proposal"]
+EventName = Literal[
+    "concluded", "failed", "feedback", "playbook_proposal", "case.assigned", "case.resolved"
+]
 _CONCLUDED: list[EventName] = ["concluded"]
 
 

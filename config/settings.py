@@ -35,6 +35,7 @@ from config.agent_settings import (
     ReviewSettings,
 )
 from config.approval_settings import ApprovalSettings
+from config.cases_settings import CaseSettings
 from config.database_url import async_database_url, sqlite_file
 from config.env_check import EnvError, check_environment
 from config.eval_settings import EvalSettings
@@ -140,6 +141,7 @@ class Settings(BaseSettings):
     mcp: McpSettings = McpSettings()
     approvals: ApprovalSettings = ApprovalSettings()
     notify: NotifySettings = NotifySettings()
+    cases: CaseSettings = CaseSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -1,5 +1,5 @@
 """Persistence (SQLAlchemy, SQLite or PostgreSQL): a few top-level stores, and wings, each
-importing only the wings below it (in this order): playbook, triage, queue,
+importing only the wings below it (in this order): cases, playbook, triage, queue,
 investigations, db, schema.
 
 May import core, alerts, config. A table goes in ``store/schema/`` (and a migration in

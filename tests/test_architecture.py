@@ -36,7 +36,7 @@ WINGS = {
     ],
     "bot.web": ["pages", "view", "auth"],
     "bot.intake": ["policy"],
-    "store": ["playbook", "triage", "queue", "investigations", "db", "schema"],
+    "store": ["cases", "playbook", "triage", "queue", "investigations", "db", "schema"],
 }
 MAX_TOP_MODULES = {"bot": 8, "store": 10}  # the app and its lifecycle; the rest is in wings
 

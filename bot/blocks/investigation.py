@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from agent.concluder import VERDICT_LABELS, Conclusion
 from agent.planner import Plan
 from agent.review.critic import Review
+from bot.blocks.case import case_actions
 from bot.blocks.escape import escape, mrkdwn
 from bot.blocks.kit import (
     MAX_BLOCKS,
@@ -134,10 +135,12 @@ def conclusion_messages(
     stats: RunStats | None = None,
     suppress: bool = False,
     pages_url: str | None = None,
+    case: bool = False,
 ) -> list[Message]:
     """The verdict as Block Kit, split into as many messages as Slack's limits need.
 
-    ``suppress``: the verdict is an alert's, so similar alerts may be suppressed.
+    ``suppress``: the verdict is an alert's, so similar alerts may be suppressed;
+    ``case``: it carries its case's buttons (Take it, Assign…, Resolve…).
 
     With a ``review``, the key findings say how many were verified against the tool
     results, and each unverified one carries ⚠️ and the reason.
@@ -189,6 +192,8 @@ def conclusion_messages(
     if limits_hit:
         footer.insert(0, "⚠️ Stopped early: " + escape("; ".join(limits_hit)))
     tail = [context_block(*footer), feedback_actions(investigation_id, suppress=suppress)]
+    if case:
+        tail.append(case_actions(investigation_id))
     fallback = f"{verdict_title(conclusion)}: {mrkdwn(conclusion.summary, ind)}"
     return continued_messages(pack_messages(blocks, tail), fallback_text(fallback))
 

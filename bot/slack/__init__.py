@@ -9,6 +9,7 @@ __all__ = [
     "edited",
     "errors",
     "interaction",
+    "members",
     "pacer",
     "post_once",
     "posting",

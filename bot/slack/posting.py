@@ -104,10 +104,12 @@ def outcome_messages(
     pages_url: str | None = None,
     *,
     alert: bool = False,
+    cases: bool = False,
 ) -> list[Message]:
     """What the thread is told at the end of a run, in posting order (``pages_url``: the
     pages' ``web.base_url``, to link the investigation's page; ``alert``: the run
-    investigated an alert: its conclusion offers "Suppress similar…")."""
+    investigated an alert: its conclusion offers "Suppress similar…"; ``cases``: a
+    conclusion carries its case's buttons)."""
     messages: list[Message] = []
     stats = RunStats.from_outcome(outcome.usage, outcome.record)
     if outcome.conclusion is not None:
@@ -120,6 +122,7 @@ def outcome_messages(
             stats=stats,
             suppress=alert,
             pages_url=pages_url,
+            case=cases,
         )
     elif outcome.answer:
         messages += answer_messages(

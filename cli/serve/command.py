@@ -121,6 +121,8 @@ async def serve_until(
             pages_url=settings.web.base_url,
             approvals=approvals,
             notifier=webhooks.notifier,
+            cases=settings.cases.enabled,
+            model=settings.gemini.model,
         )
         review = SlackReview(client, PlaybookStore(rt.db), settings.learning, webhooks.notifier)
         learner = Learner(

@@ -8,6 +8,7 @@ from store.schema.alerts import AlertGroup, AlertRow, AlertStorm
 from store.schema.approvals import ApprovalRow
 from store.schema.base import Base, utcnow
 from store.schema.caches import IntelCache
+from store.schema.cases import CaseEvent, CaseRow
 from store.schema.investigations import Conversation, Investigation, Message, TraceEvent
 from store.schema.playbook import Bullet, BulletTag, Feedback, LearningRun
 from store.schema.policy import PolicyBudget, PolicyHit, PolicySuppression
@@ -15,6 +16,9 @@ from store.schema.queue import ReplicaRow, SeenEvent, WorkRow
 from store.schema.states import (
     AlertStatus,
     ApprovalStatus,
+    CaseAction,
+    CaseDisposition,
+    CaseStatus,
     InvestigationStatus,
     LearningStatus,
     RunEnd,
@@ -33,6 +37,11 @@ __all__ = [
     "Base",
     "Bullet",
     "BulletTag",
+    "CaseAction",
+    "CaseDisposition",
+    "CaseEvent",
+    "CaseRow",
+    "CaseStatus",
     "Conversation",
     "Feedback",
     "IntelCache",

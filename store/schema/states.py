@@ -48,6 +48,7 @@ class WorkKind(StrEnum):
     PRUNE = "prune"  # data lifetime (``store.retention``; background)
     POLICY_DEFERRED = "policy_deferred"  # an alert a budget held (``store.queue.deferred``)
     NOTIFY = "notify"  # a webhook delivery (``bot.notify``)
+    CASE_POST = "case_post"  # a case decision or reminder told in its thread (``bot.decisions``)
 
 
 class InvestigationStatus(StrEnum):
@@ -97,3 +98,35 @@ class ApprovalStatus(StrEnum):
     APPROVED = "approved"
     DENIED = "denied"
     EXPIRED = "expired"
+
+
+class CaseStatus(StrEnum):
+    """``cases.status``: open → acknowledged (has an owner) → resolved; resolved → open
+    again when someone reopens it (``store.cases``)."""
+
+    OPEN = "open"
+    ACKNOWLEDGED = "acknowledged"
+    RESOLVED = "resolved"
+
+
+class CaseDisposition(StrEnum):
+    """``cases.disposition``: what the analyst (or an auto-resolving rule) decided the alert
+    was. The first three are socbot's verdicts too; ``duplicate`` is the analyst's only."""
+
+    TRUE_POSITIVE = "true_positive"
+    FALSE_POSITIVE = "false_positive"
+    BENIGN = "benign"
+    DUPLICATE = "duplicate"
+
+
+class CaseAction(StrEnum):
+    """``case_events.action``: what one decision on a case did."""
+
+    OPENED = "opened"
+    TAKEN = "taken"  # owner = the actor
+    ASSIGNED = "assigned"  # owner = someone the actor named
+    RESOLVED = "resolved"
+    REOPENED = "reopened"
+    REMINDED = "reminded"  # an unowned-case reminder was queued
+    AUTO_RESOLVED = "auto_resolved"  # a policy rule's ``auto_resolve``
+    AUDITED = "audited"  # a blind review of an auto-resolved case

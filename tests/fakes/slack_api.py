@@ -15,7 +15,8 @@ chat.postEphemeral, views.open (needs a ``trigger_id`` and a modal; the view is
 recorded decoded),
 assistant.threads.setStatus, reactions.add, conversations.replies (returns what was
 posted or seeded in that thread), auth.test, users.info and usergroups.users.list
-(seed with ``add_user`` / ``add_usergroup``). Unknown methods answer
+conversations.members (seed with ``add_user`` / ``add_usergroup`` /
+``add_members``). Unknown methods answer
 ``{"ok": false, "error": "unknown_method"}`` like Slack does. Failures can be scripted
 per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
 ``fake.fail_next("chat.postMessage", status=500)`` or
@@ -100,6 +101,7 @@ class FakeSlackAPI:
         self.messages: list[_Message] = []
         self.users: dict[str, dict[str, Any]] = {}
         self.usergroups: dict[str, list[str]] = {}
+        self.members: dict[str, list[str]] = {}
         self._handlers: dict[str, Handler] = {}
         self._failures: dict[str, list[_Failure]] = {}
         self._holds: list[tuple[str, Callable[[Call], bool]]] = []
@@ -187,6 +189,10 @@ class FakeSlackAPI:
         """Seed usergroups.users.list for ``group_id``."""
         self.usergroups[group_id] = list(users)
 
+    def add_members(self, channel: str, users: list[str]) -> None:
+        """Seed conversations.members for ``channel`` (an unseeded one: channel_not_found)."""
+        self.members[channel] = list(users)
+
     def add_message(
         self,
         channel: str,
@@ -248,6 +254,7 @@ class FakeSlackAPI:
             "auth.test": self._auth_test,
             "users.info": self._users_info,
             "usergroups.users.list": self._usergroup_users,
+            "conversations.members": self._members,
             "assistant.threads.setStatus": _ok,
             "reactions.add": _ok,
             "reactions.remove": _ok,
@@ -337,6 +344,12 @@ class FakeSlackAPI:
         if group not in self.usergroups:
             return {"ok": False, "error": "no_such_subteam"}
         return {"ok": True, "users": self.usergroups[group]}
+
+    def _members(self, call: Call) -> dict[str, Any]:
+        channel = str(call.args.get("channel", ""))
+        if channel not in self.members:
+            return {"ok": False, "error": "channel_not_found"}
+        return {"ok": True, "members": self.members[channel], "response_metadata": {}}
 
     def _users_info(self, call: Call) -> dict[str, Any]:
         user_id = str(call.args.get("user", ""))

@@ -1,0 +1,278 @@
+"""Cases in Slack: *Take it*, *Assign…*, *Resolve…* under a conclusion, *Reopen* under a
+resolution (``bot.blocks.case``).
+
+Every click is checked first (``bot.decisions.case_rules``: the case's own thread, a
+member of its channel, the owner or an approver when resolving is restricted), then
+decided by one store function (``store.cases.transitions``) on the revision the click
+saw: of a double click or two replicas, one decision wins and is recorded once; the
+other clicker is told what happened instead. The thread hears of a decision from its
+``case_post`` work row (``bot.decisions.case_posts``), so a crash between the decision and
+the message loses nothing and repeats nothing. A mention's conclusion becomes a case
+when someone takes, assigns or resolves it.
+
+The analyst's verdict is one: resolving records the 👎/👍 vote the disposition implies
+(``store.playbook.feedback``; learning is asked for as a vote would), and the Resolve
+dialog starts from the verdict the analyst gave in the 👎 dialog.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.concluder import VERDICT_LABELS
+from bot.blocks.case import CASE_BLOCK, mention
+from bot.decisions._case_dialog import VIEW_ID, Target, read_resolution, resolve_dialog
+from bot.decisions.case_rules import Decision, Rules, Where, refusal
+from bot.slack.errors import SLACK_ERRORS
+from bot.slack.interaction import clicked_at, clicked_thread, clicker, tell
+from bot.slack.members import ChannelMembers
+from config.cases_settings import CaseSettings
+from store.cases import records, transitions
+from store.cases.opening import open_for_run
+from store.db.engine import Database
+from store.playbook.feedback import FeedbackStore
+from store.schema import CaseRow, CaseStatus
+
+log = logging.getLogger(__name__)
+
+Ack = Callable[..., Awaitable[Any]]
+Learn = Callable[[str], Awaitable[None]]
+TOO_LATE = "Someone decided on this case just before you: it is {state} now."
+NO_CHANGE = "Nothing to change: the case is {state} already."
+
+
+class CaseActions:
+    """The case buttons and the Resolve dialog, registered on the bolt app."""
+
+    def __init__(
+        self,
+        db: Database,
+        settings: CaseSettings,
+        members: ChannelMembers,
+        *,
+        admins: list[str],
+        feedback: FeedbackStore,
+        learn: Learn | None = None,
+        nudge: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.db = db
+        self.members = members
+        self.feedback = feedback
+        self.learn = learn
+        self.nudge = nudge  # a case_post row is queued: wake the worker
+        self._bot: str | None = None  # socbot's user id (``auth.test``)
+        self.rules = Rules(
+            resolve_requires_owner=settings.resolve_requires_owner,
+            approvers=frozenset(u for u in (settings.approvers or admins) if u),
+        )
+
+    def register(self, app: AsyncApp) -> None:
+        app.action("case_take")(self.on_take)
+        app.action("case_assign")(self.on_assign)
+        app.action("case_resolve")(self.on_resolve_button)
+        app.action("case_reopen")(self.on_reopen)
+        app.view(VIEW_ID)(self.on_resolve)
+
+    async def _allowed(
+        self,
+        decision: Decision,
+        user: str,
+        channel: str,
+        thread_ts: str,
+        case: CaseRow | None,
+        assignee: str = "",
+    ) -> str | None:
+        where = Where(case.channel, case.thread_ts, case.owner) if case is not None else None
+        rules = self.rules
+        if decision == "assign":  # never to socbot itself
+            rules = replace(rules, bot_user=await self._bot_user())
+        members = await self.members.of(channel) if case is not None and channel else frozenset()
+        return refusal(
+            decision,
+            user,
+            channel=channel,
+            thread_ts=thread_ts,
+            case=where,
+            members=members,
+            rules=rules,
+            assignee=assignee,
+        )
+
+    async def _bot_user(self) -> str:
+        if self._bot is None:
+            try:
+                self._bot = str((await self.members.client.auth_test()).get("user_id") or "")
+            except SLACK_ERRORS as error:
+                log.warning("auth.test failed: %s", error)
+                return ""
+        return self._bot
+
+    async def _case_of_run(
+        self, investigation_id: str, channel: str, thread_ts: str
+    ) -> CaseRow | None:
+        """The case of a conclusion clicked in its own thread (opened for a mention)."""
+        if not await self.feedback.votable(investigation_id, channel, thread_ts):
+            return None
+        found = await records.of_run(self.db, investigation_id)
+        return found or await open_for_run(self.db, investigation_id, actor="socbot", via="slack")
+
+    async def on_take(
+        self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        await ack()
+        user, channel, _ = clicked_at(body)
+        thread_ts = clicked_thread(body)
+        case = await self._case_of_run(str(action.get("value") or ""), channel, thread_ts)
+        why = await self._allowed("take", user, channel, thread_ts, case)
+        if why is not None or case is None:
+            await self._refuse(client, "take", user, channel, thread_ts, why)
+            return
+        done = await transitions.take(self.db, case.id, user, seen=case.revision, via="slack")
+        await self._told(client, done, case.id, user, channel, thread_ts)
+
+    async def on_assign(
+        self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        await ack()
+        user, channel, _ = clicked_at(body)
+        thread_ts = clicked_thread(body)
+        block = str(action.get("block_id") or "")
+        investigation_id = block.removeprefix(CASE_BLOCK) if block.startswith(CASE_BLOCK) else ""
+        assignee = str(action.get("selected_user") or "")
+        case = await self._case_of_run(investigation_id, channel, thread_ts)
+        why = await self._allowed("assign", user, channel, thread_ts, case, assignee)
+        if why is not None or case is None:
+            await self._refuse(client, "assign", user, channel, thread_ts, why)
+            return
+        done = await transitions.assign(
+            self.db, case.id, user, assignee, seen=case.revision, via="slack"
+        )
+        await self._told(client, done, case.id, user, channel, thread_ts)
+
+    async def on_resolve_button(
+        self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        await ack()
+        user, channel, _ = clicked_at(body)
+        thread_ts = clicked_thread(body)
+        case = await self._case_of_run(str(action.get("value") or ""), channel, thread_ts)
+        why = await self._allowed("resolve", user, channel, thread_ts, case)
+        if why is not None or case is None:
+            await self._refuse(client, "resolve", user, channel, thread_ts, why)
+            return
+        if case.status == CaseStatus.RESOLVED:
+            await tell(client, channel, user, NO_CHANGE.format(state="resolved"), thread_ts)
+            return
+        votes = await self.feedback.votes(case.investigation_id)
+        given = next((v.verdict for v in votes if v.user == user and v.verdict), None)
+        view = resolve_dialog(Target(case.id, channel, thread_ts), case.socbot_verdict, given)
+        try:
+            await client.views_open(trigger_id=str(body.get("trigger_id") or ""), view=view)
+        except SLACK_ERRORS as error:
+            log.warning("could not open the resolve dialog: %s", error)
+
+    async def on_resolve(
+        self, ack: Ack, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        """The Resolve dialog was sent: check again (the owner may have changed), decide."""
+        user = clicker(body)
+        target = Target.read(view)
+        case = await records.get(self.db, target.case_id) if target is not None else None
+        values = (view.get("state") or {}).get("values") or {}
+        resolution, errors = read_resolution(values, case.socbot_verdict if case else None)
+        if resolution is None and case is not None:
+            await ack(response_action="errors", errors=errors)
+            return
+        await ack()
+        if target is None or case is None or resolution is None:
+            return
+        why = await self._allowed("resolve", user, target.channel, target.thread_ts, case)
+        if why is not None:
+            await self._refuse(client, "resolve", user, target.channel, target.thread_ts, why)
+            return
+        done = await transitions.resolve(
+            self.db, case.id, user, resolution, seen=case.revision, via="slack"
+        )
+        if done is not None:
+            await self._vote(
+                case, user, resolution.disposition, resolution.missed or resolution.reason
+            )
+        await self._told(client, done, case.id, user, target.channel, target.thread_ts)
+
+    async def on_reopen(
+        self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        await ack()
+        user, channel, _ = clicked_at(body)
+        thread_ts = clicked_thread(body)
+        value = str(action.get("value") or "")
+        case = await records.get(self.db, int(value)) if value.isdigit() else None
+        why = await self._allowed("reopen", user, channel, thread_ts, case)
+        if why is not None or case is None:
+            await self._refuse(client, "reopen", user, channel, thread_ts, why)
+            return
+        done = await transitions.reopen(self.db, case.id, user, seen=case.revision, via="slack")
+        await self._told(client, done, case.id, user, channel, thread_ts)
+
+    async def _vote(self, case: CaseRow, user: str, disposition: str, why: str | None) -> None:
+        """The disposition as the analyst's vote on socbot's verdict (one verdict, not two)."""
+        if disposition not in VERDICT_LABELS:
+            return  # a duplicate says nothing about the verdict
+        correct = disposition == case.socbot_verdict
+        voted = await self.feedback.vote(
+            case.investigation_id,
+            user,
+            "correct" if correct else "incorrect",
+            verdict=None if correct else disposition,
+            comment=None if correct else why,
+            source="modal",
+        )
+        if self.learn is not None and voted != "same":
+            await self.learn(case.investigation_id)
+
+    async def _told(
+        self,
+        client: AsyncWebClient,
+        done: transitions.Decided | None,
+        case_id: int,
+        user: str,
+        channel: str,
+        thread_ts: str,
+    ) -> None:
+        if done is not None:
+            log.info("case %d: %s by %s", case_id, done.event.action, user)
+            self.nudge()
+            return
+        now = await records.get(self.db, case_id)
+        state = _state(now)
+        mine = now is not None and now.owner == user and now.status != CaseStatus.RESOLVED
+        text = NO_CHANGE.format(state=state) if mine else TOO_LATE.format(state=state)
+        await tell(client, channel, user, text, thread_ts)
+
+    async def _refuse(
+        self,
+        client: AsyncWebClient,
+        decision: str,
+        user: str,
+        channel: str,
+        thread_ts: str,
+        why: str | None,
+    ) -> None:
+        log.warning("case %s by %s in %s refused: %s", decision, user, channel, why)
+        await tell(client, channel, user, why or "Refused.", thread_ts)
+
+
+def _state(case: CaseRow | None) -> str:
+    if case is None:
+        return "gone"
+    if case.status == CaseStatus.RESOLVED:
+        return f"resolved ({case.disposition})"
+    if case.owner:
+        return f"owned by {mention(case.owner)}"
+    return "open"

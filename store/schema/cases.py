@@ -1,0 +1,98 @@
+"""Cases: who owns each investigated alert, what the analyst decided, and the history of
+who did what (``store.cases``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from store.schema.base import Base, utcnow
+from store.schema.states import CaseStatus
+
+
+class CaseRow(Base):
+    """One case per investigated alert (grouped alerts follow their leader's case) or per
+    mention someone took. ``status``: open → acknowledged → resolved, reopenable.
+
+    ``revision`` counts the decisions: every transition is one conditional UPDATE that
+    also bumps it, so of two replicas deciding at once one wins and the event it writes
+    (``case_events``, unique on ``(case_id, revision)``) is recorded once. The ``socbot_*``
+    columns and ``source`` … ``policy_rule`` are copied when the case opens, so the
+    agreement figures read one table. ``severity`` is socbot's severity, else the alert's.
+    Audit: an auto-resolved case drawn for blind review (``audit``) gets a human's
+    disposition in ``audit_disposition`` without seeing socbot's.
+    """
+
+    __tablename__ = "cases"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    investigation_id: Mapped[str] = mapped_column(String(64))
+    alert_id: Mapped[str | None] = mapped_column(String(64), nullable=True)  # the leader's
+    channel: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    thread_ts: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    message_ts: Mapped[str | None] = mapped_column(String(32), nullable=True)  # the conclusion
+    title: Mapped[str] = mapped_column(Text, default="")
+    status: Mapped[str] = mapped_column(String(16), default=CaseStatus.OPEN)
+    revision: Mapped[int] = mapped_column(Integer, default=0)
+    owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    disposition: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    escalated: Mapped[bool] = mapped_column(Boolean, default=False)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    missed: Mapped[str | None] = mapped_column(Text, nullable=True)  # what socbot missed
+    resolved_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    socbot_verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    socbot_severity: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    socbot_confidence: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    source: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    format: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    model: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    policy_rule: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    severity: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    used_bullets: Mapped[bool] = mapped_column(Boolean, default=False)
+    auto_resolved: Mapped[bool] = mapped_column(Boolean, default=False)
+    audit: Mapped[bool] = mapped_column(Boolean, default=False)  # drawn for blind review
+    audit_disposition: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    audit_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    audit_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    acknowledged_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True
+    )
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    reminded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("investigation_id", name="uq_cases_investigation"),
+        UniqueConstraint("alert_id", name="uq_cases_alert"),
+        Index("ix_cases_status", "status", "severity", "created_at"),
+        Index("ix_cases_owner", "owner", "status"),
+        Index("ix_cases_created", "created_at", "id"),
+        Index("ix_cases_resolved", "resolved_at", "id"),
+        Index("ix_cases_thread", "channel", "thread_ts"),
+    )
+
+
+class CaseEvent(Base):
+    """One decision on a case: who (``actor``; ``socbot`` for its own), what (``action``,
+    a ``CaseAction``), through what (``via``: slack | cli | web | auto), when. ``revision``
+    is the case's revision this decision made; ``detail`` holds what it set."""
+
+    __tablename__ = "case_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    case_id: Mapped[int] = mapped_column(Integer)
+    revision: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(16))
+    actor: Mapped[str] = mapped_column(String(64))
+    via: Mapped[str] = mapped_column(String(8))
+    owner: Mapped[str | None] = mapped_column(String(64), nullable=True)  # after the decision
+    disposition: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("case_id", "revision", name="uq_case_events_revision"),
+        Index("ix_case_events_created", "created_at"),
+    )
