@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from random import Random
 from typing import Any
 
@@ -284,3 +285,16 @@ def drawn(share: float, rng: Random) -> bool:
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"share must be within [0, 1], not {share!r}")
     return rng.random() < share
+
+
+def nearest_rank(p: float, n: int) -> int:
+    """The 0-based index of the ``p``-th percentile of ``n`` sorted values (nearest rank)."""
+    if n <= 0 or not 0.0 < p <= 1.0:
+        raise ValueError(f"no {p!r} percentile of {n!r} values")
+    return max(1, math.ceil(p * n - 1e-9)) - 1
+
+
+def iso_week(day: date) -> str:
+    """``2026-W48``: the ISO year and week of ``day``."""
+    year, week, _ = day.isocalendar()
+    return f"{year}-W{week:02d}"
