@@ -75,6 +75,7 @@ COMMANDS: dict[str, Lazy] = {
     "playbook": Lazy("cli.playbook_cmd", "Review and manage the team playbook."),
     "alerts": Lazy("cli.alerts_cmd", "Inspect how alert payloads are read."),
     "policy": Lazy("cli.policy_cmd", "Test and list the alert policy's rules."),
+    "cases": Lazy("cli.cases_cmd", "List, show, take and resolve cases."),
     "db": Lazy("cli.db_cmd", "Manage the database: schema migrations and pruning by lifetime."),
     "eval": Lazy("cli.eval.command", "Measure verdict quality on a scenario pack."),
     "usage": Lazy(

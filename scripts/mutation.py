@@ -232,6 +232,16 @@ GROUPS: dict[str, Group] = {
             "tests/bot/web/test_guard.py",
         ),
     ),
+    "cases_auth": Group(  # who may take, assign, resolve or reopen a case
+        ("bot/decisions/case_rules.py", "bot/decisions/cases.py"),
+        ("tests/bot/decisions/test_case_rules.py",),
+        only=(
+            "bot.decisions.case_rules.*",
+            "bot.decisions.cases.xǁCaseActionsǁ_allowed*",
+            "bot.decisions.cases.xǁCaseActionsǁ_bot_user*",
+            "bot.decisions.cases.xǁCaseActionsǁ_case_of_run*",
+        ),
+    ),
 }
 # A fixed subset for CI: stand-alone tests that set their own clocks, nothing timed.
 CI_GROUPS = (

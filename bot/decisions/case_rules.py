@@ -2,7 +2,8 @@
 
 A decision is taken only on the case's own conclusion thread (the click's channel and
 thread are the case's), by a member of that channel. An assignee must be a member too
-(a case is never handed to someone who cannot see it, nor to socbot). With
+(a case is never handed to someone who cannot see it, nor to socbot — and to nobody
+while socbot does not know its own id). With
 ``cases.resolve_requires_owner`` only the owner or an approver (``cases.approvers``, else
 ``slack.admin_users``) resolves or reopens a case; an unowned case then only an approver.
 """
@@ -37,7 +38,7 @@ class Rules:
 
     resolve_requires_owner: bool
     approvers: frozenset[str]
-    bot_user: str = ""
+    bot_user: str | None = None  # socbot's user id; None: unknown, so nobody is assigned
 
 
 def refusal(
@@ -49,7 +50,7 @@ def refusal(
     case: Where | None,
     members: Collection[str],
     rules: Rules,
-    assignee: str = "",
+    assignee: str,
 ) -> str | None:
     """Why ``user`` may not make ``decision`` on ``case`` from this click, or None."""
     if case is None or not user or decision not in DECISIONS:
@@ -59,7 +60,7 @@ def refusal(
     if user not in members:
         return NOT_MEMBER
     if decision == "assign" and (
-        not assignee or assignee not in members or assignee == rules.bot_user
+        not assignee or assignee not in members or rules.bot_user in (None, assignee)
     ):
         return BAD_ASSIGNEE
     if decision in ("resolve", "reopen") and rules.resolve_requires_owner:

@@ -86,13 +86,16 @@ class CaseActions:
         channel: str,
         thread_ts: str,
         case: CaseRow | None,
-        assignee: str = "",
+        assignee: str,
     ) -> str | None:
+        """Why not (``case_rules``); the channel's members are asked for only about a case
+        clicked in its own channel."""
         where = Where(case.channel, case.thread_ts, case.owner) if case is not None else None
         rules = self.rules
         if decision == "assign":  # never to socbot itself
             rules = replace(rules, bot_user=await self._bot_user())
-        members = await self.members.of(channel) if case is not None and channel else frozenset()
+        here = case is not None and bool(channel) and channel == case.channel
+        members = await self.members.of(channel) if here else frozenset()
         return refusal(
             decision,
             user,
@@ -104,13 +107,13 @@ class CaseActions:
             assignee=assignee,
         )
 
-    async def _bot_user(self) -> str:
+    async def _bot_user(self) -> str | None:
+        """socbot's user id (``auth.test``, once); None while Slack cannot say."""
         if self._bot is None:
             try:
-                self._bot = str((await self.members.client.auth_test()).get("user_id") or "")
-            except SLACK_ERRORS as error:
+                self._bot = str((await self.members.client.auth_test())["user_id"])
+            except (*SLACK_ERRORS, KeyError) as error:
                 log.warning("auth.test failed: %s", error)
-                return ""
         return self._bot
 
     async def _case_of_run(
@@ -119,8 +122,7 @@ class CaseActions:
         """The case of a conclusion clicked in its own thread (opened for a mention)."""
         if not await self.feedback.votable(investigation_id, channel, thread_ts):
             return None
-        found = await records.of_run(self.db, investigation_id)
-        return found or await open_for_run(self.db, investigation_id, actor="socbot", via="slack")
+        return await open_for_run(self.db, investigation_id, via="slack")
 
     async def on_take(
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
@@ -129,7 +131,7 @@ class CaseActions:
         user, channel, _ = clicked_at(body)
         thread_ts = clicked_thread(body)
         case = await self._case_of_run(str(action.get("value") or ""), channel, thread_ts)
-        why = await self._allowed("take", user, channel, thread_ts, case)
+        why = await self._allowed("take", user, channel, thread_ts, case, "")
         if why is not None or case is None:
             await self._refuse(client, "take", user, channel, thread_ts, why)
             return
@@ -162,7 +164,7 @@ class CaseActions:
         user, channel, _ = clicked_at(body)
         thread_ts = clicked_thread(body)
         case = await self._case_of_run(str(action.get("value") or ""), channel, thread_ts)
-        why = await self._allowed("resolve", user, channel, thread_ts, case)
+        why = await self._allowed("resolve", user, channel, thread_ts, case, "")
         if why is not None or case is None:
             await self._refuse(client, "resolve", user, channel, thread_ts, why)
             return
@@ -192,7 +194,7 @@ class CaseActions:
         await ack()
         if target is None or case is None or resolution is None:
             return
-        why = await self._allowed("resolve", user, target.channel, target.thread_ts, case)
+        why = await self._allowed("resolve", user, target.channel, target.thread_ts, case, "")
         if why is not None:
             await self._refuse(client, "resolve", user, target.channel, target.thread_ts, why)
             return
@@ -213,7 +215,7 @@ class CaseActions:
         thread_ts = clicked_thread(body)
         value = str(action.get("value") or "")
         case = await records.get(self.db, int(value)) if value.isdigit() else None
-        why = await self._allowed("reopen", user, channel, thread_ts, case)
+        why = await self._allowed("reopen", user, channel, thread_ts, case, "")
         if why is not None or case is None:
             await self._refuse(client, "reopen", user, channel, thread_ts, why)
             return

@@ -6,8 +6,10 @@ calls and their errors; the work queue's depth and oldest wait (read from the da
 at each scrape, so every replica reports the whole queue); Slack retries and 429s
 (``bot.slack.client``); rows this replica lost to another's takeover after its lease
 lapsed (``bot.work._claimed``); alerts the alert policy decided, by outcome (the
-database's, ``store.triage.policy``). Labels never carry user data: stages, models, tools,
-verdicts and alert sources (formats' names) are short words socbot chose.
+database's, ``store.triage.policy``); cases open by severity, the oldest unowned one's age,
+the time to acknowledge and to resolve (``store.cases.figures``). Labels never carry user
+data: stages, models, tools, verdicts, severities and alert sources (formats' names) are
+short words socbot chose.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from core.events import Event, LLMCalled, ToolCalled
+from store.cases.figures import live
 from store.notify_status import delivery_status
 
 if TYPE_CHECKING:
@@ -89,6 +92,25 @@ WEBHOOK_DELIVERIES = Gauge(
     "Webhook deliveries by state (queued, retrying, running, delivered, failed), whole queue.",
     ["state"], registry=REGISTRY,
 )  # fmt: skip
+CASES_OPEN = Gauge(
+    "socbot_cases_open", "Open (unresolved) cases by severity, whole database.", ["severity"],
+    registry=REGISTRY,
+)  # fmt: skip
+CASES_OLDEST_UNOWNED = Gauge(
+    "socbot_cases_oldest_unowned_age_seconds",
+    "Age of the oldest open case nobody owns (0 when none).",
+    registry=REGISTRY,
+)
+CASES_ACKNOWLEDGE = Gauge(
+    "socbot_cases_time_to_acknowledge_seconds",
+    "Time from a case opening to its first owner, by quantile, cases of the last 7 days.",
+    ["quantile"], registry=REGISTRY,
+)  # fmt: skip
+CASES_RESOLVE = Gauge(
+    "socbot_cases_time_to_resolve_seconds",
+    "Time from a case opening to its resolution, by quantile, cases of the last 7 days.",
+    ["quantile"], registry=REGISTRY,
+)  # fmt: skip
 TAKEOVERS = Counter(
     "socbot_lease_takeovers",
     "Work rows this replica lost to another replica after their lease lapsed.",
@@ -135,4 +157,20 @@ async def exposition(queue: WorkQueue, policy: PolicyStore | None = None) -> byt
     deliveries = await delivery_status(queue.db)
     for state, n in deliveries.counts().items():
         WEBHOOK_DELIVERIES.labels(state).set(n)
+    await _cases(queue)
     return generate_latest(REGISTRY)
+
+
+async def _cases(queue: WorkQueue) -> None:
+    figures = await live(queue.db)
+    CASES_OPEN.clear()  # a severity with no open case left is not reported at its last count
+    for severity, n in figures.open_by_severity.items():
+        CASES_OPEN.labels(severity).set(n)
+    CASES_OLDEST_UNOWNED.set(figures.oldest_unowned_s)
+    for gauge, values in (
+        (CASES_ACKNOWLEDGE, figures.acknowledge_s),
+        (CASES_RESOLVE, figures.resolve_s),
+    ):
+        gauge.clear()
+        for quantile, seconds in values.items():
+            gauge.labels(quantile).set(seconds)

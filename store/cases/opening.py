@@ -6,7 +6,8 @@ policy rule that let the alert through) from the stored investigation, its alert
 the policy's record, so the figures read one table. It inserts once: the case's unique
 investigation and alert ids make a second call — a retried run, another replica, a
 mention taken twice — find the first case instead. An alert investigated again keeps its
-case, which follows the new run's verdict (``socbot_*``) without changing its state.
+case, which follows the newest run's verdict (``socbot_*``) without changing its state;
+opening it from an older run's conclusion finds it and changes nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from sqlalchemy import or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.db.engine import Database
 from store.schema import (
@@ -121,7 +123,7 @@ async def open_for_run(
             CaseRow.alert_id == alert_id if alert_id else CaseRow.id.is_(None),
         )
         found = await session.scalar(select(CaseRow).where(where).limit(1))
-        if found is not None and found.investigation_id != investigation_id:  # run again
+        if found is not None and await _newer(session, run, found.investigation_id):
             await session.execute(
                 update(CaseRow)
                 .where(CaseRow.id == found.id)
@@ -130,6 +132,15 @@ async def open_for_run(
             )
             found = await session.get(CaseRow, found.id, populate_existing=True)
         return found
+
+
+async def _newer(session: AsyncSession, run: Investigation, current: str) -> bool:
+    """``run`` came after the case's current run (a click on an older conclusion of the
+    same alert does not take the case back to that run's verdict)."""
+    if run.id == current:
+        return False
+    before = await session.get(Investigation, current)
+    return before is None or (run.created_at, run.id) > (before.created_at, before.id)
 
 
 def _thread(conversation: str) -> tuple[str | None, str | None]:

@@ -63,6 +63,15 @@ async def test_the_same_alert_run_again_keeps_its_case(any_db: Database) -> None
     assert (again.investigation_id, again.socbot_verdict) == ("run-2", "benign")
 
 
+async def test_an_older_runs_conclusion_does_not_take_the_case_back(any_db: Database) -> None:
+    case = await a_case(any_db)
+    await concluded(any_db, "run-2", verdict="benign")
+    await open_for_run(any_db, "run-2")
+    again = await open_for_run(any_db, "run-1")  # a click on the first conclusion
+    assert again is not None and again.id == case.id
+    assert (again.investigation_id, again.socbot_verdict) == ("run-2", "benign")
+
+
 async def test_only_a_concluded_run_opens_a_case(any_db: Database) -> None:
     assert await open_for_run(any_db, "nope") is None
 
