@@ -68,8 +68,10 @@ def build(
             "audited": sum(a.audited for a in audits(found).values()),
             "disagreements": total.decided - total.agreed,
         },
-        "cases": {"by_status": dict(sorted(by_status.items())),
-                  "by_disposition": dict(sorted(by_disposition.items()))},
+        "cases": {
+            "by_status": dict(sorted(by_status.items())),
+            "by_disposition": dict(sorted(by_disposition.items())),
+        },
         "time_to_acknowledge_s": {"p50": ack.get(0.5), "p90": ack.get(0.9)},
         "time_to_resolve_s": {"p50": done.get(0.5), "p90": done.get(0.9)},
         "agreement": total.as_dict(),
