@@ -22,10 +22,11 @@ def opened_at(outcome: Outcome, k: int) -> datetime:
 
 
 def rows(
-    outcome: Outcome, k: int, *, ack_s: float, resolve_s: float
+    outcome: Outcome, k: int, *, ack_s: float, resolve_s: float, at: datetime | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The investigation and case rows of one case (``outcome.count`` must be 1)."""
-    at = opened_at(outcome, k)
+    """The investigation and case rows of one case (``outcome.count`` must be 1), opened
+    ``at`` (default: inside its week)."""
+    at = at or opened_at(outcome, k)
     run_id = f"inv-{outcome.case_id if outcome.case_id is not None else k}"
     decided = outcome.disposition is not None
     ts = f"{1_700_000_000 + k}.000100"
@@ -72,7 +73,12 @@ def rows(
 
 
 async def store(
-    db: Database, outcomes: Iterable[Outcome], *, ack_s: Any = None, resolve_s: Any = None
+    db: Database,
+    outcomes: Iterable[Outcome],
+    *,
+    ack_s: Any = None,
+    resolve_s: Any = None,
+    at: Any = None,
 ) -> None:
     """Insert the cases, 2,000 rows a statement; ``ack_s(k)`` and ``resolve_s(k)`` give the
     k-th case's time to acknowledge and to resolve (default: k minutes and k hours)."""
@@ -80,7 +86,8 @@ async def store(
     resolve = resolve_s or (lambda k: 3600.0 * (k + 1))
     batch: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for k, outcome in enumerate(outcomes):
-        batch.append(rows(outcome, k, ack_s=ack(k), resolve_s=resolve(k)))
+        when = at(k) if at else None
+        batch.append(rows(outcome, k, ack_s=ack(k), resolve_s=resolve(k), at=when))
         if len(batch) == 2000:
             await _insert(db, batch)
             batch = []
