@@ -151,3 +151,13 @@ async def test_bench_mcp_reports_both_latencies() -> None:
     result = await bench_mcp.main(calls=3, warmup=1)
     assert result["calls"] == 3
     assert result["mcp_median_ms"] > 0 and result["builtin_median_ms"] > 0
+
+
+async def test_quality_bench_tiny(tmp_path: Path) -> None:
+    from bench import bench_quality
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'q.db'}"
+    out = await bench_quality.measure(url, 300, 1, 2, False)
+    assert out["report_cases"] == 300  # every case opened within the report's 30 days
+    assert {"p50_ms", "p95_ms", "cpu_p50_ms"} <= set(out["report"])
+    assert {"p50_ms", "p95_ms"} <= set(out["page"]) and out["page_first_render_ms"] > 0
