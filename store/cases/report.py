@@ -25,10 +25,17 @@ async def period_report(
     """The report of the cases created in ``[since, until)``."""
     found = await quality.outcomes(db, since, until)
     counts = await quality.counts(db, since, until)
-    ack = await quality.percentiles(db, "acknowledge", since, until)
-    done = await quality.percentiles(db, "resolve", since, until)
+    spans = await quality.percentiles(db, since, until)
     missed = await quality.disagreements(db, since, until, limit=disagreements)
-    return build(found, counts, ack, done, [d.as_dict() for d in missed], since, until)
+    return build(
+        found,
+        counts,
+        spans["acknowledge"],
+        spans["resolve"],
+        [d.as_dict() for d in missed],
+        since,
+        until,
+    )
 
 
 def build(

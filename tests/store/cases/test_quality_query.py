@@ -81,12 +81,10 @@ async def test_time_to_acknowledge_and_resolve_at_p50_and_p90(any_db: Database) 
     )
     human = [k for k, c in enumerate(cases) if c.disposition is not None and not c.auto_resolved]
     assert len(human) == 170  # all but the open H and the auto-resolved I, J, K
-    ack = await quality.percentiles(any_db, "acknowledge", SINCE)
-    done = await quality.percentiles(any_db, "resolve", SINCE)
+    spans = await quality.percentiles(any_db, SINCE)
+    ack, done = spans["acknowledge"], spans["resolve"]
     for p in (0.5, 0.9):
         assert ack[p] == rank([30.0 * (k % 17 + 1) for k in human], p)
         assert done[p] == rank([600.0 * (k % 23 + 1) for k in human], p)
-    assert await quality.percentiles(any_db, "resolve", datetime(2027, 1, 1, tzinfo=UTC)) == {
-        0.5: None,
-        0.9: None,
-    }
+    later = await quality.percentiles(any_db, datetime(2027, 1, 1, tzinfo=UTC))
+    assert later == {"acknowledge": {0.5: None, 0.9: None}, "resolve": {0.5: None, 0.9: None}}
