@@ -26,6 +26,8 @@ Tests wait for calls with ``await fake.wait_for(lambda: ...)``, woken by each ca
 Message ``metadata`` (``event_type`` + ``event_payload``) given to chat.postMessage
 is kept with the message (chat.update keeps it unless it passes new metadata) and
 returned by conversations.replies when called with ``include_all_metadata``.
+Blocks and modals over Slack's Block Kit limits are refused as Slack refuses them
+(``tests/fakes/block_kit.py``: ``invalid_blocks``, ``invalid_arguments``).
 ``fake.scopes = [...]`` makes every answer carry ``x-oauth-scopes`` as Slack's do.
 ``fake.hold("chat.postMessage", when=...)`` makes matching calls take effect but
 never answer (the caller's process "dies" mid-call) until ``release_held()`` or
@@ -45,6 +47,7 @@ from typing import Any
 from aiohttp import web
 
 from bench.loopback import serve
+from tests.fakes.block_kit import problems, view_problems
 from tests.fakes.signals import WAIT_S, Changes
 
 BOT_USER_ID = "UBOT0001"
@@ -269,6 +272,8 @@ class FakeSlackAPI:
         channel = str(call.args.get("channel", ""))
         if not channel:
             return {"ok": False, "error": "channel_not_found"}
+        if call.args.get("blocks") is not None and problems(call.args["blocks"]):
+            return {"ok": False, "error": "invalid_blocks", "errors": problems(call.args["blocks"])}
         ts = self._next_ts()
         text = str(call.args.get("text") or "")
         thread = call.args.get("thread_ts")
@@ -298,10 +303,14 @@ class FakeSlackAPI:
             return {"ok": False, "error": "invalid_trigger_id"}
         if not isinstance(view, dict) or view.get("type") != "modal":
             return {"ok": False, "error": "invalid_arguments"}
+        if view_problems(view):
+            return {"ok": False, "error": "invalid_arguments", "errors": view_problems(view)}
         return {"ok": True, "view": {**view, "id": f"V{next(self._ts):08d}"}}
 
     def _update(self, call: Call) -> dict[str, Any]:
         channel, ts = str(call.args.get("channel", "")), str(call.args.get("ts", ""))
+        if call.args.get("blocks") is not None and problems(call.args["blocks"]):
+            return {"ok": False, "error": "invalid_blocks", "errors": problems(call.args["blocks"])}
         for msg in self.messages:
             if msg.channel == channel and msg.ts == ts:
                 msg.text = str(call.args.get("text") or "")

@@ -67,3 +67,21 @@ async def test_scripted_failures() -> None:
     assert ok["ok"] is True
     assert unknown.value.response["error"] == "unknown_method"
     assert [c.status for c in fake.calls_to("chat.postMessage")] == [429, 200]
+
+
+async def test_blocks_over_slacks_limits_are_refused() -> None:
+    async with FakeSlackAPI() as fake:
+        client = AsyncWebClient(token="xoxb-test", base_url=fake.base_url)
+        button = {"type": "button", "text": {"type": "plain_text", "text": "x" * 76}, "value": "v"}
+        too_long = [{"type": "actions", "elements": [button]}]
+        with pytest.raises(SlackApiError) as refused:
+            await client.chat_postMessage(channel="C1", text="t", blocks=too_long)
+        assert refused.value.response["error"] == "invalid_blocks"
+        same_id = [{"type": "divider", "block_id": "a"}, {"type": "divider", "block_id": "a"}]
+        with pytest.raises(SlackApiError):
+            await client.chat_postMessage(channel="C1", text="t", blocks=same_id)
+        modal = {"type": "modal", "title": {"type": "plain_text", "text": "t" * 25}, "blocks": []}
+        with pytest.raises(SlackApiError) as refused:
+            await client.views_open(trigger_id="1.2.a", view=modal)
+        assert refused.value.response["error"] == "invalid_arguments"
+        assert len(fake.messages) == 0

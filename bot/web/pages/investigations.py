@@ -17,6 +17,7 @@ from aiohttp import web
 from bot.web.pages.live import Live
 from bot.web.pages.site import HEADERS, VIEWER, Web
 from bot.web.view.investigation import investigation_view
+from store.cases import records
 from store.investigations.browse import BrowseStore, Filters, Page
 from store.investigations.runs import InvestigationStore
 from store.playbook.feedback import FeedbackStore
@@ -114,6 +115,7 @@ class InvestigationPages:
         ]
         view = investigation_view(row, trace, votes)
         view["alerts"] = await self.browse.alert_ids(row["id"])
+        view["case"] = await records.of_run(self.pages.db, row["id"])  # case_header.html
         return view
 
     async def investigation(self, request: web.Request) -> web.Response:

@@ -353,6 +353,8 @@ def test_app_manifest_declares_what_socbot_uses() -> None:
         "reactions:write",
         "users:read",
         "usergroups:read",
+        "channels:read",  # conversations.members: who decides on a case (docs/cases.md)
+        "groups:read",
     } == scopes
     settings = manifest["settings"]
     assert settings["event_subscriptions"]["bot_events"] == [
