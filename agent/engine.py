@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from random import Random
 
 from agent import concluding, direct
 from agent.classifier import classify
@@ -56,6 +57,7 @@ from agent.run import (
 from agent.waves import WaveRunner
 from config.settings import Settings
 from core.events import Answered, Concluded, ModeChosen, PlanCreated, Sink
+from core.quality import drawn
 from store.investigations.runs import InvestigationStore
 from store.schema import InvestigationStatus
 from tools.base import ToolRegistry
@@ -79,6 +81,7 @@ class Engine:
         prompts: Prompts | None = None,
         playbook: PlaybookSource | None = None,
         corrections: Corrections | None = None,
+        rng: Random | None = None,
     ) -> None:
         self.gateway = gateway
         self.registry = registry
@@ -91,6 +94,7 @@ class Engine:
         self.kit = Kit(gateway, registry, self.prompts, self.reviewer, history, settings)
         self.playbook = playbook
         self.corrections = corrections  # thread corrections as votes (set by `serve`)
+        self.rng = rng or Random()  # draws the playbook's holdout (learning.holdout_share)
 
     async def run(self, request: Request, sink: Sink) -> Outcome:
         """Investigate or answer ``request``, emitting progress events to ``sink``."""
@@ -165,7 +169,10 @@ class Engine:
         return ("planned" if verdict.needs_plan else "direct"), verdict.reason
 
     async def _planned(self, run: Run) -> Outcome:
-        await team.load(run, self.playbook, self.settings.playbook)
+        holdout = self.settings.learning.holdout_share
+        await team.load(
+            run, self.playbook, self.settings.playbook, held_out=drawn(holdout, self.rng)
+        )
         plan = await self._plan(run)
         waves = WaveRunner(self.kit, run)
         try:

@@ -76,6 +76,10 @@ COMMANDS: dict[str, Lazy] = {
     "alerts": Lazy("cli.alerts_cmd", "Inspect how alert payloads are read."),
     "policy": Lazy("cli.policy_cmd", "Test and list the alert policy's rules."),
     "cases": Lazy("cli.cases_cmd", "List, show, take and resolve cases."),
+    "report": Lazy(
+        "cli.report_cmd",
+        "Report how often socbot agreed with the analysts, and what its playbook changed.",
+    ),
     "db": Lazy("cli.db_cmd", "Manage the database: schema migrations and pruning by lifetime."),
     "eval": Lazy("cli.eval.command", "Measure verdict quality on a scenario pack."),
     "usage": Lazy(

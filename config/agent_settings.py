@@ -264,6 +264,14 @@ class LearningSettings(Section):
     settle_s: float = Field(
         5.0, ge=0, description="a run starts this long after the first vote; later votes join it"
     )
+    holdout_share: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="share of investigations drawn at random to run without the playbook, so "
+        "`socbot report` measures its effect (randomised) instead of comparing runs that "
+        "happened to find bullets (confounded); 0 = off",
+    )
 
 
 class AlertSettings(Section):

@@ -114,6 +114,7 @@ class PlaybookSelected(Event):
     type: Literal["playbook_selected"] = "playbook_selected"
     bullets: list[dict[str, Any]]  # {id, score, reasons}
     tokens: int
+    holdout: bool = False  # drawn to run without the playbook (learning.holdout_share)
 
 
 class PlaybookUsed(Event):

@@ -2,7 +2,10 @@
 
 ``load`` selects the bullets (``agent.playbook.selection.select``), puts them in the prompt
 variables (``playbook``) and the record (``record["playbook"]``: loaded ids, why,
-tokens) and emits ``PlaybookSelected`` to the trace. ``cited`` keeps the ids a stage
+tokens) and emits ``PlaybookSelected`` to the trace. A run ``held_out`` (a random share,
+``learning.holdout_share``) investigates without the playbook, so that its effect is
+measured (``core.playbook_effect``): it loads nothing and says so in the record
+(``record["playbook"]["holdout"]``) and the trace. ``cited`` keeps the ids a stage
 returned in ``used_bullets`` that were really in its prompt and emits
 ``PlaybookUsed``. ``settle`` counts loads and uses on the bullets. The playbook is a
 quality feature: when the store fails, the run goes on without it (logged).
@@ -47,9 +50,18 @@ def situation(run: Run) -> Situation:
     )
 
 
-async def load(run: Run, source: PlaybookSource | None, settings: PlaybookSettings) -> None:
-    """Choose this run's bullets and hand them to the prompts and the trace."""
+async def load(
+    run: Run, source: PlaybookSource | None, settings: PlaybookSettings, *, held_out: bool = False
+) -> None:
+    """Choose this run's bullets and hand them to the prompts and the trace (none when the
+    run is ``held_out``)."""
     if source is None or not settings.enabled:
+        return
+    if held_out:
+        run.record["playbook"]["holdout"] = True
+        await run.sink.emit(
+            PlaybookSelected(investigation_id=run.id, bullets=[], tokens=0, holdout=True)
+        )
         return
     try:
         bullets = await source.active()

@@ -173,3 +173,13 @@ def test_provider_translation_bench_translates_its_50_message_conversation() -> 
     assert answer.candidates and len(answer.candidates[0].content.parts) == 2  # type: ignore[union-attr,arg-type]
     wall, cpu = bench.time_calls(3, config, bench.calls_answer(), contents, OpenAISettings())
     assert len(wall) == len(cpu) == 3
+
+
+async def test_quality_bench_tiny(tmp_path: Path) -> None:
+    from bench import bench_quality
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'q.db'}"
+    out = await bench_quality.measure(url, 300, 1, 2, False)
+    assert out["report_cases"] == 300  # every case opened within the report's 30 days
+    assert {"p50_ms", "p95_ms", "cpu_p50_ms"} <= set(out["report"])
+    assert {"p50_ms", "p95_ms"} <= set(out["page"]) and out["page_first_render_ms"] > 0

@@ -10,6 +10,7 @@ __all__ = [
     "investigations",
     "live",
     "playbook",
+    "quality",
     "routes",
     "site",
     "suppressions",

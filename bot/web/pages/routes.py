@@ -10,6 +10,7 @@ from bot.web.pages.evals import EvalPages
 from bot.web.pages.investigations import InvestigationPages
 from bot.web.pages.live import Live
 from bot.web.pages.playbook import PlaybookPage
+from bot.web.pages.quality import QualityPage
 from bot.web.pages.site import Web
 from bot.web.pages.suppressions import SuppressionPages
 from bot.web.pages.usage import UsagePage
@@ -27,5 +28,13 @@ def add_routes(app: web.Application, pages: Web) -> None:
     app.router.add_get("/web/investigations/{id}/calls/{seq}", inv.tool_result)
     app.router.add_get("/web/api/investigations", inv.api_list)
     app.router.add_get("/web/api/investigations/{id}/events", inv.events)
-    for page in (AccountPages, AlertPage, PlaybookPage, UsagePage, EvalPages, SuppressionPages):
+    for page in (
+        AccountPages,
+        AlertPage,
+        PlaybookPage,
+        UsagePage,
+        QualityPage,
+        EvalPages,
+        SuppressionPages,
+    ):
         page(pages).add_routes(app)
