@@ -6,7 +6,7 @@ For each database: ``rows`` investigations (invented, spread over 90 days and 20
 channels, a conclusion and an alert source in each record, one alert with its
 indicators each) are inserted in bulk, plus
 one investigation of 50 steps written the way the engine writes it
-(``tests/bot/web/seed.py``). The pages run on a loopback port as ``socbot web``
+(``tests/bot/web/seed.py``), each of its 75 tool results stored at 16,000 characters. The pages run on a loopback port as ``socbot web``
 serves them (one local user: every row visible), and each case is fetched over HTTP
 ``requests`` times after two warm-ups; p50 and p95 are the whole request as the
 client sees it. A member's list (the rows of 5 channels out of 20) is timed as the
@@ -48,6 +48,7 @@ VERDICTS = ("true_positive", "false_positive", "benign", "inconclusive")
 SEVERITIES = ("critical", "high", "medium", "low")
 SOURCES = ("guardduty", "scc", "crowdstrike", "splunk", "wazuh")
 BATCH = 5000
+RESULT_SIZE = 16_000  # each of the 50-step page's 75 stored tool results (the trace keeps 64 KiB)
 
 
 def _row(n: int, start: datetime) -> dict[str, Any]:
@@ -151,7 +152,7 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
     began = time.perf_counter()
     await fill(db, rows)
     filled_s = time.perf_counter() - began
-    big = await seed(db, channel=None, text="185.220.101.42", steps=50)
+    big = await seed(db, channel=None, text="185.220.101.42", steps=50, result_size=RESULT_SIZE)
     middle = await middle_cursor(db, rows)
     pages = create_web(Settings(database_url=url), db, None, local=True)
     app = web.Application()

@@ -199,7 +199,7 @@ class BrowseStore:
             return list(found)
 
     async def tool_result(self, investigation_id: str, seq: int) -> str | None:
-        """The stored result preview of one ``tool_called`` event of this investigation."""
+        """The stored result (up to 64 KiB) of one ``tool_called`` event of this investigation."""
         from store.schema import TraceEvent
 
         async with self.db.session() as session:

@@ -17,7 +17,7 @@ from typing import Any
 from bot.web.view import timeline
 from bot.web.view.sql_layout import layout
 
-PREVIEW_CHARS = 600
+PREVIEW_CHARS = 1500  # of a stored result, on the page; "Show all" fetches the rest
 TECHNIQUE_ID = re.compile(r"^T\d{4}(?:\.\d{3})?$")
 SQL_KEYS = ("sql", "query")
 
@@ -40,6 +40,18 @@ class Call:
     @property
     def short(self) -> str:
         return self.preview[:PREVIEW_CHARS]
+
+    @property
+    def cut(self) -> str | None:
+        """"first N of M characters" when the page or the trace holds less than the whole."""
+        whole = max(self.result_chars, len(self.preview))
+        shown = len(self.short)
+        return f"first {shown:,} of {whole:,} characters" if shown < whole else None
+
+    @property
+    def stored_all(self) -> bool:
+        """Whether the trace holds the whole result (else its first STORED_RESULT_CHARS)."""
+        return len(self.preview) >= self.result_chars
 
 
 @dataclass

@@ -9,6 +9,7 @@ conclusion whose findings cite the calls, and a review with one unverified findi
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -31,6 +32,21 @@ SQL = (
     "select principal, count(*) as n from `proj.audit.signins` where ip = '185.220.101.42' "
     "and ts > timestamp_sub(current_timestamp(), interval 1 day) group by principal"
 )
+
+
+CITED = "j.doe@example.com"  # the user in the last row of each result, which a finding cites
+COLUMNS = ["event_time", "principal", "client_ip", "outcome"]
+
+
+def result(text: str, size: int) -> str:
+    """A query_logs result's JSON of about ``size`` characters: filler rows, then the
+    row the first finding cites (past what the page shows before "Show all")."""
+    rows: list[list[Any]] = [["2025-11-03T22:05:00Z", "alice@example.com", text, "FAILURE"]]
+    while len(json.dumps(rows)) < size:
+        n = len(rows)
+        rows.append([f"2025-11-03T21:{n % 60:02d}:00Z", f"user{n}@example.com", "10.1.2.3", "OK"])
+    rows.append(["2025-11-03T22:06:13Z", CITED, text, "SUCCESS"])
+    return json.dumps({"columns": COLUMNS, "rows": rows, "row_count": len(rows)})
 
 
 def plan(steps: int, text: str) -> dict[str, Any]:
@@ -59,7 +75,7 @@ def conclusion(text: str) -> dict[str, Any]:
         "key_findings": [
             {
                 "finding": f"Sign-in from Tor ({text})",
-                "evidence": "3 rows",
+                "evidence": f"SUCCESS for {CITED} from {text}",
                 "evidence_refs": ["s1#1"],
             },
             {"finding": "No MFA challenge", "evidence": "none found", "evidence_refs": ["s2#9"]},
@@ -94,8 +110,11 @@ def review() -> dict[str, Any]:
     }
 
 
-def events(investigation_id: str, conversation: str, steps: int, text: str) -> list[Any]:
-    """Every event of one run up to (not including) the conclusion."""
+def events(
+    investigation_id: str, conversation: str, steps: int, text: str, result_size: int = 1500
+) -> list[Any]:
+    """Every event of one run up to (not including) the conclusion; each call's stored
+    result is about ``result_size`` characters long (of 5,000, or more when larger)."""
     the_plan = plan(steps, text)
     out: list[Any] = [
         Started(investigation_id=investigation_id, kind="alert", conversation_id=conversation),
@@ -114,9 +133,9 @@ def events(investigation_id: str, conversation: str, steps: int, text: str) -> l
                     args={"sql": SQL, "note": text},
                     ok=n == 1,
                     duration_ms=120.0 * n,
-                    result_chars=5000,
+                    result_chars=max(5000, result_size + 200),
                     truncated=True,
-                    result_preview=f"principal,n\nalice@example.com,3\n{text}\n" + "x" * 1500,
+                    result_preview=result(text, result_size),
                     error=None if n == 1 else "bytes over the limit",
                 )
             )
@@ -159,6 +178,7 @@ async def seed(
     text: str = "185.220.101.42",
     steps: int = 3,
     running: bool = False,
+    result_size: int = 1500,
 ) -> str:
     """One investigation in ``channel`` (``None``: a terminal run); returns its id."""
     store = InvestigationStore(db)
@@ -168,7 +188,7 @@ async def seed(
     )
     await store.create(investigation_id, conversation, "alert", f"Alert: {text}")
     recorder = store.recorder(investigation_id)
-    for event in events(investigation_id, conversation, steps, text):
+    for event in events(investigation_id, conversation, steps, text, result_size):
         await recorder.emit(event)
     await recorder.flush()
     if not running:
