@@ -3,15 +3,15 @@
     python3 -m uv run python -m bench.bench_web [--rows 100000] [--requests 60]
 
 For each database: ``rows`` investigations (invented, spread over 90 days and 20
-channels, a conclusion and an alert source in each record, one alert with its
-indicators each) are inserted in bulk, plus
-one investigation of 50 steps written the way the engine writes it
-(``tests/bot/web/seed.py``), each of its 75 tool results stored at 16,000 characters. The pages run on a loopback port as ``socbot web``
-serves them (one local user: every row visible), and each case is fetched over HTTP
-``requests`` times after two warm-ups; p50 and p95 are the whole request as the
-client sees it. A member's list (the rows of 5 channels out of 20) is timed as the
-query alone, since the local user is an admin. Targets: the 50-step page ≤ 100 ms
-p95, the list (and each search) ≤ 150 ms p95. Results: ``var/bench/bench_web.json``.
+channels, a conclusion and an alert source in each record, one alert with its indicators
+each) are inserted in bulk, plus one investigation of 50 steps written the way the
+engine writes it (``tests/bot/web/seed.py``), each of its 75 tool results stored at
+16,000 characters. The pages run on a loopback port as ``socbot web`` serves them (one
+local user: every row visible), and each case is fetched over HTTP ``requests`` times
+after two warm-ups; p50 and p95 are the whole request as the client sees it. A member's
+list (the rows of 5 channels out of 20) is timed as the query alone, since the local
+user is an admin. Targets: the 50-step page ≤ 100 ms p95, the list (and each search) ≤
+150 ms p95. Results: ``var/bench/bench_web.json``.
 """
 
 from __future__ import annotations

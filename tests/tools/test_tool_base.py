@@ -14,8 +14,8 @@ from pydantic import Field
 from agent.executor import ToolRunner
 from agent.model.fence import Fence
 from core.events import STORED_RESULT_CHARS, NullSink, ToolCalled
-from tools.base import Budget, RunContext, Tool, ToolError, ToolRegistry, ToolResult
 from tests.fakes.sink import EventSink
+from tools.base import Budget, RunContext, Tool, ToolError, ToolRegistry, ToolResult
 from tools.results import truncate
 
 

@@ -43,7 +43,7 @@ class Call:
 
     @property
     def cut(self) -> str | None:
-        """"first N of M characters" when the page or the trace holds less than the whole."""
+        """ "first N of M characters" when the page or the trace holds less than the whole."""
         whole = max(self.result_chars, len(self.preview))
         shown = len(self.short)
         return f"first {shown:,} of {whole:,} characters" if shown < whole else None
