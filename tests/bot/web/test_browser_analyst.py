@@ -5,12 +5,13 @@ The investigations are invented (``tests/bot/web/seed.py``, labelled so)."""
 
 from __future__ import annotations
 
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Page
 
 from store.db.engine import Database
 from tests.bot.web.seed import CITED, seed
-from tests.bot.web.support import signed_in_site
+from tests.bot.web.support import ADMIN, signed_in_site
 from tests.bot.web.test_browser import SHOTS, browser, signed_in
+from tests.bot.web.test_browser_suppressions import _suppressions
 
 __all__ = ["browser"]  # the fixture, shared with test_browser
 
@@ -31,3 +32,52 @@ async def test_show_all_brings_the_whole_stored_result(browser: Browser, db: Dat
         assert CITED in await whole.inner_text()  # the last row, the one the finding cites
         SHOTS.mkdir(parents=True, exist_ok=True)
         await page.screenshot(path=str(SHOTS / "analyst-show-all.png"))
+
+
+# Every word (a run between spaces and hyphens) in a table cell, measured as rendered: a
+# word on one line has one client rect; one broken across lines has two or more.
+BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const cell of document.querySelectorAll("td, th")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest("pre")) { continue; }  // code may break
+      for (const m of node.data.matchAll(/[^\\s-]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const lines = new Set(Array.from(range.getClientRects(), r => Math.round(r.top)));
+        if (lines.size > 1) { broken.push(m[0]); }
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+async def broken_words(page: Page) -> list[str]:
+    found: list[str] = await page.evaluate(BROKEN_WORDS)
+    return found
+
+
+async def test_no_word_breaks_inside_a_table_cell(browser: Browser, db: Database) -> None:
+    """At 1,366 px, light and dark, in every table of the list, an investigation and the
+    suppressions (whose "State" and "Lift" broke before)."""
+    for i in range(4):
+        await seed(db, channel="C0MINE01", text=f"guardduty-finding-{i} concluded", steps=2)
+    shown = await seed(db, channel="C0MINE01", text="185.220.101.42", steps=4)
+    await _suppressions(db)
+    async with signed_in_site(db) as site:
+        for dark in (False, True):
+            page = await signed_in(browser, site, ADMIN, dark=dark)
+            for path in (
+                "/web/investigations",
+                f"/web/investigations/{shown}",
+                "/web/suppressions",
+                "/web/usage",
+            ):
+                await page.goto(site.url + path)
+                assert await page.locator("td").count() > 0, path
+                assert await broken_words(page) == [], path
+                width = await page.evaluate("document.documentElement.scrollWidth")
+                assert width <= 1366, path
