@@ -14,6 +14,7 @@ channels they may see and whether terminal runs are theirs (``EVERYONE``: all).
 from __future__ import annotations
 
 import base64
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -25,6 +26,7 @@ from store.schema import AlertRow, Investigation
 from store.schema.search import branches
 
 TITLE_CHARS = 160
+SOURCES_TTL_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,6 @@ def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[
         out.append(Investigation.status == filters.status)
     if filters.severity:
         out.append(Investigation.severity == filters.severity)
-    if filters.source:
-        out.append(Investigation.source == filters.source)
     if filters.channel:
         out.append(_in_channel(filters.channel))
     if filters.since:
@@ -167,12 +167,32 @@ class BrowseStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._sources: tuple[float, list[str]] = (-SOURCES_TTL_S, [])
+
+    async def sources(self, *, fresh: bool = False) -> list[str]:
+        """The alert sources stored runs came from (read on the source index, kept a minute)."""
+        at, known = self._sources
+        if fresh or time.monotonic() - at > SOURCES_TTL_S:
+            async with self.db.reading() as session:
+                found = await session.scalars(
+                    select(Investigation.source).where(Investigation.source.is_not(None)).distinct()
+                )
+                known = sorted({s for s in found if s}, key=str.lower)
+            self._sources = (time.monotonic(), known)
+        return known
 
     async def page(
         self, filters: Filters, visibility: Visibility, *, cursor: str | None, size: int = 50
     ) -> Page:
-        """Up to ``size`` investigations after ``cursor``, newest first."""
+        """Up to ``size`` investigations after ``cursor``, newest first. The source is
+        matched without regard to case, as each stored spelling (on the source index)."""
         conditions = _conditions(filters, visibility)
+        if filters.source:
+            wanted = filters.source.strip().lower()
+            spellings = [s for s in await self.sources() if s.lower() == wanted]
+            if not spellings:  # a source first stored in the last minute
+                spellings = [s for s in await self.sources(fresh=True) if s.lower() == wanted]
+            conditions.append(Investigation.source.in_(spellings) if spellings else false())
         position = decode_cursor(cursor) if cursor else None
         if position is not None:
             conditions.append(tuple_(Investigation.created_at, Investigation.id) < position)

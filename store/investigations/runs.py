@@ -20,6 +20,7 @@ from sqlalchemy import CursorResult, select, update
 from core.events import Event
 from store.db.engine import Database
 from store.schema import Investigation, InvestigationStatus, TraceEvent, utcnow
+from store.schema.search import digest_of
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ class InvestigationStore:
                     severity=_text(record, "conclusion", "severity"),
                     source=_text(record, "alert", "source"),
                     record=record,
+                    digest=digest_of(record) or None,
                     usage=usage,
                     error=error,
                     finished_at=utcnow(),

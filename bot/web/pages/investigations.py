@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from alerts.model import normalize_severity
 from bot.web.pages.live import Live
 from bot.web.pages.site import HEADERS, VIEWER, Web
 from bot.web.view.investigation import investigation_view
@@ -40,7 +41,7 @@ def filters_of(query: Any) -> Filters:
 
     return Filters(
         verdict=text("verdict"),
-        severity=text("severity"),
+        severity=normalize_severity(text("severity")) or text("severity"),  # "informational"
         source=text("source"),
         channel=text("channel"),
         since=_day(query.get("since")),
@@ -81,6 +82,7 @@ class InvestigationPages:
             filters=values,
             more=more,
             first=not request.query.get("after"),
+            sources=await self.browse.sources(),
         )
 
     async def _visible(self, request: web.Request) -> dict[str, Any]:

@@ -66,16 +66,16 @@ def plan(steps: int, text: str) -> dict[str, Any]:
     }
 
 
-def conclusion(text: str) -> dict[str, Any]:
+def conclusion(text: str, severity: str = "high", who: str = CITED) -> dict[str, Any]:
     return {
         "verdict": "true_positive",
-        "severity": "high",
+        "severity": severity,
         "confidence": "medium",
         "summary": f"A Tor exit node signed in: {text}",
         "key_findings": [
             {
                 "finding": f"Sign-in from Tor ({text})",
-                "evidence": f"SUCCESS for {CITED} from {text}",
+                "evidence": f"SUCCESS for {who} from {text}",
                 "evidence_refs": ["s1#1"],
             },
             {"finding": "No MFA challenge", "evidence": "none found", "evidence_refs": ["s2#9"]},
@@ -179,6 +179,8 @@ async def seed(
     steps: int = 3,
     running: bool = False,
     result_size: int = 1500,
+    severity: str = "high",
+    who: str = CITED,
 ) -> str:
     """One investigation in ``channel`` (``None``: a terminal run); returns its id."""
     store = InvestigationStore(db)
@@ -192,16 +194,24 @@ async def seed(
         await recorder.emit(event)
     await recorder.flush()
     if not running:
-        await finish(store, investigation_id, text)
+        await finish(store, investigation_id, text, severity, who)
     return investigation_id
 
 
-async def finish(store: InvestigationStore, investigation_id: str, text: str) -> None:
+async def finish(
+    store: InvestigationStore,
+    investigation_id: str,
+    text: str,
+    severity: str = "high",
+    who: str = CITED,
+) -> None:
     recorder = store.recorder(investigation_id)
     await recorder.emit(
         Reviewed(investigation_id=investigation_id, kind="conclusion", review=review())
     )
-    await recorder.emit(Concluded(investigation_id=investigation_id, conclusion=conclusion(text)))
+    await recorder.emit(
+        Concluded(investigation_id=investigation_id, conclusion=conclusion(text, severity, who))
+    )
     usage = {
         "llm_calls": 4,
         "total_tokens": 5400,
@@ -228,7 +238,7 @@ async def finish(store: InvestigationStore, investigation_id: str, text: str) ->
         objective=f"Decide whether {text} is an intrusion",
         verdict="true_positive",
         record={
-            "conclusion": conclusion(text),
+            "conclusion": conclusion(text, severity, who),
             "review": review(),
             "usage": usage,
             "alert": {"source": "scc"},

@@ -81,3 +81,30 @@ async def test_no_word_breaks_inside_a_table_cell(browser: Browser, db: Database
                 assert await broken_words(page) == [], path
                 width = await page.evaluate("document.documentElement.scrollWidth")
                 assert width <= 1366, path
+
+
+async def test_the_severity_filter_and_search_find(browser: Browser, db: Database) -> None:
+    """ "info" (the stored value) finds the info run; an e-mail written only in a
+    conclusion's finding is found by the search box; a source typed in capitals is found."""
+    info = await seed(db, channel="C0MINE01", text="10.0.0.9", steps=1, severity="info")
+    quiet = await seed(db, channel="C0MINE01", text="10.0.0.8", steps=1, who="x.y@example.org")
+    await seed(db, channel="C0MINE01", text="10.0.0.7", steps=1)
+    async with signed_in_site(db) as site:
+        site.openid.members = {"C0MINE01": {"U0ALICE1"}}
+        page = await signed_in(browser, site, "U0ALICE1")
+        await page.select_option("select[name=severity]", "info")
+        async with page.expect_navigation():
+            await page.click("form.filters button[type=submit]")
+        assert await _listed(page) == [info]
+        await page.goto(f"{site.url}/web/investigations")
+        await page.fill("input[name=q]", "x.y@example.org")
+        async with page.expect_navigation():
+            await page.press("input[name=q]", "Enter")
+        assert await _listed(page) == [quiet]
+        await page.goto(f"{site.url}/web/investigations?source=SCC")
+        assert len(await _listed(page)) == 3
+
+
+async def _listed(page: Page) -> list[str]:
+    links = page.locator("table.list tbody tr a.run")
+    return [str(h).rsplit("/", 1)[-1] for h in await links.evaluate_all("l => l.map(a => a.href)")]
