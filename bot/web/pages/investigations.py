@@ -18,11 +18,13 @@ from alerts.model import normalize_severity
 from bot.web.pages.live import Live
 from bot.web.pages.site import HEADERS, VIEWER, Web
 from bot.web.view.investigation import investigation_view
-from store.investigations.browse import BrowseStore, Filters, Page
+from bot.web.view.listing import list_row
+from store.investigations.browse import ORDERS, BrowseStore, Filters, Order, Page
 from store.investigations.runs import InvestigationStore
 from store.playbook.feedback import FeedbackStore
 
-FILTERS = ("verdict", "severity", "source", "channel", "since", "until", "q")
+FILTERS = ("verdict", "severity", "source", "channel", "since", "until", "q", "runs", "order")
+RUNS = {"evals": True, "all": None}  # which runs the list shows; default: no eval runs
 PAGE_SIZE = 50
 
 
@@ -47,7 +49,13 @@ def filters_of(query: Any) -> Filters:
         since=_day(query.get("since")),
         until=_day(query.get("until"), end=True),
         text=text("q"),
+        evals=RUNS.get(str(query.get("runs") or ""), False),
     )
+
+
+def order_of(query: Any) -> Order:
+    wanted = str(query.get("order") or "")
+    return next((o for o in ORDERS if o == wanted), "newest")
 
 
 class InvestigationPages:
@@ -69,16 +77,20 @@ class InvestigationPages:
             visibility,
             cursor=request.query.get("after") or None,
             size=PAGE_SIZE,
+            order=order_of(request.query),
         )
 
     async def listing(self, request: web.Request) -> web.Response:
         found = await self.page(request)
         values = {k: request.query.get(k, "")[:200] for k in FILTERS}
         more = {k: v for k, v in values.items() if v}
+        now = datetime.now(UTC)
         return self.pages.render(
             request,
             "list.html",
             page=found,
+            rows=[list_row(r, now) for r in found.rows],
+            order=order_of(request.query),
             filters=values,
             more=more,
             first=not request.query.get("after"),

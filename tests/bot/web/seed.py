@@ -241,7 +241,16 @@ async def finish(
             "conclusion": conclusion(text, severity, who),
             "review": review(),
             "usage": usage,
-            "alert": {"source": "scc"},
+            "alert": {
+                "source": "scc",
+                "title": f"Sign-in from a Tor exit node ({text[:60]})",
+                "severity": severity,
+                "event_time": "2025-11-03T22:05:00+00:00",
+                "entities": [
+                    {"kind": "host", "value": "web-prod-01", "role": "target"},
+                    {"kind": "ip", "value": text[:60], "role": "source"},
+                ],
+            },
         },
         usage=usage,
         error=None,

@@ -92,6 +92,14 @@ async def test_the_severity_filter_and_search_find(browser: Browser, db: Databas
     async with signed_in_site(db) as site:
         site.openid.members = {"C0MINE01": {"U0ALICE1"}}
         page = await signed_in(browser, site, "U0ALICE1")
+        first = page.locator("table.list tbody tr").first  # the alert first, its objective beneath
+        assert (
+            await first.locator("a.run").inner_text() == "Sign-in from a Tor exit node (10.0.0.7)"
+        )
+        assert (
+            await first.locator(".beneath").inner_text()
+            == "Decide whether 10.0.0.7 is an intrusion"
+        )
         await page.select_option("select[name=severity]", "info")
         async with page.expect_navigation():
             await page.click("form.filters button[type=submit]")
