@@ -41,6 +41,7 @@ from config.settings import Settings
 from store.db.engine import Database
 from store.investigations.browse import BrowseStore, Filters, Visibility, encode_cursor
 from store.schema import AlertRow, Investigation
+from store.schema.search import digest_of
 from tests import pg_server
 from tests.bot.web.seed import seed
 
@@ -54,6 +55,21 @@ RESULT_SIZE = 16_000  # each of the 50-step page's 75 stored tool results (the t
 def _row(n: int, start: datetime) -> dict[str, Any]:
     channel = f"C{n % 20:07d}"
     verdict = VERDICTS[n % 4]
+    summary = f"Sign-ins for user{n}@example.com from a new country; MFA passed."
+    record = {
+        "conclusion": {
+            "verdict": verdict,
+            "severity": SEVERITIES[n % 4],
+            "confidence": "medium",
+            "summary": summary,
+            "key_findings": [{"finding": f"user{n}@example.com signed in", "evidence": "1 row"}],
+        },
+        "alert": {
+            "source": SOURCES[n % 5],
+            "title": f"Unusual sign-in to host-{n}",
+            "entities": [{"kind": "host", "value": f"host-{n}"}, {"kind": "user", "value": "u"}],
+        },
+    }
     return {
         "id": uuid.uuid4().hex,
         "conversation_id": f"slack:{channel}:1700000000.{n:06d}",
@@ -65,10 +81,8 @@ def _row(n: int, start: datetime) -> dict[str, Any]:
         "verdict": verdict,
         "severity": SEVERITIES[n % 4],
         "source": SOURCES[n % 5],
-        "record": {
-            "conclusion": {"verdict": verdict, "severity": SEVERITIES[n % 4], "summary": "..."},
-            "alert": {"source": SOURCES[n % 5]},
-        },
+        "record": record,
+        "digest": digest_of(record),
         "usage": {"llm_calls": 6, "cost_usd": 0.004},
         "created_at": start + timedelta(seconds=n * 77),
         "finished_at": start + timedelta(seconds=n * 77 + 60),
@@ -177,6 +191,11 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
         "list_search_common_word": "/web/investigations?q=compromised",
         "list_search_no_match": "/web/investigations?q=203.0.113.70",
         "list_search_and_filter": "/web/investigations?q=compromised&verdict=benign&source=scc",
+        # what a run concluded (its digest): an e-mail only in one run's conclusion
+        "list_search_conclusion": "/web/investigations?q=user4242@example.com",
+        "list_most_severe_first": "/web/investigations?order=severity",
+        "list_oldest_first": "/web/investigations?order=oldest",
+        "list_source_any_case": "/web/investigations?source=SCC",
     }
     out: dict[str, Any] = {"rows": rows, "fill_s": round(filled_s, 1)}
     out["load_average_1m"] = round(os.getloadavg()[0], 2)  # 2 shared cores: say how busy

@@ -12,15 +12,24 @@ document.addEventListener("click", function (event) {
   var box = call ? call.querySelector(".result") : null;
   if (!box) { return; }
   event.preventDefault();
-  fetch(link.getAttribute("href"), {credentials: "same-origin"})
+  var table = link.hasAttribute("data-table");
+  var url = link.getAttribute("href") +
+    (table ? "?as=table&anchor=" + encodeURIComponent(call.id) : "");
+  fetch(url, {credentials: "same-origin"})
     .then(function (r) { if (!r.ok) { throw new Error("no result"); } return r.text(); })
     .then(function (text) {
       var whole = document.createElement("pre");
-      whole.className = "result whole";
       whole.textContent = text;
-      box.replaceWith(whole);
       var note = link.closest(".cut");
-      if (note) { note.textContent = "all " + text.length.toLocaleString("en") + " stored characters"; }
+      var told = "all " + text.length.toLocaleString("en") + " stored characters";
+      if (table) {  // our own escaped fragment, from our origin (as the live body is)
+        var doc = new DOMParser().parseFromString(text, "text/html");
+        whole = doc.body.firstElementChild || whole;
+        told = "all " + whole.querySelectorAll("tbody tr").length.toLocaleString("en") + " rows";
+      }
+      whole.classList.add("result", "whole");
+      box.replaceWith(whole);
+      if (note) { note.textContent = told; }
     })
     .catch(function () { window.location.href = link.getAttribute("href"); });
 });

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.web.view import timeline
+from bot.web.view.results import Table, arg_text, cite, table_of
 from bot.web.view.sql_layout import layout
 
 PREVIEW_CHARS = 1500  # of a stored result, on the page; "Show all" fetches the rest
@@ -36,6 +37,7 @@ class Call:
     truncated: bool
     preview: str
     at: str | None
+    table: Table | None = None  # a query's rows (``bot.web.view.results``)
 
     @property
     def short(self) -> str:
@@ -75,7 +77,7 @@ def _args(args: dict[str, Any]) -> list[tuple[str, str, bool]]:
         if key in SQL_KEYS and isinstance(value, str):
             out.append((key, layout(value), True))
         else:
-            out.append((key, value if isinstance(value, str) else repr(value), False))
+            out.append((key, arg_text(value), False))
     return out
 
 
@@ -86,6 +88,7 @@ def calls_of(trace: list[dict[str, Any]]) -> list[tuple[str, Call]]:
         if event["type"] != "tool_called":
             continue
         p = event["payload"]
+        stored = str(p.get("result_preview") or "")
         out.append(
             (
                 str(p.get("step_id") or ""),
@@ -100,8 +103,9 @@ def calls_of(trace: list[dict[str, Any]]) -> list[tuple[str, Call]]:
                     duration_ms=float(p.get("duration_ms") or 0),
                     result_chars=int(p.get("result_chars") or 0),
                     truncated=bool(p.get("truncated")),
-                    preview=str(p.get("result_preview") or ""),
+                    preview=stored,
                     at=event.get("at"),
+                    table=table_of(stored) if p.get("ok") else None,
                 ),
             )
         )
@@ -153,6 +157,15 @@ def _steps(
     return steps
 
 
+def _target(call: Call | None, quoted: str) -> str | None:
+    """Where a finding's link leads: the row of the call's table it quotes best, else
+    the call; None for a reference to no call (``alert`` or one that never ran)."""
+    if call is None:
+        return None
+    row = cite(call.table, quoted) if call.table else None
+    return f"{call.anchor}-r{row}" if row is not None else call.anchor
+
+
 def _findings(
     conclusion: dict[str, Any], review: dict[str, Any], calls: dict[str, Call]
 ) -> list[dict[str, Any]]:
@@ -160,9 +173,8 @@ def _findings(
     reviewed = bool(review) and review.get("status") != "skipped"
     out = []
     for index, finding in enumerate(conclusion.get("key_findings") or []):
-        refs = [
-            (r, calls[r].anchor if r in calls else None) for r in finding.get("evidence_refs") or []
-        ]
+        quoted = f"{finding.get('finding') or ''}\n{finding.get('evidence') or ''}"
+        refs = [(r, _target(calls.get(r), quoted)) for r in finding.get("evidence_refs") or []]
         problem = unverified.get(index)
         out.append(
             {

@@ -17,21 +17,48 @@ __all__ = ["browser"]  # the fixture, shared with test_browser
 
 
 async def test_show_all_brings_the_whole_stored_result(browser: Browser, db: Database) -> None:
+    """A query's rows as a table (header row, the first rows and the cited one), "Show all"
+    brings every row into the page; a result that is not a table says "first N of M
+    characters" and brings the whole stored text."""
     shown = await seed(db, channel="C0MINE01", text="185.220.101.42", steps=2, result_size=6000)
     async with signed_in_site(db) as site:
         site.openid.members = {"C0MINE01": {"U0ALICE1"}}
         page = await signed_in(browser, site, "U0ALICE1")
         await page.goto(f"{site.url}/web/investigations/{shown}")
-        call = page.locator("#call-s1-1")
+        call = page.locator("#call-s2-1")  # a step no finding cites: no cited row shown
+        heads = await call.locator("table.rows thead th").all_inner_texts()
+        assert heads == ["event_time", "principal", "client_ip", "outcome"]
         note = await call.locator(".cut-note").inner_text()
-        assert note.startswith("first ") and " of 6," in note  # "first N of 6,2xx characters"
-        assert CITED not in await call.locator(".result").first.inner_text()
+        total = int(note.split(" of ")[1].split()[0].replace(",", ""))
+        assert note.startswith("10 of ") and total > 50
+        assert CITED not in await call.locator("table.rows").inner_text()
         await call.locator("a.all").click()
-        whole = call.locator("pre.whole")
-        await whole.wait_for()
-        assert CITED in await whole.inner_text()  # the last row, the one the finding cites
+        await call.locator(".whole").wait_for()
+        assert await call.locator(".whole tbody tr").count() == total
+        assert CITED in await call.locator(".whole").inner_text()  # the last row
         SHOTS.mkdir(parents=True, exist_ok=True)
         await page.screenshot(path=str(SHOTS / "analyst-show-all.png"))
+
+
+async def test_following_a_finding_shows_the_row_it_cites(browser: Browser, db: Database) -> None:
+    """The first finding quotes the last of 90-odd rows; its link scrolls to that row,
+    shown (past the first 10) and highlighted."""
+    shown = await seed(db, channel="C0MINE01", text="185.220.101.42", steps=2, result_size=6000)
+    async with signed_in_site(db) as site:
+        site.openid.members = {"C0MINE01": {"U0ALICE1"}}
+        page = await signed_in(browser, site, "U0ALICE1")
+        await page.goto(f"{site.url}/web/investigations/{shown}")
+        link = page.locator(".findings li").first.locator("a.ref")
+        target = str(await link.get_attribute("href"))
+        assert target.startswith("#call-s1-1-r")
+        await link.click()
+        row = page.locator(target)
+        assert await row.is_visible() and CITED in await row.inner_text()
+        assert await row.get_attribute("class") == "cited"
+        assert await row.evaluate("r => r.matches(':target')")
+        box = await row.bounding_box()
+        assert box is not None and -2 < box["y"] < 860  # scrolled into the viewport
+        await page.screenshot(path=str(SHOTS / "analyst-cited-row.png"))
 
 
 # Every word (a run between spaces and hyphens) in a table cell, measured as rendered: a
