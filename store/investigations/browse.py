@@ -32,6 +32,7 @@ from store.schema import AlertRow, Investigation
 from store.schema.search import branches
 
 SOURCES_TTL_S = 60.0
+ALERTS_SHOWN = 50  # of a group's alerts, on its investigation's page
 EVAL_PREFIX = "eval-"  # the conversation id of a run ``socbot eval`` made (evals.runner)
 
 
@@ -196,15 +197,24 @@ class BrowseStore:
                 )
         return Page([Listed(**row._asdict()) for row in rows], after)
 
-    async def alert_ids(self, investigation_id: str) -> list[str]:
-        """The stored alerts this investigation ran for (a group's leader and members)."""
-        async with self.db.session() as session:
-            found = await session.scalars(
-                select(AlertRow.id)
+    async def alerts_of(self, investigation_id: str) -> list[dict[str, Any]]:
+        """The stored alerts this investigation ran for (a group's leader and members),
+        first stored first: id, title, source, event time, Slack channel and message."""
+        async with self.db.reading() as session:
+            found = await session.execute(
+                select(
+                    AlertRow.id,
+                    AlertRow.title,
+                    AlertRow.source,
+                    AlertRow.event_time,
+                    AlertRow.slack_channel,
+                    AlertRow.slack_ts,
+                )
                 .where(AlertRow.investigation_id == investigation_id)
                 .order_by(AlertRow.created_at)
+                .limit(ALERTS_SHOWN)
             )
-            return list(found)
+            return [dict(row._asdict()) for row in found]
 
     async def tool_result(self, investigation_id: str, seq: int) -> str | None:
         """The stored result (up to 64 KiB) of one ``tool_called`` event of this investigation."""

@@ -128,9 +128,8 @@ class InvestigationPages:
             {"user": v.user, "value": v.value, "verdict": v.verdict, "comment": v.comment}
             for v in await self.feedback.votes(row["id"])
         ]
-        view = investigation_view(row, trace, votes)
-        view["alerts"] = await self.browse.alert_ids(row["id"])
-        return view
+        alerts = await self.browse.alerts_of(row["id"])
+        return investigation_view(row, trace, votes, alerts)
 
     async def investigation(self, request: web.Request) -> web.Response:
         return self.pages.render(request, "investigation.html", v=await self._view(request))

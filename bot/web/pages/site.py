@@ -1,7 +1,7 @@
 """What every page handler shares: the ``Web`` (database, settings, access, signer,
 sign-in, templates), the viewer's request key, the security headers of every answer
 (``app.guard`` sets them; a stream sets them itself) and the templates' filters
-(``clip``; times: ``when``, ``stamp``, ``ago``; labels: ``words``)."""
+(``clip``; times: ``when``, ``stamp``, ``ago``, ``span``; labels: ``words``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from bot.web.auth.access import Access
 from bot.web.auth.session import SESSION_COOKIE, Signer, Viewer
 from bot.web.auth.signin import SignIn
 from bot.web.view.listing import words
-from bot.web.view.when import ago, stamp, when
+from bot.web.view.when import ago, span, stamp, when
 from config.settings import Settings
 from store.db.engine import Database
 
@@ -89,6 +89,7 @@ def templates() -> jinja2.Environment:
     env.filters["stamp"] = stamp
     env.filters["ago"] = ago
     env.filters["words"] = words
+    env.filters["span"] = span
     return env
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from bot.web.view import timeline
+from bot.web.view.header import band, head
 from bot.web.view.results import Table, arg_text, cite, table_of
 from bot.web.view.sql_layout import layout
 
@@ -140,6 +142,7 @@ def _steps(
     finished = {
         e["payload"]["step_id"]: e["payload"] for e in trace if e["type"] == "step_finished"
     }
+    started = {e["payload"]["step_id"] for e in trace if e["type"] == "step_started"}
     steps = []
     for raw in planned:
         step_id = str(raw.get("id"))
@@ -148,7 +151,10 @@ def _steps(
             Step(
                 id=step_id,
                 description=str(raw.get("description") or ""),
-                status=str(done.get("status") or raw.get("status") or "pending"),
+                status=str(
+                    done.get("status")
+                    or ("running" if step_id in started else raw.get("status") or "pending")
+                ),
                 summary=str(done.get("summary") or raw.get("result") or ""),
                 tools=[str(t) for t in raw.get("tools") or []],
                 calls=[c for s, c in calls if s == step_id],
@@ -189,10 +195,16 @@ def _findings(
 
 
 def investigation_view(
-    row: dict[str, Any], trace: list[dict[str, Any]], votes: list[dict[str, Any]]
+    row: dict[str, Any],
+    trace: list[dict[str, Any]],
+    votes: list[dict[str, Any]],
+    alerts: list[dict[str, Any]] | None = None,
+    now: datetime | None = None,
 ) -> dict[str, Any]:
-    """Everything the investigation template shows."""
+    """Everything the investigation template shows; ``alerts`` the run's stored alerts."""
+    now = now or datetime.now(UTC)
     record = dict(row.get("record") or {})
+    running = row.get("status") == "running"
     calls = calls_of(trace)
     by_ref = {c.ref: c for _, c in calls if c.ref}
     conclusion = record.get("conclusion") or (_last(trace, "concluded") or {}).get("conclusion")
@@ -220,7 +232,10 @@ def investigation_view(
         "used": [e["payload"] for e in trace if e["type"] == "playbook_used"],
         "usage": record.get("usage") or row.get("usage") or {},
         "votes": votes,
-        "timeline": timeline.build(trace, anchors),
+        "timeline": timeline.build(trace, anchors, now if running else None),
+        "head": head(row, record, trace, alerts or [], now),
+        "band": band(conclusion),
+        "alerts": alerts or [],
         "limits_hit": record.get("limits_hit") or [],
         "events": len(trace),
     }

@@ -190,7 +190,11 @@ async def seed(
     )
     await store.create(investigation_id, conversation, "alert", f"Alert: {text}")
     recorder = store.recorder(investigation_id)
-    for event in events(investigation_id, conversation, steps, text, result_size):
+    written = events(investigation_id, conversation, steps, text, result_size)
+    if running:  # the last step has started and not finished
+        last = f"s{steps}"
+        written = [e for e in written if not (isinstance(e, StepFinished) and e.step_id == last)]
+    for event in written:
         await recorder.emit(event)
     await recorder.flush()
     if not running:

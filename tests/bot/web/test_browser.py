@@ -61,7 +61,7 @@ async def test_list_and_investigation_pages(browser: Browser, db: Database) -> N
         await page.screenshot(path=str(SHOTS / "list.png"), full_page=True)
         await page.click(f"a[href='/web/investigations/{shown}']")
         await page.wait_for_selector("#verdict")
-        assert await page.inner_text("#verdict") == "true_positive"
+        assert await page.inner_text("#verdict") == "true positive"
         assert await page.locator("svg.timeline rect").count() >= 6 + 9  # steps + calls
         # an evidence reference leads to the tool call behind it
         await page.click("a.ref[href^='#call-s1-1']")

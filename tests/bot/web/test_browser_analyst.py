@@ -5,9 +5,13 @@ The investigations are invented (``tests/bot/web/seed.py``, labelled so)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from playwright.async_api import Browser, Page
+from sqlalchemy import update
 
 from store.db.engine import Database
+from store.schema import Investigation, TraceEvent
 from tests.bot.web.seed import CITED, seed
 from tests.bot.web.support import ADMIN, signed_in_site
 from tests.bot.web.test_browser import SHOTS, browser, signed_in
@@ -143,3 +147,35 @@ async def test_the_severity_filter_and_search_find(browser: Browser, db: Databas
 async def _listed(page: Page) -> list[str]:
     links = page.locator("table.list tbody tr a.run")
     return [str(h).rsplit("/", 1)[-1] for h in await links.evaluate_all("l => l.map(a => a.href)")]
+
+
+async def test_a_running_step_is_shown_running(browser: Browser, db: Database) -> None:
+    """A run whose last step started and has not finished: the step says "running", the
+    timeline draws it open to now, the header says for how long and when it last did
+    something; with no event for ten minutes it is marked possibly stale."""
+    running = await seed(db, channel="C0MINE01", text="live-run", steps=2, running=True)
+    async with signed_in_site(db) as site:
+        site.openid.members = {"C0MINE01": {"U0ALICE1"}}
+        page = await signed_in(browser, site, "U0ALICE1")
+        await page.goto(f"{site.url}/web/investigations/{running}")
+        assert await page.inner_text("#status") == "running"
+        steps = page.locator("article.step h3 .st")
+        assert await steps.all_inner_texts() == ["done", "running"]
+        assert await page.locator("svg.timeline rect.step-running").count() == 1
+        assert "last event just now" in await page.inner_text("#elapsed")
+        assert await page.locator("#stale").count() == 0
+        await page.screenshot(path=str(SHOTS / "analyst-running.png"))
+        gone = datetime.now(UTC) - timedelta(minutes=10)
+        async with db.session() as session:  # as if its process died ten minutes ago
+            await session.execute(
+                update(TraceEvent)
+                .where(TraceEvent.investigation_id == running)
+                .values(created_at=gone)
+            )
+            await session.execute(
+                update(Investigation).where(Investigation.id == running).values(created_at=gone)
+            )
+        await page.reload()
+        elapsed = await page.inner_text("#elapsed")
+        assert elapsed.startswith("10 m") and "last event 10 min ago" in elapsed
+        assert await page.inner_text("#stale") == "possibly stale"
