@@ -23,11 +23,14 @@ from bot.web.view.listing import list_row
 from bot.web.view.results import shown, table_of
 from store.investigations.browse import ORDERS, BrowseStore, Filters, Order, Page
 from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookStore
 from store.playbook.feedback import FeedbackStore
+from store.triage.suppressions import SuppressionStore
 
 FILTERS = ("verdict", "severity", "source", "channel", "since", "until", "q", "runs", "order")
 RUNS = {"evals": True, "all": None}  # which runs the list shows; default: no eval runs
 PAGE_SIZE = 50
+BULLETS = 40  # playbook bullets whose text an investigation page shows
 
 
 def _day(value: str | None, *, end: bool = False) -> datetime | None:
@@ -67,6 +70,8 @@ class InvestigationPages:
         self.browse = BrowseStore(pages.db)
         self.investigations = InvestigationStore(pages.db)
         self.feedback = FeedbackStore(pages.db)
+        self.bullets = PlaybookStore(pages.db)
+        self.suppressions = SuppressionStore(pages.db)
 
     async def home(self, _request: web.Request) -> web.Response:
         return web.Response(status=302, headers={"Location": "/web/investigations"})
@@ -129,7 +134,15 @@ class InvestigationPages:
             for v in await self.feedback.votes(row["id"])
         ]
         alerts = await self.browse.alerts_of(row["id"])
-        return investigation_view(row, trace, votes, alerts)
+        view = investigation_view(row, trace, votes, alerts)
+        wanted = {b for u in view["used"] for b in u.get("bullet_ids") or []}
+        wanted |= {str(b.get("id")) for b in (view["playbook"] or {}).get("bullets") or []}
+        for bullet_id in sorted(wanted)[:BULLETS]:
+            found = await self.bullets.get(bullet_id)
+            if found is not None:
+                view["bullets"][bullet_id] = found.content
+        view["suppressions"] = await self.suppressions.of_alerts([a["id"] for a in alerts])
+        return view
 
     async def investigation(self, request: web.Request) -> web.Response:
         return self.pages.render(request, "investigation.html", v=await self._view(request))

@@ -14,7 +14,7 @@ from aiohttp import web
 from bot.web.auth.access import Access
 from bot.web.auth.session import SESSION_COOKIE, Signer, Viewer
 from bot.web.auth.signin import SignIn
-from bot.web.view.listing import words
+from bot.web.view.listing import address_label, words
 from bot.web.view.when import ago, span, stamp, when
 from config.settings import Settings
 from store.db.engine import Database
@@ -90,6 +90,7 @@ def templates() -> jinja2.Environment:
     env.filters["ago"] = ago
     env.filters["words"] = words
     env.filters["span"] = span
+    env.globals["address_label"] = address_label
     return env
 
 

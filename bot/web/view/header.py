@@ -74,3 +74,42 @@ def band(conclusion: dict[str, Any] | None) -> dict[str, str] | None:
         "severity": words(conclusion.get("severity")),
         "confidence": words(conclusion.get("confidence")),
     }
+
+
+def drafts_of(review: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each draft the review saw, readable: its verdict, summary and findings, and what
+    changed from the draft before (verdict, severity, confidence, findings)."""
+    out: list[dict[str, Any]] = []
+    before: dict[str, Any] = {}
+    for number, draft in enumerate(review.get("drafts") or []):
+        if not isinstance(draft, dict):
+            continue
+        findings = [
+            str(f.get("finding") or "") if isinstance(f, dict) else str(f)
+            for f in draft.get("key_findings") or []
+        ]
+        changes = []
+        if before:
+            for key in ("verdict", "severity", "confidence"):
+                if draft.get(key) != before.get(key):
+                    was, now = words(before.get(key)), words(draft.get(key))
+                    changes.append(f"{key} {was} → {now}")
+            had = len(before.get("key_findings") or [])
+            if len(findings) != had:
+                changes.append(f"{had} → {len(findings)} findings")
+            if draft.get("summary") != before.get("summary"):
+                changes.append("summary rewritten")
+        out.append(
+            {
+                "number": number + 1,
+                "kept": number == review.get("kept", 0),
+                "verdict": draft.get("verdict"),
+                "severity": draft.get("severity"),
+                "confidence": draft.get("confidence"),
+                "summary": draft.get("summary") or draft.get("text"),
+                "findings": findings,
+                "changes": changes,
+            }
+        )
+        before = draft
+    return out

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.web.view import timeline
-from bot.web.view.header import band, head
+from bot.web.view.header import band, drafts_of, head
 from bot.web.view.results import Table, arg_text, cite, table_of
 from bot.web.view.sql_layout import layout
 
@@ -235,6 +235,8 @@ def investigation_view(
         "timeline": timeline.build(trace, anchors, now if running else None),
         "head": head(row, record, trace, alerts or [], now),
         "band": band(conclusion),
+        "drafts": drafts_of(review),
+        "bullets": {},  # id -> text of the playbook bullets used or selected (the page's)
         "alerts": alerts or [],
         "limits_hit": record.get("limits_hit") or [],
         "events": len(trace),

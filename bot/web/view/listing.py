@@ -4,11 +4,13 @@ ran, how sure. Words in labels, never snake_case."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from alerts.addresses import non_public_reason
 from bot.web.view.when import between, span
 
 MAIN_CHARS = 160
@@ -25,6 +27,27 @@ def words(value: object) -> str:
     """A stored label as words: ``true_positive`` → ``true positive``."""
     text = "" if value is None else str(value)
     return LABELS.get(text, text.replace("_", " "))
+
+
+DOCUMENTATION = tuple(
+    ipaddress.ip_network(n)
+    for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32", "3fff::/20")
+)  # RFC 5737, RFC 3849, RFC 9637: examples, never a real host
+
+
+def address_label(kind: str, value: str, private: bool) -> str | None:
+    """What an indicator is, when it is not a public address: ``documentation`` (the
+    example ranges), ``private``, ``loopback``, ...; ``internal`` for a private name."""
+    try:
+        ip = ipaddress.ip_address(value) if kind in ("ip", "ipv4", "ipv6") else None
+    except ValueError:
+        ip = None
+    if ip is not None:
+        if any(ip in net for net in DOCUMENTATION if net.version == ip.version):
+            return "documentation"
+        reason = non_public_reason(ip)
+        return reason.removesuffix(" address") if reason else None
+    return "internal" if private else None
 
 
 def first_line(text: str | None, size: int = MAIN_CHARS) -> str:
