@@ -20,7 +20,7 @@ from bot.web.pages.live import Live
 from bot.web.pages.site import HEADERS, VIEWER, Web
 from bot.web.view.investigation import investigation_view
 from bot.web.view.listing import list_row
-from bot.web.view.results import shown, table_of
+from bot.web.view.results import shown, table_html, table_of
 from store.investigations.browse import ORDERS, BrowseStore, Filters, Order, Page
 from store.investigations.runs import InvestigationStore
 from store.playbook.bullets import PlaybookStore
@@ -160,8 +160,8 @@ class InvestigationPages:
         table = table_of(found) if request.query.get("as") == "table" else None
         if table is not None:  # every row, as the page draws a table (escaped)
             anchor = re.sub(r"[^A-Za-z0-9_-]", "-", request.query.get("anchor", "call")[:80])
-            rows = shown(table, limit=table.total)
-            return self.pages.render(request, "call_table.html", t=table, anchor=anchor, rows=rows)
+            drawn = table_html(table, anchor, shown(table, limit=table.total))
+            return web.Response(text=str(drawn), content_type="text/html")
         return web.Response(text=found, content_type="text/plain", charset="utf-8")
 
     async def events(self, request: web.Request) -> web.StreamResponse:

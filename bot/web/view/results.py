@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from markupsafe import Markup, escape
+
 TABLE_ROWS = 10  # shown before "Show all"; cited rows beyond them are shown too
 CELL_CHARS = 300
 CITED_CHARS = 6
@@ -42,6 +44,9 @@ class Table:
     @cached_property  # drawn after every finding has cited its rows
     def visible(self) -> list[tuple[int, list[str]]]:
         return shown(self)
+
+    def html(self, anchor: str) -> Markup:
+        return table_html(self, anchor, self.visible)
 
     @cached_property
     def visible_count(self) -> int:
@@ -104,6 +109,26 @@ def shown(table: Table, limit: int = TABLE_ROWS) -> list[tuple[int, list[str]]]:
     if last < table.total - 1:
         out.append((-1, [f"{table.total - last - 1:,} rows not shown"]))
     return out
+
+
+def table_html(table: Table, anchor: str, rows: list[tuple[int, list[str]]]) -> Markup:
+    """The rows as an HTML table (every value escaped): a header row, each row's id
+    ``{anchor}-r{index}`` (what a finding's link targets), cited rows marked, gaps said.
+    Drawn here rather than in a template: a page holds hundreds of these rows."""
+    width = len(table.columns)
+    out = ['<div class="result table-wrap"><table class="rows"><thead><tr>']
+    out += [f"<th>{escape(c[:80])}</th>" for c in table.columns]
+    out.append("</tr></thead><tbody>")
+    for index, cells in rows:
+        if index < 0:
+            out.append(f'<tr class="gap"><td colspan="{width}">⋯ {escape(cells[0])}</td></tr>')
+            continue
+        cited = ' class="cited"' if index in table.cited else ""
+        out.append(f'<tr id="{escape(anchor)}-r{index}"{cited}>')
+        out += [f"<td>{escape(c)}</td>" for c in cells]
+        out.append("</tr>")
+    out.append("</tbody></table></div>")
+    return Markup("".join(out))
 
 
 def arg_text(value: Any) -> str:
