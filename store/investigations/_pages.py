@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from sqlalchemy import ColumnElement, Row, Select, and_, func, select, true, tuple_, union
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -64,7 +64,7 @@ def columns(where: ColumnElement[bool], size: int, *, oldest: bool = False) -> S
         .scalar_subquery()
     )
     order = (Investigation.created_at, Investigation.id)
-    return (
+    query: Any = (  # more columns than Select's typed overloads name
         select(
             Investigation.id,
             Investigation.created_at,
@@ -88,6 +88,7 @@ def columns(where: ColumnElement[bool], size: int, *, oldest: bool = False) -> S
         .order_by(*(c.asc() if oldest else c.desc() for c in order))
         .limit(size + 1)
     )
+    return cast("Select[Any]", query)
 
 
 async def read(

@@ -25,7 +25,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.db.engine import Database
 from store.investigations._pages import ORDERS as ORDERS
-from store.investigations._pages import Order, by_severity, by_time
+from store.investigations._pages import Order as Order
+from store.investigations._pages import by_severity, by_time
 from store.investigations._pages import decode_cursor as decode_cursor
 from store.investigations._pages import encode_cursor as encode_cursor
 from store.schema import AlertRow, Investigation

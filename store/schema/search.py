@@ -59,8 +59,12 @@ DIGEST_CHARS = 20_000  # of a run's digest; the conclusion's text comes first
 def digest_of(record: dict[str, Any]) -> str:
     """The run's searchable text beside its request and objective: the alert's title and
     entities, the conclusion's summary, key findings (and their evidence), the answer."""
-    alert = record.get("alert") if isinstance(record.get("alert"), dict) else {}
-    found = record.get("conclusion") if isinstance(record.get("conclusion"), dict) else {}
+    alert: dict[str, Any] = record.get("alert") or {}
+    found: dict[str, Any] = record.get("conclusion") or {}
+    alert, found = (
+        (alert if isinstance(alert, dict) else {}),
+        (found if isinstance(found, dict) else {}),
+    )
     parts: list[Any] = [found.get("summary")]
     for finding in found.get("key_findings") or []:
         if isinstance(finding, dict):
