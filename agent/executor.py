@@ -25,12 +25,12 @@ from agent.errors import AgentError, BudgetExceeded, DeadlineExceeded
 from agent.model.fence import Fence, user_turn
 from agent.model.gateway import CallContext, LLMGateway
 from agent.review.evidence import Evidence
-from core.events import Sink, ToolCalled
+from core.events import STORED_RESULT_CHARS, Sink, ToolCalled
 from tools.base import Budget, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
 
-PREVIEW_CHARS = 600
+ERROR_CHARS = 600  # a failed call's reason, as the trace keeps it
 FINDINGS_CHARS = 4000  # a step's findings as later prompts see them
 FORCED_SUMMARY_REQUEST = (
     "The tool call budget is spent: no more tools can be called. Write your final "
@@ -154,7 +154,7 @@ class ToolRunner:
                 duration_ms=round(result.duration_ms, 1),
                 result_chars=result.chars,
                 truncated=result.truncated,
-                result_preview=result.as_json()[:PREVIEW_CHARS],
+                result_preview=(result.whole or result.as_json())[:STORED_RESULT_CHARS],
                 error=None if result.ok else _error_text(result.data),
             )
         )
@@ -285,4 +285,4 @@ async def run_step(
 def _error_text(data: dict[str, Any]) -> str:
     """A failed call's reason, as the model was told it (clipped for the trace)."""
     error = data.get("error", data)
-    return str(error)[:PREVIEW_CHARS]
+    return str(error)[:ERROR_CHARS]

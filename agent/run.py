@@ -1,12 +1,11 @@
 """One investigation run: the request, its state while it runs, and how it ended.
 
-``open_run`` creates the investigation row, the trace recorder and the three call
-contexts (``work`` stops short of the shares of deadline and token budget kept for
-the conclusion and for its review; ``final`` stops short of the review's share;
-``review_ctx`` may use all of it). ``outcome`` builds the full record
-(``Outcome.record``, what ``--json`` prints and the investigation row stores);
-``close_run`` stores it; ``record_ended`` is the best-effort version for a run
-that ends by cancellation or a bug.
+``open_run`` creates the investigation row, the trace recorder and the three call contexts
+(``work`` stops short of the shares of deadline and token budget kept for the conclusion and for
+its review; ``final`` stops short of the review's share; ``review_ctx`` may use all of it).
+``outcome`` builds the full record (``Outcome.record``, what ``--json`` prints and the
+investigation row stores); ``close_run`` stores it; ``record_ended`` is the best-effort version for
+a run that ends by cancellation or a bug.
 """
 
 from __future__ import annotations
@@ -37,6 +36,7 @@ from tools.base import ToolRegistry
 log = logging.getLogger(__name__)
 
 ERROR_CHARS = 300
+ALERT_ENTITIES = 20  # of the alert's entities, in the record
 
 Mode = Literal["direct", "planned"]
 Status = RunEnd  # how a run ends: what ``investigations.status`` stores for it
@@ -288,13 +288,13 @@ def history_user_text(request: Request) -> str:
 def _sentence(message: str) -> str:
     """One short user-safe sentence from an error message."""
     text = " ".join(message.split()) or "The investigation failed."
-    if len(text) > ERROR_CHARS:
-        text = text[: ERROR_CHARS - 1] + "…"
-    return text
+    return text[: ERROR_CHARS - 1] + "…" if len(text) > ERROR_CHARS else text
 
 
 def _alert_ref(alert: Alert | None) -> dict[str, Any] | None:
     if alert is None:
         return None
     ref = {"id": alert.id, "source": alert.source, "title": alert.title}
-    return {**ref, "severity": alert.severity}
+    when = alert.event_time.isoformat() if alert.event_time else None  # entities: list, search
+    entities = [e.model_dump() for e in alert.entities[:ALERT_ENTITIES]]
+    return {**ref, "severity": alert.severity, "event_time": when, "entities": entities}

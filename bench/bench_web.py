@@ -3,15 +3,15 @@
     python3 -m uv run python -m bench.bench_web [--rows 100000] [--requests 60]
 
 For each database: ``rows`` investigations (invented, spread over 90 days and 20
-channels, a conclusion and an alert source in each record, one alert with its
-indicators each) are inserted in bulk, plus
-one investigation of 50 steps written the way the engine writes it
-(``tests/bot/web/seed.py``). The pages run on a loopback port as ``socbot web``
-serves them (one local user: every row visible), and each case is fetched over HTTP
-``requests`` times after two warm-ups; p50 and p95 are the whole request as the
-client sees it. A member's list (the rows of 5 channels out of 20) is timed as the
-query alone, since the local user is an admin. Targets: the 50-step page ≤ 100 ms
-p95, the list (and each search) ≤ 150 ms p95. Results: ``var/bench/bench_web.json``.
+channels, a conclusion and an alert source in each record, one alert with its indicators
+each) are inserted in bulk, plus one investigation of 50 steps written the way the
+engine writes it (``tests/bot/web/seed.py``), each of its 75 tool results stored at
+16,000 characters. The pages run on a loopback port as ``socbot web`` serves them (one
+local user: every row visible), and each case is fetched over HTTP ``requests`` times
+after two warm-ups; p50 and p95 are the whole request as the client sees it. A member's
+list (the rows of 5 channels out of 20) is timed as the query alone, since the local
+user is an admin. Targets: the 50-step page ≤ 100 ms p95, the list (and each search) ≤
+150 ms p95. Results: ``var/bench/bench_web.json``.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from config.settings import Settings
 from store.db.engine import Database
 from store.investigations.browse import BrowseStore, Filters, Visibility, encode_cursor
 from store.schema import AlertRow, Investigation
+from store.schema.search import digest_of
 from tests import pg_server
 from tests.bot.web.seed import seed
 
@@ -48,11 +49,27 @@ VERDICTS = ("true_positive", "false_positive", "benign", "inconclusive")
 SEVERITIES = ("critical", "high", "medium", "low")
 SOURCES = ("guardduty", "scc", "crowdstrike", "splunk", "wazuh")
 BATCH = 5000
+RESULT_SIZE = 16_000  # each of the 50-step page's 75 stored tool results (the trace keeps 64 KiB)
 
 
 def _row(n: int, start: datetime) -> dict[str, Any]:
     channel = f"C{n % 20:07d}"
     verdict = VERDICTS[n % 4]
+    summary = f"Sign-ins for user{n}@example.com from a new country; MFA passed."
+    record = {
+        "conclusion": {
+            "verdict": verdict,
+            "severity": SEVERITIES[n % 4],
+            "confidence": "medium",
+            "summary": summary,
+            "key_findings": [{"finding": f"user{n}@example.com signed in", "evidence": "1 row"}],
+        },
+        "alert": {
+            "source": SOURCES[n % 5],
+            "title": f"Unusual sign-in to host-{n}",
+            "entities": [{"kind": "host", "value": f"host-{n}"}, {"kind": "user", "value": "u"}],
+        },
+    }
     return {
         "id": uuid.uuid4().hex,
         "conversation_id": f"slack:{channel}:1700000000.{n:06d}",
@@ -64,10 +81,8 @@ def _row(n: int, start: datetime) -> dict[str, Any]:
         "verdict": verdict,
         "severity": SEVERITIES[n % 4],
         "source": SOURCES[n % 5],
-        "record": {
-            "conclusion": {"verdict": verdict, "severity": SEVERITIES[n % 4], "summary": "..."},
-            "alert": {"source": SOURCES[n % 5]},
-        },
+        "record": record,
+        "digest": digest_of(record),
         "usage": {"llm_calls": 6, "cost_usd": 0.004},
         "created_at": start + timedelta(seconds=n * 77),
         "finished_at": start + timedelta(seconds=n * 77 + 60),
@@ -151,7 +166,7 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
     began = time.perf_counter()
     await fill(db, rows)
     filled_s = time.perf_counter() - began
-    big = await seed(db, channel=None, text="185.220.101.42", steps=50)
+    big = await seed(db, channel=None, text="185.220.101.42", steps=50, result_size=RESULT_SIZE)
     middle = await middle_cursor(db, rows)
     pages = create_web(Settings(database_url=url), db, None, local=True)
     app = web.Application()
@@ -176,6 +191,11 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
         "list_search_common_word": "/web/investigations?q=compromised",
         "list_search_no_match": "/web/investigations?q=203.0.113.70",
         "list_search_and_filter": "/web/investigations?q=compromised&verdict=benign&source=scc",
+        # what a run concluded (its digest): an e-mail only in one run's conclusion
+        "list_search_conclusion": "/web/investigations?q=user4242@example.com",
+        "list_most_severe_first": "/web/investigations?order=severity",
+        "list_oldest_first": "/web/investigations?order=oldest",
+        "list_source_any_case": "/web/investigations?source=SCC",
     }
     out: dict[str, Any] = {"rows": rows, "fill_s": round(filled_s, 1)}
     out["load_average_1m"] = round(os.getloadavg()[0], 2)  # 2 shared cores: say how busy

@@ -45,6 +45,11 @@ class StepStarted(Event):
     description: str
 
 
+# what the trace keeps of a tool result: its JSON whole up to this many characters (64 KiB);
+# ``result_chars`` counts the rest, so a page says "first N of M characters"
+STORED_RESULT_CHARS = 65_536
+
+
 class ToolCalled(Event):
     type: Literal["tool_called"] = "tool_called"
     step_id: str | None
@@ -55,7 +60,9 @@ class ToolCalled(Event):
     duration_ms: float
     result_chars: int
     truncated: bool
-    result_preview: str = Field("", description="truncated result, for the trace")
+    result_preview: str = Field(
+        "", description="the result's JSON before the model's cut, up to STORED_RESULT_CHARS"
+    )
     error: str | None = Field(None, description="why the call failed (ok is false)")
 
 

@@ -3,9 +3,10 @@
 From the database: the alert as it arrived (``alerts.raw``), the rows its log queries
 returned and its threat-intel answers (from the trace's ``tool_called`` events), and
 the ground truth: ``--verdict``, else the analyst's vote (👎 with the right verdict, or
-👍 on socbot's own). The trace keeps the first 600 characters of each tool result
-(``agent.executor.PREVIEW_CHARS``): the rows whole within them are kept, the others
-are counted in ``Captured.cut_rows``; review the scenario before adding it to a pack.
+👍 on socbot's own). The trace keeps each tool result whole, as the tool returned it
+before the model's cut, up to ``core.events.STORED_RESULT_CHARS`` (64 KiB); the rows
+whole within a longer one (or an older trace's 600-character preview) are kept, the
+others are counted in ``Captured.cut_rows``; review the scenario before adding it to a pack.
 Rows go to the table the query read (queries over several tables are skipped).
 """
 

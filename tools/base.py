@@ -33,6 +33,7 @@ from typing import (
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from core.events import STORED_RESULT_CHARS
 from tools.results import as_dict, truncate, validation_brief
 
 if TYPE_CHECKING:  # the SDK's types take a second to import: only when a model is called
@@ -84,6 +85,7 @@ class ToolResult:
     duration_ms: float
     chars: int  # size before truncation
     truncated: bool
+    whole: str = ""  # the JSON before truncation, up to core.events.STORED_RESULT_CHARS
 
     def as_json(self) -> str:
         return json.dumps(self.data, ensure_ascii=False, default=str)
@@ -242,6 +244,7 @@ class ToolRegistry:
             except Exception as exc:  # fail open: a broken tool must not end the run
                 log.exception("tool %r crashed", name)
                 data = {"error": f"tool failed unexpectedly ({type(exc).__name__})"}
+        whole = json.dumps(data, ensure_ascii=False, default=str)[:STORED_RESULT_CHARS]
         data, chars, truncated = truncate(data, self.result_chars)
         return ToolResult(
             name=name,
@@ -251,6 +254,7 @@ class ToolRegistry:
             duration_ms=(time.perf_counter() - started) * 1000,
             chars=chars,
             truncated=truncated,
+            whole=whole,
         )
 
 

@@ -2,29 +2,39 @@
 
 The pages' list and ``socbot list`` (``store.investigations.listing``) both read here.
 ``BrowseStore.page`` never counts or offsets: it reads ``size + 1`` rows after the
-cursor (``created_at, id`` descending, on ``ix_investigations_created``), so the
-hundredth page costs what the first does. Filters narrow the scan: verdict, status,
-the conclusion's severity and the alert's source (columns ``finish`` fills from the
-record), the Slack channel (``slack:<channel>:…`` conversations), a date range, and
-a search (whole words, on an index: ``store.schema.search``) in the request text, the
-objective and the linked alerts' indicators. ``Visibility`` is who is asking: the
-channels they may see and whether terminal runs are theirs (``EVERYONE``: all).
+cursor, newest first, oldest first or most severe first (``store.investigations._pages``
+says on which index), so the hundredth page costs what the first does. Filters narrow
+the scan: verdict, status, the conclusion's severity and the alert's source (columns
+``finish`` fills from the record), the Slack channel (``slack:<channel>:…``
+conversations), a date range, and a search (whole words, on an index:
+``store.schema.search``) in the request text, the objective, the run's digest and the
+linked alerts' indicators, and whether eval runs are shown. ``Visibility`` is who is
+asking: the channels they may see and whether terminal runs are theirs (``EVERYONE``:
+all).
 """
 
 from __future__ import annotations
 
-import base64
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select, true, tuple_, union
+from sqlalchemy import ColumnElement, false, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.db.engine import Database
+from store.investigations._pages import ORDERS as ORDERS
+from store.investigations._pages import Order as Order
+from store.investigations._pages import by_severity, by_time
+from store.investigations._pages import decode_cursor as decode_cursor
+from store.investigations._pages import encode_cursor as encode_cursor
 from store.schema import AlertRow, Investigation
 from store.schema.search import branches
 
-TITLE_CHARS = 160
+SOURCES_TTL_S = 60.0
+ALERTS_SHOWN = 50  # of a group's alerts, on its investigation's page
+EVAL_PREFIX = "eval-"  # the conversation id of a run ``socbot eval`` made (evals.runner)
 
 
 @dataclass(frozen=True)
@@ -50,6 +60,7 @@ class Filters:
     since: datetime | None = None
     until: datetime | None = None
     text: str | None = None
+    evals: bool | None = None  # eval runs: only them (True), none (False), or with the rest
 
 
 @dataclass(frozen=True)
@@ -58,18 +69,28 @@ class Listed:
 
     id: str
     created_at: datetime
+    finished_at: datetime | None
     kind: str
     status: str
     verdict: str | None
     severity: str | None
     source: str | None
     conversation_id: str
-    title: str
+    title: str  # the objective, else the request
+    objective: str | None
+    alert_title: str | None  # the (first) alert's
+    confidence: str | None  # the conclusion's
+    entities: str | None  # the alert's, as the record holds them (JSON text)
     cost_usd: float | None
 
     @property
     def channel(self) -> str | None:
         return channel_of(self.conversation_id)
+
+    @property
+    def is_eval(self) -> bool:
+        """A run ``socbot eval`` made (hidden from the pages' list unless asked for)."""
+        return self.conversation_id.startswith(EVAL_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -111,10 +132,11 @@ def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[
         out.append(Investigation.status == filters.status)
     if filters.severity:
         out.append(Investigation.severity == filters.severity)
-    if filters.source:
-        out.append(Investigation.source == filters.source)
     if filters.channel:
         out.append(_in_channel(filters.channel))
+    if filters.evals is not None:
+        of_eval = Investigation.conversation_id.like(EVAL_PREFIX + "%")
+        out.append(of_eval if filters.evals else ~of_eval)
     if filters.since:
         out.append(Investigation.created_at >= filters.since)
     if filters.until:
@@ -122,84 +144,81 @@ def _conditions(filters: Filters, visibility: Visibility) -> list[ColumnElement[
     return out
 
 
-def encode_cursor(created_at: datetime, investigation_id: str) -> str:
-    raw = f"{created_at.isoformat()}|{investigation_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
-    """The cursor's position, or ``None`` when it is not one of ours."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        at, _, investigation_id = raw.partition("|")
-        return datetime.fromisoformat(at), investigation_id
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
-def _newest(where: ColumnElement[bool], size: int) -> Select[Any]:
-    """The list's columns, newest first, ``size + 1`` rows (one more: is there a next page)."""
-    title = func.coalesce(
-        func.substr(Investigation.objective, 1, TITLE_CHARS),
-        func.substr(Investigation.input, 1, TITLE_CHARS),
-    )
-    return (
-        select(
-            Investigation.id,
-            Investigation.created_at,
-            Investigation.kind,
-            Investigation.status,
-            Investigation.verdict,
-            Investigation.severity,
-            Investigation.source,
-            Investigation.conversation_id,
-            title.label("title"),
-            Investigation.usage["cost_usd"].as_float().label("cost_usd"),
-        )
-        .where(where)
-        .order_by(Investigation.created_at.desc(), Investigation.id.desc())
-        .limit(size + 1)
-    )
-
-
 class BrowseStore:
     """Reads for the pages: the list, and the alerts of one investigation."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._sources: tuple[float, list[str]] = (-SOURCES_TTL_S, [])
+
+    async def sources(self, *, fresh: bool = False) -> list[str]:
+        """The alert sources stored runs came from (read on the source index, kept a minute)."""
+        at, known = self._sources
+        if fresh or time.monotonic() - at > SOURCES_TTL_S:
+            async with self.db.reading() as session:
+                found = await session.scalars(
+                    select(Investigation.source).where(Investigation.source.is_not(None)).distinct()
+                )
+                known = sorted({s for s in found if s}, key=str.lower)
+            self._sources = (time.monotonic(), known)
+        return known
 
     async def page(
-        self, filters: Filters, visibility: Visibility, *, cursor: str | None, size: int = 50
+        self,
+        filters: Filters,
+        visibility: Visibility,
+        *,
+        cursor: str | None,
+        size: int = 50,
+        order: Order = "newest",
     ) -> Page:
-        """Up to ``size`` investigations after ``cursor``, newest first."""
+        """Up to ``size`` investigations after ``cursor``, in ``order``. The source is
+        matched without regard to case, as each stored spelling (on the source index)."""
         conditions = _conditions(filters, visibility)
-        position = decode_cursor(cursor) if cursor else None
-        if position is not None:
-            conditions.append(tuple_(Investigation.created_at, Investigation.id) < position)
-        async with self.db.session() as session:
-            query = _newest(and_(true(), *conditions), size)
-            if filters.text:  # a page of each branch, merged: each on its own index
-                found_by = await branches(session, filters.text, sqlite=self.db.is_sqlite)
-                pages = (select(_newest(and_(*conditions, b), size).subquery()) for b in found_by)
-                merged = union(*pages).subquery()
-                query = select(merged).order_by(merged.c.created_at.desc(), merged.c.id.desc())
-            found = (await session.execute(query.limit(size + 1))).all()
-        rows = [Listed(**row._asdict()) for row in found[:size]]
-        more = len(found) > size
-        return Page(rows, encode_cursor(rows[-1].created_at, rows[-1].id) if more else None)
+        if filters.source:
+            wanted = filters.source.strip().lower()
+            spellings = [s for s in await self.sources() if s.lower() == wanted]
+            if not spellings:  # a source first stored in the last minute
+                spellings = [s for s in await self.sources(fresh=True) if s.lower() == wanted]
+            conditions.append(Investigation.source.in_(spellings) if spellings else false())
+        text = filters.text
+        sqlite = self.db.is_sqlite
 
-    async def alert_ids(self, investigation_id: str) -> list[str]:
-        """The stored alerts this investigation ran for (a group's leader and members)."""
-        async with self.db.session() as session:
-            found = await session.scalars(
-                select(AlertRow.id)
+        async def found_by(session: AsyncSession) -> list[ColumnElement[bool]]:
+            return await branches(session, text or "", sqlite=sqlite)
+
+        search = found_by if text else None
+        async with self.db.reading() as session:
+            if order == "severity":
+                rows, after = await by_severity(session, conditions, cursor, size, search)
+            else:
+                oldest = order == "oldest"
+                rows, after = await by_time(
+                    session, conditions, cursor, size, search, oldest=oldest
+                )
+        return Page([Listed(**row._asdict()) for row in rows], after)
+
+    async def alerts_of(self, investigation_id: str) -> list[dict[str, Any]]:
+        """The stored alerts this investigation ran for (a group's leader and members),
+        first stored first: id, title, source, event time, Slack channel and message."""
+        async with self.db.reading() as session:
+            found = await session.execute(
+                select(
+                    AlertRow.id,
+                    AlertRow.title,
+                    AlertRow.source,
+                    AlertRow.event_time,
+                    AlertRow.slack_channel,
+                    AlertRow.slack_ts,
+                )
                 .where(AlertRow.investigation_id == investigation_id)
                 .order_by(AlertRow.created_at)
+                .limit(ALERTS_SHOWN)
             )
-            return list(found)
+            return [dict(row._asdict()) for row in found]
 
     async def tool_result(self, investigation_id: str, seq: int) -> str | None:
-        """The stored result preview of one ``tool_called`` event of this investigation."""
+        """The stored result (up to 64 KiB) of one ``tool_called`` event of this investigation."""
         from store.schema import TraceEvent
 
         async with self.db.session() as session:
@@ -231,4 +250,11 @@ class BrowseStore:
 
 
 def listed_as_dict(row: Listed) -> dict[str, Any]:
-    return {**row.__dict__, "channel": row.channel, "created_at": row.created_at.isoformat()}
+    finished = row.finished_at.isoformat() if row.finished_at else None
+    return {
+        **row.__dict__,
+        "channel": row.channel,
+        "eval": row.is_eval,
+        "created_at": row.created_at.isoformat(),
+        "finished_at": finished,
+    }

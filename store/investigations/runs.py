@@ -4,8 +4,8 @@ The engine calls ``create`` when a run starts and ``finish`` when it ends; in
 between, ``recorder(investigation_id)`` is a progress sink that writes every event
 to ``trace_events`` as it happens, so the trace survives a crash or a kill. Writes
 run in a background task in batches, so the engine never waits for the disk;
-``finish`` flushes them first. Tool results inside events are already truncated
-previews.
+``finish`` flushes them first. A tool result inside an event is its JSON up to
+``core.events.STORED_RESULT_CHARS`` (64 KiB; ``result_chars`` counts the whole).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from sqlalchemy import CursorResult, select, update
 from core.events import Event
 from store.db.engine import Database
 from store.schema import Investigation, InvestigationStatus, TraceEvent, utcnow
+from store.schema.search import digest_of
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ class InvestigationStore:
                     severity=_text(record, "conclusion", "severity"),
                     source=_text(record, "alert", "source"),
                     record=record,
+                    digest=digest_of(record) or None,
                     usage=usage,
                     error=error,
                     finished_at=utcnow(),

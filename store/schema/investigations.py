@@ -53,6 +53,9 @@ class Investigation(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     replaced_by: Mapped[str | None] = mapped_column(String(64), nullable=True)  # interrupted
+    # what the list's search reads beside the request and objective: the alert's title and
+    # entities, the conclusion's summary and findings, the answer (store.schema.search)
+    digest: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (
         Index("ix_investigations_created", "created_at", "id"),

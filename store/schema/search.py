@@ -1,19 +1,21 @@
 """Text search over investigations, on an index: whole words, never a piece of a longer one.
 
-What is searched: the request text (``input``), the objective and the linked alerts'
-indicators (``alerts.indicator_text``). A query is cut into words (runs of letters and
+What is searched: the request text (``input``), the objective, the run's ``digest`` (the
+alert's title and entities, the conclusion's summary and key findings, the answer:
+``digest_of``, written when the run finishes) and the linked alerts' indicators
+(``alerts.indicator_text``). A query is cut into words (runs of letters and
 digits) and matches where those words stand next to each other, in order, separated by
 anything else: ``203.0.113.7`` finds ``203.0.113.7`` and ``203.0.113.7:443`` but not
 ``203.0.113.70`` nor ``1203.0.113.7``; ``host-4242`` does not find ``host-42420``.
 
-The indexes (migration ``0011``): on SQLite, FTS5 tables with external content
-(``investigations_fts``, ``alerts_fts``) that triggers keep in step with every write,
-searched with one phrase query (``_fts`` says how the plan is chosen); on PostgreSQL,
-GIN indexes on a ``tsvector`` of the same columns cut into the same words
+The indexes (migration ``0011``; ``0015`` added ``digest``): on SQLite, FTS5 tables with
+external content (``investigations_fts``, ``alerts_fts``) that triggers keep in step
+with every write, searched with one phrase query (``_fts`` says how the plan is chosen);
+on PostgreSQL, GIN indexes on a ``tsvector`` of the same columns cut into the same words
 (``RUN_WORDS``, ``ALERT_WORDS``), searched with ``phraseto_tsquery``; ANALYZE
-(autovacuum) keeps statistics on those words, so the planner knows a rare word (read
-the index) from a common one (read newest first and stop at a page full).
-The query is a bound parameter and holds words only: nothing in it is syntax.
+(autovacuum) keeps statistics on those words, so the planner knows a rare word (read the
+index) from a common one (read newest first and stop at a page full). The query is a
+bound parameter and holds words only: nothing in it is syntax.
 
 ``branches`` gives two conditions, the run's own text and its alerts': the list reads
 a page from each and merges them, since one ``OR`` across two tables hides from the
@@ -44,8 +46,48 @@ def _words_of(column: str) -> str:
 
 
 # PostgreSQL: the indexed expressions (the migration indexes these very strings)
-RUN_WORDS = _words_of("coalesce(input, '') || ' ' || coalesce(objective, '')")
+RUN_WORDS = _words_of(
+    "coalesce(input, '') || ' ' || coalesce(objective, '') || ' ' || coalesce(digest, '')"
+)
+RUN_WORDS_0011 = _words_of("coalesce(input, '') || ' ' || coalesce(objective, '')")  # before 0015
 ALERT_WORDS = _words_of("indicator_text")
+# SQLite: the columns each FTS5 table indexes (external content, kept by triggers)
+FTS_COLUMNS = {"investigations": ("input", "objective", "digest"), "alerts": ("indicator_text",)}
+DIGEST_CHARS = 20_000  # of a run's digest; the conclusion's text comes first
+
+
+def digest_of(record: dict[str, Any]) -> str:
+    """The run's searchable text beside its request and objective: the alert's title and
+    entities, the conclusion's summary, key findings (and their evidence), the answer."""
+    alert: dict[str, Any] = record.get("alert") or {}
+    found: dict[str, Any] = record.get("conclusion") or {}
+    alert, found = (
+        (alert if isinstance(alert, dict) else {}),
+        (found if isinstance(found, dict) else {}),
+    )
+    parts: list[Any] = [found.get("summary")]
+    for finding in found.get("key_findings") or []:
+        if isinstance(finding, dict):
+            parts += [finding.get("finding"), finding.get("evidence")]
+    parts += [record.get("answer"), alert.get("title")]
+    parts += [e.get("value") for e in alert.get("entities") or [] if isinstance(e, dict)]
+    return "\n".join(p for p in parts if isinstance(p, str) and p)[:DIGEST_CHARS]
+
+
+def fts_triggers(name: str, columns: tuple[str, ...]) -> list[str]:
+    """The SQLite triggers that keep ``<name>_fts`` in step with ``name``."""
+    fts = f"{name}_fts"
+    listed = ", ".join(columns)
+    new = ", ".join(f"new.{c}" for c in columns)
+    old = ", ".join(f"old.{c}" for c in columns)
+    add = f"INSERT INTO {fts}(rowid, {listed}) VALUES (new.rowid, {new});"
+    drop = f"INSERT INTO {fts}({fts}, rowid, {listed}) VALUES ('delete', old.rowid, {old});"
+    return [
+        f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {name} BEGIN {add} END",
+        f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {name} BEGIN {drop} END",
+        f"CREATE TRIGGER {fts}_update AFTER UPDATE OF {listed} ON {name} BEGIN {drop} {add} END",
+    ]
+
 
 Condition = ColumnElement[bool]
 _WORD = re.compile(r"[^\W_]+")

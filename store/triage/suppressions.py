@@ -141,6 +141,19 @@ class SuppressionStore:
         async with self.db.session() as session:
             return [_read(r) for r in (await session.scalars(query)).all()]
 
+    async def of_alerts(self, alert_ids: list[str]) -> list[Suppression]:
+        """The suppressions asked for from these alerts (an investigation's), newest first."""
+        if not alert_ids:
+            return []
+        query = (
+            select(PolicySuppression)
+            .where(PolicySuppression.alert_id.in_(alert_ids))
+            .order_by(PolicySuppression.id.desc())
+            .limit(20)
+        )
+        async with self.db.reading() as session:
+            return [_read(r) for r in (await session.scalars(query)).all()]
+
     async def _update(self, suppression_id: int, was: str | None, **values: Any) -> bool:
         query = update(PolicySuppression).where(PolicySuppression.id == suppression_id)
         if was is not None:

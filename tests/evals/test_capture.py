@@ -25,13 +25,14 @@ from tests.fakes.eval_model import Answer, eval_model
 SQL = "SELECT event_time, actor, client_ip, outcome FROM `{table}` ORDER BY event_time LIMIT 3"
 
 
-async def investigated(url: str, tmp_path: Path) -> str:
+async def investigated(url: str, tmp_path: Path, sql: str = SQL, **settings: object) -> str:
     """One real (scripted) investigation of the password-spray alert, stored as the
     CLI stores one (its alert row too), with an analyst's 👎 saying benign."""
     pack = load_pack(None, "okta-password-spray")
     folder = RunFolder(tmp_path / "run")
-    model = eval_model(pack, {pack[0].id: Answer("flip")}, step_sql=SQL)
-    await run_eval(Settings(database_url=url), [(pack[0], 0)], folder, backend=model)
+    model = eval_model(pack, {pack[0].id: Answer("flip")}, step_sql=sql)
+    config = Settings(database_url=url, **settings)  # type: ignore[arg-type]
+    await run_eval(config, [(pack[0], 0)], folder, backend=model)
     (attempt,) = folder.attempts()
     assert attempt.investigation_id
     async with migrated_database(url) as db:
@@ -82,6 +83,31 @@ def test_capture_writes_a_scenario_with_the_rows_and_the_analyst_verdict(
 
     again = CliRunner().invoke(app, ["eval", "capture", investigation_id, "--pack", str(team)])
     assert again.exit_code == 2 and "exists" in again.output
+
+
+def test_capture_keeps_every_row_the_model_saw_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model saw 500 characters of 42 rows; the trace kept the result whole (up to
+    64 KiB), so the scenario has all 42 rows and no query counts as cut."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}"
+    every_row = "SELECT event_time, actor, client_ip, outcome FROM `{table}` ORDER BY event_time"
+    sql = every_row + " LIMIT 100"
+    investigation_id = asyncio.run(
+        investigated(url, tmp_path, sql, limits={"tool_result_chars": 500})
+    )
+    monkeypatch.setenv("SOCBOT_DATABASE_URL", url)
+    monkeypatch.delenv("SOCBOT_CONFIG")
+    team = tmp_path / "team-pack"
+    args = ["eval", "capture", investigation_id, "--pack", str(team), "--verdict", "benign"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (scenario,) = load_pack(str(team))
+    (table,) = scenario.tables
+    rows = [json.loads(line) for line in (scenario.folder / table.file).read_text().splitlines()]
+    original = load_pack(None, "okta-password-spray")[0].folder / "logs" / "system_log.jsonl"
+    assert len(rows) == len(original.read_text().splitlines()) == 42
+    assert "cut short" not in result.output
 
 
 def test_capture_needs_a_verdict_and_an_alert(

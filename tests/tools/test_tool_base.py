@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Annotated, Any
 
@@ -12,7 +13,8 @@ from pydantic import Field
 
 from agent.executor import ToolRunner
 from agent.model.fence import Fence
-from core.events import NullSink
+from core.events import STORED_RESULT_CHARS, NullSink, ToolCalled
+from tests.fakes.sink import EventSink
 from tools.base import Budget, RunContext, Tool, ToolError, ToolRegistry, ToolResult
 from tools.results import truncate
 
@@ -188,6 +190,22 @@ async def test_large_results_are_truncated_with_flag(registry: ToolRegistry) -> 
     assert len(result.as_json()) <= 1000 and result.chars > 20_000
     assert result.data["rows"][0] == {"i": 0, "text": "x" * 50}
     assert "more items omitted" in result.data["rows"][-1]
+
+
+async def test_the_trace_keeps_the_result_whole_up_to_its_cap(registry: ToolRegistry) -> None:
+    """The model reads 1,000 characters; the trace keeps the JSON as the tool returned it,
+    up to STORED_RESULT_CHARS, and counts the whole."""
+    sink = EventSink()
+    runner = ToolRunner(registry, investigation_id="i", sink=sink, fence=Fence("t0k3n"))
+    for n, size in ((500, None), (2_000, STORED_RESULT_CHARS)):
+        call = types.FunctionCall(id=f"c{n}", name="big", args={"n": n})
+        await runner.run([call], allowed=["big"], step_id="s1", budget_left=5)
+        called = sink.events[-1]
+        assert isinstance(called, ToolCalled) and called.truncated
+        whole = json.dumps(await big(None, n), ensure_ascii=False)  # type: ignore[arg-type]
+        assert called.result_chars == len(whole) > 1000
+        assert called.result_preview == whole[:size]
+    assert len(called.result_preview) == STORED_RESULT_CHARS < called.result_chars
 
 
 def test_truncate_keeps_small_results_and_clips_huge_strings() -> None:

@@ -9,21 +9,29 @@ again on each.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiohttp import web
 
+from alerts.model import normalize_severity
 from bot.web.pages.live import Live
 from bot.web.pages.site import HEADERS, VIEWER, Web
 from bot.web.view.investigation import investigation_view
+from bot.web.view.listing import list_row
+from bot.web.view.results import shown, table_html, table_of
 from store.cases import records
-from store.investigations.browse import BrowseStore, Filters, Page
+from store.investigations.browse import ORDERS, BrowseStore, Filters, Order, Page
 from store.investigations.runs import InvestigationStore
+from store.playbook.bullets import PlaybookStore
 from store.playbook.feedback import FeedbackStore
+from store.triage.suppressions import SuppressionStore
 
-FILTERS = ("verdict", "severity", "source", "channel", "since", "until", "q")
+FILTERS = ("verdict", "severity", "source", "channel", "since", "until", "q", "runs", "order")
+RUNS = {"evals": True, "all": None}  # which runs the list shows; default: no eval runs
 PAGE_SIZE = 50
+BULLETS = 40  # playbook bullets whose text an investigation page shows
 
 
 def _day(value: str | None, *, end: bool = False) -> datetime | None:
@@ -41,13 +49,19 @@ def filters_of(query: Any) -> Filters:
 
     return Filters(
         verdict=text("verdict"),
-        severity=text("severity"),
+        severity=normalize_severity(text("severity")) or text("severity"),  # "informational"
         source=text("source"),
         channel=text("channel"),
         since=_day(query.get("since")),
         until=_day(query.get("until"), end=True),
         text=text("q"),
+        evals=RUNS.get(str(query.get("runs") or ""), False),
     )
+
+
+def order_of(query: Any) -> Order:
+    wanted = str(query.get("order") or "")
+    return next((o for o in ORDERS if o == wanted), "newest")
 
 
 class InvestigationPages:
@@ -57,6 +71,8 @@ class InvestigationPages:
         self.browse = BrowseStore(pages.db)
         self.investigations = InvestigationStore(pages.db)
         self.feedback = FeedbackStore(pages.db)
+        self.bullets = PlaybookStore(pages.db)
+        self.suppressions = SuppressionStore(pages.db)
 
     async def home(self, _request: web.Request) -> web.Response:
         return web.Response(status=302, headers={"Location": "/web/investigations"})
@@ -69,19 +85,24 @@ class InvestigationPages:
             visibility,
             cursor=request.query.get("after") or None,
             size=PAGE_SIZE,
+            order=order_of(request.query),
         )
 
     async def listing(self, request: web.Request) -> web.Response:
         found = await self.page(request)
         values = {k: request.query.get(k, "")[:200] for k in FILTERS}
         more = {k: v for k, v in values.items() if v}
+        now = datetime.now(UTC)
         return self.pages.render(
             request,
             "list.html",
             page=found,
+            rows=[list_row(r, now) for r in found.rows],
+            order=order_of(request.query),
             filters=values,
             more=more,
             first=not request.query.get("after"),
+            sources=await self.browse.sources(),
         )
 
     async def _visible(self, request: web.Request) -> dict[str, Any]:
@@ -113,8 +134,15 @@ class InvestigationPages:
             {"user": v.user, "value": v.value, "verdict": v.verdict, "comment": v.comment}
             for v in await self.feedback.votes(row["id"])
         ]
-        view = investigation_view(row, trace, votes)
-        view["alerts"] = await self.browse.alert_ids(row["id"])
+        alerts = await self.browse.alerts_of(row["id"])
+        view = investigation_view(row, trace, votes, alerts)
+        wanted = {b for u in view["used"] for b in u.get("bullet_ids") or []}
+        wanted |= {str(b.get("id")) for b in (view["playbook"] or {}).get("bullets") or []}
+        for bullet_id in sorted(wanted)[:BULLETS]:
+            found = await self.bullets.get(bullet_id)
+            if found is not None:
+                view["bullets"][bullet_id] = found.content
+        view["suppressions"] = await self.suppressions.of_alerts([a["id"] for a in alerts])
         view["case"] = await records.of_run(self.pages.db, row["id"])  # case_header.html
         return view
 
@@ -131,6 +159,11 @@ class InvestigationPages:
         found = await self.browse.tool_result(row["id"], int(seq)) if seq.isdigit() else None
         if found is None:
             raise web.HTTPNotFound(text="No such tool call.")
+        table = table_of(found) if request.query.get("as") == "table" else None
+        if table is not None:  # every row, as the page draws a table (escaped)
+            anchor = re.sub(r"[^A-Za-z0-9_-]", "-", request.query.get("anchor", "call")[:80])
+            drawn = table_html(table, anchor, shown(table, limit=table.total))
+            return web.Response(text=str(drawn), content_type="text/html")
         return web.Response(text=found, content_type="text/plain", charset="utf-8")
 
     async def events(self, request: web.Request) -> web.StreamResponse:

@@ -1,7 +1,7 @@
 """What every page handler shares: the ``Web`` (database, settings, access, signer,
 sign-in, templates), the viewer's request key, the security headers of every answer
-(``app.guard`` sets them; a stream sets them itself) and the templates' ``clip``
-filter."""
+(``app.guard`` sets them; a stream sets them itself) and the templates' filters
+(``clip``; times: ``when``, ``stamp``, ``ago``, ``span``; labels: ``words``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from aiohttp import web
 from bot.web.auth.access import Access
 from bot.web.auth.session import SESSION_COOKIE, Signer, Viewer
 from bot.web.auth.signin import SignIn
+from bot.web.view.listing import address_label, words
+from bot.web.view.when import ago, span, stamp, when
 from config.settings import Settings
 from store.db.engine import Database
 
@@ -83,6 +85,12 @@ def templates() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["clip"] = clip
+    env.filters["when"] = when
+    env.filters["stamp"] = stamp
+    env.filters["ago"] = ago
+    env.filters["words"] = words
+    env.filters["span"] = span
+    env.globals["address_label"] = address_label
     return env
 
 

@@ -19,6 +19,7 @@ from bot.web.auth.session import Viewer
 from bot.web.auth.signin import redirect
 from bot.web.pages.site import VIEWER, Web
 from store.schema import SuppressionStatus
+from store.triage.alerts import AlertStore
 from store.triage.policy import PolicyStore
 from store.triage.suppressions import Suppression, SuppressionStore
 
@@ -37,6 +38,7 @@ class SuppressionPages:
         self.pages = pages
         self.suppressions = SuppressionStore(pages.db)
         self.policy = PolicyStore(pages.db)
+        self.alerts = AlertStore(pages.db)
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/web/suppressions", self.listing)
@@ -58,7 +60,17 @@ class SuppressionPages:
             others=[(s, st) for s, st in rows if st != "active"],
             hits=await self.policy.rule_hits(),
             may_lift=self._approver(viewer),
+            investigations=await self._investigations([s for s, _ in rows]),
         )
+
+    async def _investigations(self, suppressions: list[Suppression]) -> dict[str, str]:
+        """The investigation of each alert a suppression was asked for from."""
+        out: dict[str, str] = {}
+        for alert_id in {s.alert_id for s in suppressions if s.alert_id}:
+            found = await self.alerts.get(alert_id)
+            if found is not None and found.investigation_id:
+                out[alert_id] = found.investigation_id
+        return out
 
     async def lift(self, request: web.Request) -> web.Response:
         viewer = request[VIEWER]

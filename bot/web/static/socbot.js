@@ -3,6 +3,36 @@
 // changed, fetches the body again. EventSource reconnects by itself.
 // No inline script anywhere: the Content-Security-Policy allows only this file.
 "use strict";
+// "Show all": a tool call's whole stored result, fetched as plain text into its box
+// (textContent: never parsed as HTML); without this script the link opens that text.
+document.addEventListener("click", function (event) {
+  var link = event.target.closest ? event.target.closest("a.all") : null;
+  if (!link || event.button !== 0 || event.ctrlKey || event.metaKey) { return; }
+  var call = link.closest(".call");
+  var box = call ? call.querySelector(".result") : null;
+  if (!box) { return; }
+  event.preventDefault();
+  var table = link.hasAttribute("data-table");
+  var url = link.getAttribute("href") +
+    (table ? "?as=table&anchor=" + encodeURIComponent(call.id) : "");
+  fetch(url, {credentials: "same-origin"})
+    .then(function (r) { if (!r.ok) { throw new Error("no result"); } return r.text(); })
+    .then(function (text) {
+      var whole = document.createElement("pre");
+      whole.textContent = text;
+      var note = link.closest(".cut");
+      var told = "all " + text.length.toLocaleString("en") + " stored characters";
+      if (table) {  // our own escaped fragment, from our origin (as the live body is)
+        var doc = new DOMParser().parseFromString(text, "text/html");
+        whole = doc.body.firstElementChild || whole;
+        told = "all " + whole.querySelectorAll("tbody tr").length.toLocaleString("en") + " rows";
+      }
+      whole.classList.add("result", "whole");
+      box.replaceWith(whole);
+      if (note) { note.textContent = told; }
+    })
+    .catch(function () { window.location.href = link.getAttribute("href"); });
+});
 (function () {
   var box = document.getElementById("investigation");
   if (!box || box.getAttribute("data-status") !== "running") { return; }

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from bot.web.view import timeline
+from bot.web.view.header import band, drafts_of, head
+from bot.web.view.results import Table, arg_text, cite, table_of
 from bot.web.view.sql_layout import layout
 
-PREVIEW_CHARS = 600
+PREVIEW_CHARS = 1500  # of a stored result, on the page; "Show all" fetches the rest
 TECHNIQUE_ID = re.compile(r"^T\d{4}(?:\.\d{3})?$")
 SQL_KEYS = ("sql", "query")
 
@@ -36,10 +39,23 @@ class Call:
     truncated: bool
     preview: str
     at: str | None
+    table: Table | None = None  # a query's rows (``bot.web.view.results``)
 
     @property
     def short(self) -> str:
         return self.preview[:PREVIEW_CHARS]
+
+    @property
+    def cut(self) -> str | None:
+        """ "first N of M characters" when the page or the trace holds less than the whole."""
+        whole = max(self.result_chars, len(self.preview))
+        shown = len(self.short)
+        return f"first {shown:,} of {whole:,} characters" if shown < whole else None
+
+    @property
+    def stored_all(self) -> bool:
+        """Whether the trace holds the whole result (else its first STORED_RESULT_CHARS)."""
+        return len(self.preview) >= self.result_chars
 
 
 @dataclass
@@ -63,7 +79,7 @@ def _args(args: dict[str, Any]) -> list[tuple[str, str, bool]]:
         if key in SQL_KEYS and isinstance(value, str):
             out.append((key, layout(value), True))
         else:
-            out.append((key, value if isinstance(value, str) else repr(value), False))
+            out.append((key, arg_text(value), False))
     return out
 
 
@@ -74,6 +90,7 @@ def calls_of(trace: list[dict[str, Any]]) -> list[tuple[str, Call]]:
         if event["type"] != "tool_called":
             continue
         p = event["payload"]
+        stored = str(p.get("result_preview") or "")
         out.append(
             (
                 str(p.get("step_id") or ""),
@@ -88,8 +105,9 @@ def calls_of(trace: list[dict[str, Any]]) -> list[tuple[str, Call]]:
                     duration_ms=float(p.get("duration_ms") or 0),
                     result_chars=int(p.get("result_chars") or 0),
                     truncated=bool(p.get("truncated")),
-                    preview=str(p.get("result_preview") or ""),
+                    preview=stored,
                     at=event.get("at"),
+                    table=table_of(stored) if p.get("ok") else None,
                 ),
             )
         )
@@ -124,6 +142,7 @@ def _steps(
     finished = {
         e["payload"]["step_id"]: e["payload"] for e in trace if e["type"] == "step_finished"
     }
+    started = {e["payload"]["step_id"] for e in trace if e["type"] == "step_started"}
     steps = []
     for raw in planned:
         step_id = str(raw.get("id"))
@@ -132,13 +151,25 @@ def _steps(
             Step(
                 id=step_id,
                 description=str(raw.get("description") or ""),
-                status=str(done.get("status") or raw.get("status") or "pending"),
+                status=str(
+                    done.get("status")
+                    or ("running" if step_id in started else raw.get("status") or "pending")
+                ),
                 summary=str(done.get("summary") or raw.get("result") or ""),
                 tools=[str(t) for t in raw.get("tools") or []],
                 calls=[c for s, c in calls if s == step_id],
             )
         )
     return steps
+
+
+def _target(call: Call | None, quoted: str) -> str | None:
+    """Where a finding's link leads: the row of the call's table it quotes best, else
+    the call; None for a reference to no call (``alert`` or one that never ran)."""
+    if call is None:
+        return None
+    row = cite(call.table, quoted) if call.table else None
+    return f"{call.anchor}-r{row}" if row is not None else call.anchor
 
 
 def _findings(
@@ -148,9 +179,8 @@ def _findings(
     reviewed = bool(review) and review.get("status") != "skipped"
     out = []
     for index, finding in enumerate(conclusion.get("key_findings") or []):
-        refs = [
-            (r, calls[r].anchor if r in calls else None) for r in finding.get("evidence_refs") or []
-        ]
+        quoted = f"{finding.get('finding') or ''}\n{finding.get('evidence') or ''}"
+        refs = [(r, _target(calls.get(r), quoted)) for r in finding.get("evidence_refs") or []]
         problem = unverified.get(index)
         out.append(
             {
@@ -165,10 +195,16 @@ def _findings(
 
 
 def investigation_view(
-    row: dict[str, Any], trace: list[dict[str, Any]], votes: list[dict[str, Any]]
+    row: dict[str, Any],
+    trace: list[dict[str, Any]],
+    votes: list[dict[str, Any]],
+    alerts: list[dict[str, Any]] | None = None,
+    now: datetime | None = None,
 ) -> dict[str, Any]:
-    """Everything the investigation template shows."""
+    """Everything the investigation template shows; ``alerts`` the run's stored alerts."""
+    now = now or datetime.now(UTC)
     record = dict(row.get("record") or {})
+    running = row.get("status") == "running"
     calls = calls_of(trace)
     by_ref = {c.ref: c for _, c in calls if c.ref}
     conclusion = record.get("conclusion") or (_last(trace, "concluded") or {}).get("conclusion")
@@ -196,7 +232,12 @@ def investigation_view(
         "used": [e["payload"] for e in trace if e["type"] == "playbook_used"],
         "usage": record.get("usage") or row.get("usage") or {},
         "votes": votes,
-        "timeline": timeline.build(trace, anchors),
+        "timeline": timeline.build(trace, anchors, now if running else None),
+        "head": head(row, record, trace, alerts or [], now),
+        "band": band(conclusion),
+        "drafts": drafts_of(review),
+        "bullets": {},  # id -> text of the playbook bullets used or selected (the page's)
+        "alerts": alerts or [],
         "limits_hit": record.get("limits_hit") or [],
         "events": len(trace),
     }

@@ -9,6 +9,7 @@ conclusion whose findings cite the calls, and a review with one unverified findi
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -33,6 +34,21 @@ SQL = (
 )
 
 
+CITED = "j.doe@example.com"  # the user in the last row of each result, which a finding cites
+COLUMNS = ["event_time", "principal", "client_ip", "outcome"]
+
+
+def result(text: str, size: int) -> str:
+    """A query_logs result's JSON of about ``size`` characters: filler rows, then the
+    row the first finding cites (past what the page shows before "Show all")."""
+    rows: list[list[Any]] = [["2025-11-03T22:05:00Z", "alice@example.com", text, "FAILURE"]]
+    while len(json.dumps(rows)) < size:
+        n = len(rows)
+        rows.append([f"2025-11-03T21:{n % 60:02d}:00Z", f"user{n}@example.com", "10.1.2.3", "OK"])
+    rows.append(["2025-11-03T22:06:13Z", CITED, text, "SUCCESS"])
+    return json.dumps({"columns": COLUMNS, "rows": rows, "row_count": len(rows)})
+
+
 def plan(steps: int, text: str) -> dict[str, Any]:
     return {
         "objective": f"Decide whether {text} is an intrusion",
@@ -50,16 +66,16 @@ def plan(steps: int, text: str) -> dict[str, Any]:
     }
 
 
-def conclusion(text: str) -> dict[str, Any]:
+def conclusion(text: str, severity: str = "high", who: str = CITED) -> dict[str, Any]:
     return {
         "verdict": "true_positive",
-        "severity": "high",
+        "severity": severity,
         "confidence": "medium",
         "summary": f"A Tor exit node signed in: {text}",
         "key_findings": [
             {
                 "finding": f"Sign-in from Tor ({text})",
-                "evidence": "3 rows",
+                "evidence": f"SUCCESS for {who} from {text}",
                 "evidence_refs": ["s1#1"],
             },
             {"finding": "No MFA challenge", "evidence": "none found", "evidence_refs": ["s2#9"]},
@@ -94,8 +110,11 @@ def review() -> dict[str, Any]:
     }
 
 
-def events(investigation_id: str, conversation: str, steps: int, text: str) -> list[Any]:
-    """Every event of one run up to (not including) the conclusion."""
+def events(
+    investigation_id: str, conversation: str, steps: int, text: str, result_size: int = 1500
+) -> list[Any]:
+    """Every event of one run up to (not including) the conclusion; each call's stored
+    result is about ``result_size`` characters long (of 5,000, or more when larger)."""
     the_plan = plan(steps, text)
     out: list[Any] = [
         Started(investigation_id=investigation_id, kind="alert", conversation_id=conversation),
@@ -114,9 +133,9 @@ def events(investigation_id: str, conversation: str, steps: int, text: str) -> l
                     args={"sql": SQL, "note": text},
                     ok=n == 1,
                     duration_ms=120.0 * n,
-                    result_chars=5000,
+                    result_chars=max(5000, result_size + 200),
                     truncated=True,
-                    result_preview=f"principal,n\nalice@example.com,3\n{text}\n" + "x" * 1500,
+                    result_preview=result(text, result_size),
                     error=None if n == 1 else "bytes over the limit",
                 )
             )
@@ -159,6 +178,9 @@ async def seed(
     text: str = "185.220.101.42",
     steps: int = 3,
     running: bool = False,
+    result_size: int = 1500,
+    severity: str = "high",
+    who: str = CITED,
 ) -> str:
     """One investigation in ``channel`` (``None``: a terminal run); returns its id."""
     store = InvestigationStore(db)
@@ -168,20 +190,32 @@ async def seed(
     )
     await store.create(investigation_id, conversation, "alert", f"Alert: {text}")
     recorder = store.recorder(investigation_id)
-    for event in events(investigation_id, conversation, steps, text):
+    written = events(investigation_id, conversation, steps, text, result_size)
+    if running:  # the last step has started and not finished
+        last = f"s{steps}"
+        written = [e for e in written if not (isinstance(e, StepFinished) and e.step_id == last)]
+    for event in written:
         await recorder.emit(event)
     await recorder.flush()
     if not running:
-        await finish(store, investigation_id, text)
+        await finish(store, investigation_id, text, severity, who)
     return investigation_id
 
 
-async def finish(store: InvestigationStore, investigation_id: str, text: str) -> None:
+async def finish(
+    store: InvestigationStore,
+    investigation_id: str,
+    text: str,
+    severity: str = "high",
+    who: str = CITED,
+) -> None:
     recorder = store.recorder(investigation_id)
     await recorder.emit(
         Reviewed(investigation_id=investigation_id, kind="conclusion", review=review())
     )
-    await recorder.emit(Concluded(investigation_id=investigation_id, conclusion=conclusion(text)))
+    await recorder.emit(
+        Concluded(investigation_id=investigation_id, conclusion=conclusion(text, severity, who))
+    )
     usage = {
         "llm_calls": 4,
         "total_tokens": 5400,
@@ -208,10 +242,19 @@ async def finish(store: InvestigationStore, investigation_id: str, text: str) ->
         objective=f"Decide whether {text} is an intrusion",
         verdict="true_positive",
         record={
-            "conclusion": conclusion(text),
+            "conclusion": conclusion(text, severity, who),
             "review": review(),
             "usage": usage,
-            "alert": {"source": "scc"},
+            "alert": {
+                "source": "scc",
+                "title": f"Sign-in from a Tor exit node ({text[:60]})",
+                "severity": severity,
+                "event_time": "2025-11-03T22:05:00+00:00",
+                "entities": [
+                    {"kind": "host", "value": "web-prod-01", "role": "target"},
+                    {"kind": "ip", "value": text[:60], "role": "source"},
+                ],
+            },
         },
         usage=usage,
         error=None,

@@ -61,10 +61,10 @@ async def test_list_and_investigation_pages(browser: Browser, db: Database) -> N
         await page.screenshot(path=str(SHOTS / "list.png"), full_page=True)
         await page.click(f"a[href='/web/investigations/{shown}']")
         await page.wait_for_selector("#verdict")
-        assert await page.inner_text("#verdict") == "true_positive"
+        assert await page.inner_text("#verdict") == "true positive"
         assert await page.locator("svg.timeline rect").count() >= 6 + 9  # steps + calls
         # an evidence reference leads to the tool call behind it
-        await page.click("a.ref[href='#call-s1-1']")
+        await page.click("a.ref[href^='#call-s1-1']")
         assert await page.locator("#call-s1-1").is_visible()
         assert "FROM `proj.audit.signins`" in await page.inner_text("#call-s1-1 pre.sql")
         assert await page.locator(".findings .bad").count() == 1  # the unverified finding
@@ -110,11 +110,17 @@ async def test_a_hostile_alert_is_rendered_inert(browser: Browser, db: Database)
         assert await page.locator("img").count() == 0
         text = await page.inner_text(".summary")
         assert "<script>window.__pwned = 1</script>" in text and "<!channel>" in text
-        async with page.expect_navigation():
-            await page.click("#call-s1-1 a.all")  # the whole stored result, as plain text
-        assert "<script>window.__pwned = 1</script>" in await page.inner_text("body")
+        cells = await page.inner_text("#call-s1-1 table.rows")  # the rows, as text
+        assert "<script>window.__pwned = 1</script>" in cells
+        trace = await InvestigationStore(db).trace(hostile)
+        seq = next(e["seq"] for e in trace if e["payload"].get("ref") == "s1#1")
+        call = f"{site.url}/web/investigations/{hostile}/calls/{seq}"
+        raw = await page.request.get(call)
+        assert raw.headers["content-type"].startswith("text/plain")  # "Show all", unparsed
+        whole = await page.request.get(f"{call}?as=table&anchor=x%22%3E%3Cb")  # as drawn
+        assert whole.status == 200 and "&lt;script&gt;window.__pwned" in await whole.text()
+        assert "<script>" not in await whole.text() and 'id="x--' in await whole.text()
         assert await page.evaluate("window.__pwned === undefined")
-        await page.go_back()
         width = await page.evaluate("document.documentElement.scrollWidth")
         assert width <= 1366  # huge strings wrap instead of widening the page
         await page.goto(f"{site.url}/web/investigations")

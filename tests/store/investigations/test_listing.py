@@ -88,6 +88,8 @@ async def test_recent_investigations_newest_first_with_their_alert_and_cost(
     ("filters", "ids"),
     [
         (Filters(source="scc"), ["abcd1111"]),
+        (Filters(source="SCC "), ["abcd1111"]),  # as typed: any case, spaces around
+        (Filters(source="sc"), []),
         (Filters(verdict="true_positive"), ["abcd1111"]),
         (Filters(status="failed"), ["abcd2222"]),
         (Filters(since=NOW - timedelta(hours=2, minutes=30)), ["ef001111", "abcd2222"]),

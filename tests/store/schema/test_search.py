@@ -1,4 +1,4 @@
-"""Text search on its index (store/schema/search.py, migration 0011), on SQLite and PostgreSQL.
+"""Text search on its index (store/schema/search.py, migrations 0011 and 0015), on both databases.
 
 The rows are invented (documentation addresses, RFC 5737). An indicator is found as
 whole words: ``203.0.113.7`` is not a piece of ``203.0.113.70``; the index follows
@@ -8,17 +8,19 @@ nothing or the words they hold, and never raise).
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import delete, update
+from sqlalchemy import delete, insert, text, update
 
 from store.db import migrate
 from store.db.engine import Database
 from store.investigations.browse import BrowseStore, Filters, Visibility
-from store.schema import AlertRow, Investigation, search
+from store.investigations.runs import InvestigationStore
+from store.schema import AlertRow, Investigation, InvestigationStatus, search
 from store.schema.search import words
 from tests.pg_server import PostgresServer
 
@@ -34,19 +36,20 @@ RUNS = {
 
 async def _store(db: Database) -> None:
     start = datetime(2026, 1, 1, tzinfo=UTC)
-    async with db.session() as session:
-        for n, (key, (text, objective)) in enumerate(RUNS.items()):
-            session.add(
-                Investigation(
-                    id=key,
-                    conversation_id="slack:C1:1.0",
-                    kind="alert",
-                    status="concluded",
-                    input=text,
-                    objective=objective,
-                    created_at=start + timedelta(minutes=n),
-                )
-            )
+    async with db.session() as session:  # only these columns: an older schema has them
+        runs = [
+            {
+                "id": key,
+                "conversation_id": "slack:C1:1.0",
+                "kind": "alert",
+                "status": "concluded",
+                "input": text,
+                "objective": objective,
+                "created_at": start + timedelta(minutes=n),
+            }
+            for n, (key, (text, objective)) in enumerate(RUNS.items())
+        ]
+        await session.execute(insert(Investigation.__table__), runs)
         session.add(
             AlertRow(
                 id="alert-d",
@@ -128,6 +131,63 @@ async def test_runs_stored_before_the_index_are_found(
         await db.create()  # to the head, as every start does
         assert await _found(db, "203.0.113.7") == {"b", "d"}
         assert await _found(db, "host-4242") == {"c"}
+    finally:
+        await db.close()
+
+
+CONCLUDED = {
+    "conclusion": {
+        "summary": "Credential stuffing succeeded for j.doe@example.com.",
+        "key_findings": [{"finding": "MFA was bypassed", "evidence": "row at 22:06:13"}],
+    },
+    "alert": {"title": "Sign-in anomaly", "entities": [{"kind": "host", "value": "web-prod-01"}]},
+}
+
+
+async def test_what_a_run_concluded_is_found(any_db: Database) -> None:
+    """The conclusion's summary and findings and the alert's title and entities are found,
+    written through ``finish`` as the engine writes them."""
+    await _store(any_db)
+    await InvestigationStore(any_db).finish(
+        "a",
+        status=InvestigationStatus.CONCLUDED,
+        mode="planned",
+        objective=None,
+        verdict="true_positive",
+        record=CONCLUDED,
+        usage={},
+        error=None,
+    )
+    for query in ("j.doe@example.com", "MFA was bypassed", "22:06:13", "web-prod-01"):
+        assert await _found(any_db, query) == {"a"}, query
+    assert await _found(any_db, "sign-in anomaly") == {"a"}
+    assert await _found(any_db, "j.doe@example.org") == set()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_runs_concluded_before_0015_are_found(
+    backend: str, tmp_path: Path, postgres: PostgresServer
+) -> None:
+    url = (
+        f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
+        if backend == "sqlite"
+        else postgres.create_database(f"t_{uuid.uuid4().hex[:12]}")
+    )
+    db = Database(url)
+    try:
+        await migrate.upgrade(db.engine, "0011")
+        async with db.engine.begin() as conn:  # a run stored before the digest column
+            await conn.execute(
+                text(
+                    "INSERT INTO investigations (id, conversation_id, kind, status, input,"
+                    " record, created_at) VALUES ('old', 'cli:x', 'alert', 'concluded', 'x',"
+                    " :record, :at)"
+                ),
+                {"record": json.dumps(CONCLUDED), "at": datetime(2026, 1, 1, tzinfo=UTC)},
+            )
+        await db.create()
+        assert await _found(db, "j.doe@example.com") == {"old"}
+        assert await _found(db, "web-prod-01") == {"old"}
     finally:
         await db.close()
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from alembic import op
 
-from store.schema.search import ALERT_WORDS, RUN_WORDS
+from store.schema.search import ALERT_WORDS, fts_triggers
+from store.schema.search import RUN_WORDS_0011 as RUN_WORDS
 
 revision: str = "0011"
 down_revision: str | None = "0010"
@@ -32,21 +33,6 @@ WORDS = {
     "ix_investigations_words": ("investigations", RUN_WORDS),
     "ix_alerts_words": ("alerts", ALERT_WORDS),
 }
-
-
-def fts_triggers(name: str, columns: tuple[str, ...]) -> list[str]:
-    """The triggers that keep ``<name>_fts`` in step with ``name``."""
-    fts = f"{name}_fts"
-    listed = ", ".join(columns)
-    new = ", ".join(f"new.{c}" for c in columns)
-    old = ", ".join(f"old.{c}" for c in columns)
-    add = f"INSERT INTO {fts}(rowid, {listed}) VALUES (new.rowid, {new});"
-    drop = f"INSERT INTO {fts}({fts}, rowid, {listed}) VALUES ('delete', old.rowid, {old});"
-    return [
-        f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {name} BEGIN {add} END",
-        f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {name} BEGIN {drop} END",
-        f"CREATE TRIGGER {fts}_update AFTER UPDATE OF {listed} ON {name} BEGIN {drop} {add} END",
-    ]
 
 
 def rebuild(name: str) -> str:

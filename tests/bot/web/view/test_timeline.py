@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
-from bot.web.view.timeline import LABEL, WIDTH, build
+from bot.web.view.timeline import LABEL, WIDTH, build, ticks_of
 
 T0 = "2026-11-25T10:00:00+00:00"
 
@@ -38,7 +39,33 @@ def test_bars_are_placed_to_scale() -> None:
     assert round(call.x, 3) == round(LABEL + 2000 * per_ms, 3)
     assert round(call.width, 3) == round(4000 * per_ms, 3)
     assert timeline.waves == [(LABEL + 10_000 * per_ms, "wave 1")]
-    assert [label for _, label in timeline.ticks] == ["0.0s", "2.5s", "5.0s", "7.5s", "10.0s"]
+    assert [label for _, label in timeline.ticks] == ["0 s", "2 s", "4 s", "6 s", "8 s", "10 s"]
+
+
+def test_a_running_step_is_open_to_now_and_stages_have_rows() -> None:
+    """Invented: planning 2 s, step s1 started at 3 s and still going at 65 s (now)."""
+    trace = [
+        event(1, "started", T0),
+        event(2, "llm_called", "2026-11-25T10:00:02+00:00", stage="planner", latency_ms=2000),
+        event(3, "step_started", "2026-11-25T10:00:03+00:00", step_id="s1"),
+    ]
+    now = datetime(2026, 11, 25, 10, 1, 5, tzinfo=UTC)
+    timeline = build(trace, {}, now=now)
+    assert timeline is not None and timeline.total_ms == 65_000
+    assert [r.label for r in timeline.rows] == ["plan", "s1"]
+    (plan,) = timeline.rows[0].bars
+    assert (plan.kind, plan.x) == ("stage", LABEL)
+    (running,) = timeline.rows[1].bars
+    assert running.kind == "running" and round(running.x + running.width, 3) == WIDTH
+    assert [label for _, label in timeline.ticks] == ["0 s", "20 s", "40 s", "60 s"]
+    assert build(trace, {}).rows[1].bars == []  # type: ignore[union-attr]  # no now: no bar
+
+
+def test_ticks_are_round_and_never_past_the_end() -> None:
+    assert ticks_of(10_000) == [0, 2000, 4000, 6000, 8000, 10_000]
+    assert ticks_of(7_300) == [0, 2000, 4000, 6000]
+    assert ticks_of(306_000) == [0, 100_000, 200_000, 300_000]
+    assert ticks_of(95) == [0, 20, 40, 60, 80]
 
 
 def test_no_times_no_timeline() -> None:
