@@ -12,8 +12,8 @@ triggers with it, and rebuilt. PostgreSQL: ``ix_investigations_words`` is made a
 ``RUN_WORDS``, which now holds ``digest`` (an index serves only the expression it was
 built on).
 
-Revision ID: 0015
-Revises: 0011
+Revision ID: 0013
+Revises: 0012
 Create Date: 2026-11-28
 """
 
@@ -26,8 +26,8 @@ from alembic import op
 
 from store.schema.search import FTS_COLUMNS, RUN_WORDS, RUN_WORDS_0011, digest_of, fts_triggers
 
-revision: str = "0015"
-down_revision: str | None = "0011"
+revision: str = "0013"
+down_revision: str | None = "0012"
 branch_labels: str | None = None
 depends_on: str | None = None
 
