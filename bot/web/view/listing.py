@@ -12,6 +12,7 @@ from typing import Any
 
 from alerts.addresses import non_public_reason
 from bot.web.view.when import between, span
+from store.schema import InvestigationStatus
 
 MAIN_CHARS = 160
 ENTITY_KINDS = {"host": "host", "user": "user", "email": "user", "ip": "ip"}
@@ -115,7 +116,7 @@ def list_row(row: Any, now: datetime) -> ListRow:
     )
     objective = first_line(row.objective) if row.objective else None
     headline = first_line(row.alert_title) or objective or first_line(row.title)
-    running = row.finished_at is None and row.status == "running"
+    running = row.finished_at is None and row.status == InvestigationStatus.RUNNING
     took = between(row.created_at, now if running else row.finished_at)
     return ListRow(
         id=row.id,
