@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from config.anthropic_prices import ANTHROPIC_PRICES
+
 
 class Section(BaseModel):
     """A settings section: an unknown key (a typo) is an error, never silently ignored."""
@@ -101,6 +103,7 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
     "gemini-3-pro": _GEMINI_3_PRO,
     "gemini-3.1-pro": _GEMINI_3_PRO,
 }
+DEFAULT_PRICES.update({k: ModelPrice(**v) for k, v in ANTHROPIC_PRICES.items()})  # type: ignore[arg-type]
 
 
 class ContextCacheSettings(Section):

@@ -34,6 +34,7 @@ from config.agent_settings import (
     PlaybookSettings,
     ReviewSettings,
 )
+from config.anthropic_settings import AnthropicSettings
 from config.approval_settings import ApprovalSettings
 from config.database_url import async_database_url, sqlite_file
 from config.env_check import EnvError, check_environment
@@ -122,6 +123,7 @@ class Settings(BaseSettings):
         "var/chat_history", description="`socbot chat` prompt history; empty = not kept"
     )
     gemini: GeminiSettings = GeminiSettings()
+    anthropic: AnthropicSettings = AnthropicSettings()
     limits: Limits = Limits()
     review: ReviewSettings = ReviewSettings()
     logs: LogSettings = LogSettings()
