@@ -2,11 +2,11 @@
 of one: the backend reports the served model as ``anthropic:claude-sonnet-4-5-20250929``).
 
 ``config.agent_settings.DEFAULT_PRICES`` takes them in (plain numbers here, so this module
-imports nothing). ``cached_input`` is the cache-hit price (0.1 × input). Cache writes
-(``cache_creation_input_tokens``) are 1.25 × input for the 5-minute cache — Sonnet 4.5
+imports nothing). ``cached_input`` is the cache-hit price (0.1 x input). Cache writes
+(``cache_creation_input_tokens``) are 1.25 x input for the 5-minute cache — Sonnet 4.5
 $3.75, Haiku 4.5 $1.25, Opus 4.5 $6.25, Opus 4 / 4.1 $18.75 — but the gateway has no count
 of them yet, so they are billed at the input price: a call that writes the cache is
-under-costed by 0.25 × input × written tokens (see docs/models.md).
+under-costed by 0.25 x input x written tokens (see docs/models.md).
 
 Source: Anthropic's pricing page (docs.anthropic.com/en/docs/about-claude/pricing, a copy
 read 2026-11-28 for Opus 4 / 4.1 and Sonnet 4's $3 / $15 and the > 200k tier $6 / $22.50)

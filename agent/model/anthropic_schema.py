@@ -78,12 +78,7 @@ class _Converter:
             refs = (*refs, ref)
         value = _merged_all_of(value)
         out: dict[str, Any] = {}
-        words: dict[str, Any] = {}
-        for key, item in value.items():
-            if key in CONSTRAINTS:
-                words[key] = item
-            elif key not in _STRUCTURE and key not in ANNOTATIONS and self.strict:
-                raise SchemaRefused(f"the keyword {key!r} is not supported")
+        words = self._words(value)
         kinds = _types(value["type"]) if "type" in value else []
         choices = value.get("anyOf", value.get("oneOf"))
         if choices is not None:
@@ -100,6 +95,37 @@ class _Converter:
                 raise SchemaRefused("a list of types beside anyOf")
             out["anyOf"] = [self._typed(value, k, depth, refs) for k in kinds]
             kinds = []
+        self._shape(value, out, kinds, words, depth, refs)
+        if "type" not in out and "anyOf" not in out and "enum" not in out and self.strict:
+            raise SchemaRefused("a schema node with no type, anyOf or enum")
+        description = value.get("description")
+        if words:
+            said = ", ".join(f"{k}: {json.dumps(v)}" for k, v in words.items())
+            description = f"{description}\n\n{{{said}}}" if description else f"{{{said}}}"
+        if description:
+            out["description"] = str(description)
+        return out
+
+    def _words(self, value: dict[str, Any]) -> dict[str, Any]:
+        """The constraints to say in words; an unknown keyword is refused when strict."""
+        words: dict[str, Any] = {}
+        for key, item in value.items():
+            if key in CONSTRAINTS:
+                words[key] = item
+            elif key not in _STRUCTURE and key not in ANNOTATIONS and self.strict:
+                raise SchemaRefused(f"the keyword {key!r} is not supported")
+        return words
+
+    def _shape(
+        self,
+        value: dict[str, Any],
+        out: dict[str, Any],
+        kinds: list[str],
+        words: dict[str, Any],
+        depth: int,
+        refs: tuple[str, ...],
+    ) -> None:
+        """What the node's one type adds: properties, items, a string format."""
         if kinds == ["object"] or ("properties" in value and not kinds and "anyOf" not in out):
             self._object(value, out, depth, refs)
         elif kinds == ["array"]:
@@ -109,16 +135,6 @@ class _Converter:
                 out["format"] = value["format"]
             else:
                 words["format"] = value["format"]
-        if "type" not in out and "anyOf" not in out and "enum" not in out:
-            if self.strict:
-                raise SchemaRefused("a schema node with no type, anyOf or enum")
-        description = value.get("description")
-        if words:
-            said = ", ".join(f"{k}: {json.dumps(v)}" for k, v in words.items())
-            description = f"{description}\n\n{{{said}}}" if description else f"{{{said}}}"
-        if description:
-            out["description"] = str(description)
-        return out
 
     def _typed(self, value: dict[str, Any], kind: str, depth: int, refs: tuple[str, ...]) -> Any:
         return self.node({**value, "type": kind, "description": None}, depth=depth + 1, refs=refs)

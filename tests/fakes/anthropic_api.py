@@ -7,9 +7,10 @@ sends, reads and raises exactly as against the real service; only the socket is 
 
 Every request is checked by ``tests.fakes.anthropic_rules`` first and refused with the
 API's ``400 invalid_request_error`` when the real API would refuse it; a request without
-a key (``x-api-key`` or a bearer token) gets ``401 authentication_error``. Otherwise the next scripted answer is
-sent (``reply(...)`` blocks, or a ``Failure`` such as 529 ``overloaded_error``), shaped as
-the SDK's own test fixtures (``msg_...`` id, ``usage`` with the cache fields).
+a key (``x-api-key`` or a bearer token) gets ``401 authentication_error``. Otherwise the
+next scripted answer is sent (``reply(...)`` blocks, or a ``Failure`` such as 529
+``overloaded_error``), shaped as the SDK's own test fixtures (``msg_...`` id, ``usage``
+with the cache fields).
 
 Prompt caching as the API documents it: a ``cache_control`` breakpoint writes the prefix
 up to it (tools, system, messages; at least ``min_cache_tokens``); a later request reads
