@@ -69,7 +69,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
 
     for var in list(os.environ):
         if var.startswith(
-            ("SOCBOT_", "SLACK_", "GEMINI_", "GOOGLE_", "OTX_", "VIRUSTOTAL_")
+            ("SOCBOT_", "SLACK_", "GEMINI_", "GOOGLE_", "OTX_", "VIRUSTOTAL_", "ANTHROPIC_")
         ) or var in (
             "ABUSEIPDB_API_KEY",
             "URLSCAN_API_KEY",

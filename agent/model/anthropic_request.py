@@ -96,10 +96,10 @@ def stage_of(system: str, contents: list[types.Content]) -> str:
     first = system.lstrip().split("\n", 1)[0].strip()
     if first.startswith(_STAGE):
         return first[len(_STAGE) :].split(" ", 1)[0]
-    task = _text(contents[-1]) if contents else ""
-    for line in reversed(task.splitlines()):
-        if line.startswith(_STAGE):
-            return line[len(_STAGE) :].strip().split(" ", 1)[0]
+    for content in reversed(contents):  # the last task turn (tool results carry no text)
+        for line in reversed(_text(content).splitlines() if content.role != "model" else []):
+            if line.startswith(_STAGE):
+                return line[len(_STAGE) :].strip().split(" ", 1)[0]
     return ""
 
 
