@@ -232,6 +232,10 @@ GROUPS: dict[str, Group] = {
             "tests/bot/web/test_guard.py",
         ),
     ),
+    "anthropic_schema": Group(  # what may be sent to Anthropic as a schema (fails closed)
+        ("agent/model/anthropic_schema.py",),
+        ("tests/agent/model/test_anthropic_schema.py",),
+    ),
 }
 # A fixed subset for CI: stand-alone tests that set their own clocks, nothing timed.
 CI_GROUPS = (
