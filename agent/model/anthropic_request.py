@@ -17,8 +17,7 @@ Pure: no I/O, no SDK import. What the Messages API insists on, and how it is met
   come back unedited (``Part.thought_signature``), redacted ones from ``part_metadata``.
 - No sampling parameters: the Messages API this SDK speaks has no ``temperature``, so
   ``gemini.temperature`` does not apply to Claude.
-- ``cache_control`` (at most 4 breakpoints): the last tool, the system, the last message
-  and the user message before it.
+- ``cache_control`` and user text cut into blocks: ``agent.model.anthropic_cache``.
 """
 
 from __future__ import annotations
@@ -30,15 +29,13 @@ from typing import Any
 
 from google.genai import types
 
+from agent.model.anthropic_cache import TASK, mark_cache, text_blocks
 from agent.model.anthropic_schema import anthropic_schema
 from config.anthropic_settings import AnthropicSettings
 
 MIN_THINKING = 1024
-MAX_BREAKPOINTS = 4
 REDACTED = "anthropic_redacted_thinking"  # part_metadata key of a redacted thinking block
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_STAGE = "socbot stage: "
-_CACHE = {"type": "ephemeral"}
 Block = dict[str, Any]
 
 
@@ -85,7 +82,7 @@ def build_request(
         params["tools"] = tools
         params["tool_choice"] = choice
     if settings.prompt_cache:
-        _mark_cache(params, messages)
+        mark_cache(params, messages)
     params["messages"] = messages
     return Request(params, names)
 
@@ -94,12 +91,12 @@ def stage_of(system: str, contents: list[types.Content]) -> str:
     """The stage a request is for, its first word (``step s1`` → ``step``): as
     ``agent.prompts.stage_named`` reads it (the model wing may not import the engine)."""
     first = system.lstrip().split("\n", 1)[0].strip()
-    if first.startswith(_STAGE):
-        return first[len(_STAGE) :].split(" ", 1)[0]
+    if first.startswith(TASK):
+        return first[len(TASK) :].split(" ", 1)[0]
     for content in reversed(contents):  # the last task turn (tool results carry no text)
         for line in reversed(_text(content).splitlines() if content.role != "model" else []):
-            if line.startswith(_STAGE):
-                return line[len(_STAGE) :].strip().split(" ", 1)[0]
+            if line.startswith(TASK):
+                return line[len(TASK) :].strip().split(" ", 1)[0]
     return ""
 
 
@@ -232,7 +229,7 @@ def _user_blocks(content: types.Content, pending: list[tuple[str, str]]) -> list
             if error:
                 results[-1]["is_error"] = True
         elif part.text and not part.thought:
-            texts.append({"type": "text", "text": part.text})
+            texts.extend(text_blocks(part.text))
     return results + texts
 
 
@@ -276,18 +273,3 @@ def _append(messages: list[dict[str, Any]], role: str, blocks: list[Block]) -> N
         messages[-1]["content"] = merged
     else:
         messages.append({"role": role, "content": list(blocks)})
-
-
-def _mark_cache(params: dict[str, Any], messages: list[dict[str, Any]]) -> None:
-    marks: list[Block] = []
-    if params.get("tools"):
-        marks.append(params["tools"][-1])
-    if params.get("system"):
-        marks.append(params["system"][-1])
-    tail = messages[-1:] + [m for m in messages[:-1] if m["role"] == "user"][-1:]
-    for message in tail:
-        last = message["content"][-1]
-        if last["type"] not in ("thinking", "redacted_thinking"):
-            marks.append(last)
-    for block in marks[:MAX_BREAKPOINTS]:
-        block["cache_control"] = dict(_CACHE)

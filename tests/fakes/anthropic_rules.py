@@ -58,6 +58,8 @@ def _roles(body: dict[str, Any]) -> str | None:
             for block in content:
                 if block.get("type") == "text" and not block.get("text"):
                     return f"messages.{i}: text content blocks must be non-empty"
+                if block.get("type") == "text" and not str(block["text"]).strip():
+                    return f"messages.{i}: text content blocks must contain non-whitespace text"
     return None
 
 

@@ -52,6 +52,7 @@ CACHED = {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
         (body(user(HI), user(HI)), "alternate"),
         (body(user()), "non-empty content"),
         (body(user(text(""))), "text content blocks must be non-empty"),
+        (body(user(text(" \n"))), "non-whitespace"),
         (body(user(HI), assistant(CALL), user(HI)), "without `tool_result`"),
         (body(user(HI), assistant(HI), user(RESULT)), "unexpected `tool_use_id`"),
         (body(user(HI), assistant(CALL), user(HI, RESULT)), "must come first"),

@@ -317,3 +317,40 @@ def test_no_key_is_a_config_error_naming_the_variable() -> None:
     settings = fixed_settings(anthropic=AnthropicSettings(api_key_env="TEAM_CLAUDE_KEY"))
     with pytest.raises(ConfigError, match="TEAM_CLAUDE_KEY"):
         AnthropicBackend.from_settings(settings)
+
+
+CASE = "".join(f"<<<DATA-f00d alert field {i}\n{'value ' * 60}\nDATA-f00d>>>\n" for i in range(6))
+
+
+async def test_the_next_stage_reads_the_case_file_from_the_cache(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    api = AnthropicAPI([reply(text("plan")), reply(text("reflection"))])
+    gw = gateway(api, monkeypatch)
+    ctx, _ = make_ctx()
+    results = "".join(f"<<<DATA-f00d step s{i}\nfound {i}\nDATA-f00d>>>\n" for i in range(3))
+    for stage, turn in (("planner", CASE), ("reflector", CASE + results)):
+        task = [
+            types.Content(role="user", parts=[types.Part(text=f"{turn}socbot stage: {stage}\n")])
+        ]
+        await gw.generate(ctx, stage=stage, system=MANUAL, contents=task, thinking=False)
+    assert api.refusals == []
+    sent = api.requests[1]["messages"][0]["content"]
+    assert "".join(b["text"] for b in sent) == CASE + results + "socbot stage: reflector\n"
+    assert len(sent) == 6 + 3 + 1  # one block per data item, then the task
+    assert [i for i, b in enumerate(sent) if b.get("cache_control")] == [8, 9]
+    first = api.usages[0]
+    planner_prompt = first["input_tokens"] + first["cache_creation_input_tokens"]
+    # the reflector read all the planner sent but its task section (a dozen tokens)
+    assert planner_prompt - 20 < api.usages[1]["cache_read_input_tokens"] < planner_prompt
+
+
+def test_text_blocks_cut_before_data_and_task_and_keep_every_byte() -> None:
+    from agent.model.anthropic_cache import text_blocks
+
+    source = "\n<<<DATA-a x\n1\nDATA-a>>>\n\n<<<DATA-a y\n2\nDATA-a>>>\nsocbot stage: step s1\n"
+    blocks = text_blocks(source)
+    assert "".join(b["text"] for b in blocks) == source
+    assert [b["text"][:9] for b in blocks] == ["\n<<<DATA-", "<<<DATA-a", "socbot st"]
+    assert text_blocks("plain") == [{"type": "text", "text": "plain"}]
+    assert text_blocks("x\n \n") == [{"type": "text", "text": "x\n \n"}]
