@@ -103,7 +103,7 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
     "gemini-3-pro": _GEMINI_3_PRO,
     "gemini-3.1-pro": _GEMINI_3_PRO,
 }
-DEFAULT_PRICES.update({k: ModelPrice(**v) for k, v in ANTHROPIC_PRICES.items()})  # type: ignore[arg-type]
+DEFAULT_PRICES.update({k: ModelPrice(**v) for k, v in ANTHROPIC_PRICES.items()})
 
 
 class ContextCacheSettings(Section):

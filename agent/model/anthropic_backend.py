@@ -67,11 +67,10 @@ class AnthropicBackend:
         if own.platform == "bedrock":  # AWS credentials as boto3 finds them
             client = anthropic.AsyncAnthropicBedrock(aws_region=own.aws_region, **common)
         elif own.platform == "vertex":  # Google application default credentials
-            client = anthropic.AsyncAnthropicVertex(
-                region=own.vertex_region or os.environ.get("CLOUD_ML_REGION") or "global",
-                project_id=own.vertex_project,
-                **common,
-            )
+            if own.vertex_project:
+                common["project_id"] = own.vertex_project  # else the SDK asks ADC
+            region = own.vertex_region or os.environ.get("CLOUD_ML_REGION") or "global"
+            client = anthropic.AsyncAnthropicVertex(region=region, **common)
         else:
             key = os.environ.get(own.api_key_env)
             if not key:
@@ -178,7 +177,8 @@ def _rejection(exc: anthropic.APIStatusError, model: str) -> str:
     if code == 404:
         return f"Anthropic does not know the model {model!r}; check the model name."
     body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error") if isinstance(body.get("error"), dict) else {}
-    message = str(error.get("message") or exc.message or "no details").strip()
+    error = body.get("error")
+    said = error.get("message") if isinstance(error, dict) else None
+    message = str(said or exc.message or "no details").strip()
     first = message.splitlines()[0][:200] if message else "no details"
     return f"Anthropic rejected the request ({code} {_error_type(exc)}): {first}"
