@@ -27,7 +27,7 @@ PLAN = {"objective": "Decide whether 203.0.113.7 got in", "steps": [step("s1", [
 
 def stage_of(body: dict[str, Any]) -> str:
     system = "".join(b["text"] for b in body.get("system") or [])
-    last = [m for m in body["messages"] if m["role"] == "user"][0]
+    last = next(m for m in body["messages"] if m["role"] == "user")
     task = "".join(b.get("text", "") for b in last["content"])
     return stage_named(system, task)
 
