@@ -53,7 +53,6 @@ def anthropic_schema(schema: Any, *, strict: bool) -> dict[str, Any]:
     converted = _Converter(schema, strict).node(schema, depth=0, refs=())
     if converted.get("type") != "object":
         raise SchemaRefused("the root of the schema is not an object")
-    converted.setdefault("properties", {})
     if len(json.dumps(converted)) > MAX_SCHEMA_CHARS:
         raise SchemaRefused(f"the schema is larger than {MAX_SCHEMA_CHARS} characters")
     return converted

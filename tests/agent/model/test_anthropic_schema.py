@@ -5,12 +5,18 @@ Every strict conversion is also judged by the fake API's own, independently writ
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from agent.concluder import Conclusion
-from agent.model.anthropic_schema import MAX_DEPTH, SchemaRefused, anthropic_schema
+from agent.model.anthropic_schema import (
+    MAX_DEPTH,
+    MAX_SCHEMA_CHARS,
+    SchemaRefused,
+    anthropic_schema,
+)
 from agent.planner import PlanDraft
 from agent.reflector import Reflection
 from agent.review.critic import Critique
@@ -132,49 +138,74 @@ def test_json_pointer_escapes_in_refs() -> None:
 @pytest.mark.parametrize(
     ("schema", "problem"),
     [
-        ([], "not a JSON object"),
-        ({"type": "string"}, "root of the schema is not an object"),
-        (obj(a={}), "free-form value"),
-        (obj(a=True), "free-form value"),
-        (obj(a=3), "not an object"),
-        (obj(a={"type": "object", "additionalProperties": {"type": "string"}}), "map"),
-        (obj(a={"type": "object", "additionalProperties": True}), "map"),
-        (obj(a={"type": "string", "not": {"const": "x"}}), "'not'"),
-        (obj(a={"type": "object", "patternProperties": {}}), "'patternProperties'"),
-        (obj(a={"type": "strng"}), "unknown type"),
+        ([], "the schema is not a JSON object"),
+        ({"type": "string"}, "the root of the schema is not an object"),
+        (obj(a={}), "a free-form value (an empty schema) is not supported"),
+        (obj(a=True), "a free-form value"),
+        (obj(a=3), "a schema node is int, not an object"),
+        (
+            obj(a={"type": "object", "additionalProperties": {"type": "string"}}),
+            "an object with free keys",
+        ),
+        (obj(a={"type": "object", "additionalProperties": True}), "an object with free keys"),
+        (obj(a={"type": "string", "not": {"const": "x"}}), "the keyword 'not' is not supported"),
+        (obj(a={"type": "object", "patternProperties": {}}), "the keyword 'patternProperties'"),
+        (obj(a={"type": "strng"}), "unknown type 'strng'"),
         (obj(a={"type": []}), "unknown type"),
         (obj(a={"type": [1]}), "unknown type"),
-        (obj(a={"enum": [{"x": 1}]}), "enum holds"),
-        (obj(a={"enum": []}), "enum is not"),
-        (obj(a={"enum": "ab"}), "enum is not"),
-        (obj(a={"anyOf": []}), "anyOf/oneOf"),
-        (obj(a={"anyOf": {"type": "string"}}), "anyOf/oneOf"),
-        (obj(a={"type": ["string", "null"], "anyOf": [{"type": "string"}]}), "beside anyOf"),
-        (obj(a={"type": "array"}), "without items"),
-        (obj(a={"type": "array", "items": [{"type": "string"}]}), "tuple"),
-        (obj(a={"type": "array", "prefixItems": [], "items": {"type": "string"}}), "prefixItems"),
-        (obj(a={"description": "what"}), "no type"),
-        (obj(a={"allOf": [{"type": "string"}, {"type": "null"}]}), "allOf"),
-        (obj(a={"allOf": "x"}), "allOf"),
-        (obj(a={"allOf": [1]}), "allOf"),
-        (obj(a={"allOf": [{"$ref": "#/$defs/X"}]}), "allOf with a $ref"),
-        (obj(a={"$ref": "https://example.com/s.json"}), "not local"),
-        (obj(a={"$ref": 5}), "not local"),
-        (obj(a={"$ref": "#/$defs/Missing"}), "to nothing"),
-        ({"$defs": {"X": 3}, **obj(a={"$ref": "#/$defs/X"})}, "non-schema"),
-        ({"$defs": "X", **obj(a={"$ref": "#/$defs/X"})}, "to nothing"),
+        (
+            obj(a={"enum": [{"x": 1}]}),
+            "enum holds a value that is not a string, number, boolean or null",
+        ),
+        (obj(a={"enum": []}), "enum is not a non-empty list"),
+        (obj(a={"enum": "ab"}), "enum is not a non-empty list"),
+        (obj(a={"anyOf": []}), "anyOf/oneOf is not a non-empty list"),
+        (obj(a={"anyOf": {"type": "string"}}), "anyOf/oneOf is not a non-empty list"),
+        (
+            obj(a={"type": ["string", "null"], "anyOf": [{"type": "string"}]}),
+            "a list of types beside anyOf",
+        ),
+        (obj(a={"type": "array"}), "an array without items is not supported"),
+        (
+            obj(a={"type": "array", "items": [{"type": "string"}]}),
+            "tuple items (a list of schemas) are not supported",
+        ),
+        (
+            obj(a={"type": "array", "prefixItems": [], "items": {"type": "string"}}),
+            "the keyword 'prefixItems'",
+        ),
+        (obj(a={"description": "what"}), "a schema node with no type, anyOf or enum"),
+        (
+            obj(a={"allOf": [{"type": "string"}, {"type": "null"}]}),
+            "allOf with other than one part is not supported",
+        ),
+        (obj(a={"allOf": "x"}), "allOf with other than one part is not supported"),
+        (obj(a={"allOf": [1]}), "allOf with other than one part is not supported"),
+        (obj(a={"allOf": [{"$ref": "#/$defs/X"}]}), "allOf with a $ref is not supported"),
+        (obj(a={"$ref": "https://example.com/s.json"}), "a $ref that is not local"),
+        (obj(a={"$ref": 5}), "a $ref that is not local"),
+        (obj(a={"$ref": "#/$defs/Missing"}), "a $ref to nothing"),
+        ({"$defs": {"X": 3}, **obj(a={"$ref": "#/$defs/X"})}, "a $ref to a non-schema"),
+        ({"$defs": "X", **obj(a={"$ref": "#/$defs/X"})}, "a $ref to nothing"),
         (
             {"$defs": {"N": obj(next={"$ref": "#/$defs/N"})}, **obj(a={"$ref": "#/$defs/N"})},
-            "recursive",
+            "a recursive $ref (#/$defs/N)",
         ),
-        ({**obj(a={"type": "string"}), "required": ["b"]}, "not declared"),
-        ({**obj(a={"type": "string"}), "required": "a"}, "not declared"),
-        ({"type": "object", "properties": []}, "properties is not"),
+        (
+            {**obj(a={"type": "string"}), "required": ["b"]},
+            "required names a property that is not declared",
+        ),
+        (
+            {**obj(a={"type": "string"}), "required": "a"},
+            "required names a property that is not declared",
+        ),
+        ({"type": "object", "properties": []}, "properties is not an object"),
     ],
 )
 def test_what_the_api_refuses_is_refused(schema: Any, problem: str) -> None:
-    with pytest.raises(SchemaRefused, match=problem.replace("$", r"\$")):
+    with pytest.raises(SchemaRefused) as caught:
         anthropic_schema(schema, strict=True)
+    assert str(caught.value).startswith(problem)
 
 
 def test_too_deep_and_too_large_are_refused() -> None:
@@ -219,3 +250,62 @@ def test_tool_input_schemas_keep_what_the_api_accepts_there() -> None:
     assert anthropic_schema(obj(a={"description": "d"}), strict=False)["properties"]["a"] == {
         "description": "d"
     }
+
+
+def nest(leaf: dict[str, Any], wrap: Any, times: int) -> dict[str, Any]:
+    for _ in range(times):
+        leaf = wrap(leaf)
+    return obj(a=leaf)
+
+
+@pytest.mark.parametrize(
+    ("wrap", "is_strict", "levels"),
+    [
+        (lambda s: {"type": "array", "items": s}, True, 1),
+        (lambda s: {"anyOf": [s, {"type": "null"}]}, True, 1),
+        (lambda s: {"type": ["object", "null"], "properties": {"a": s}}, True, 2),
+        (lambda s: {"type": "object", "additionalProperties": s}, False, 1),
+    ],
+)
+def test_depth_is_counted_through_every_kind_of_child(
+    wrap: Any, is_strict: bool, levels: int
+) -> None:
+    leaf = {"type": "string"}
+    most = (MAX_DEPTH - 1) // levels  # the leaf sits at 1 + levels x wraps
+    anthropic_schema(nest(leaf, wrap, most), strict=is_strict)
+    with pytest.raises(SchemaRefused, match="deeper"):
+        anthropic_schema(nest(leaf, wrap, most + 1), strict=is_strict)
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        {"type": ["object", "null"], "properties": {"n": {"$ref": "#/$defs/N"}}},
+        {"type": "object", "additionalProperties": {"$ref": "#/$defs/N"}},
+    ],
+)
+def test_recursion_is_found_through_type_lists_and_maps(node: dict[str, Any]) -> None:
+    schema = {"$defs": {"N": node}, **obj(a={"$ref": "#/$defs/N"})}
+    with pytest.raises(SchemaRefused, match="recursive"):
+        anthropic_schema(schema, strict=False)
+
+
+def test_any_of_with_properties_is_not_made_an_object() -> None:
+    node = {
+        "anyOf": [{"type": "string"}, {"type": "null"}],
+        "properties": {"x": {"type": "string"}},
+    }
+    assert strict(obj(a=node))["properties"]["a"] == {
+        "anyOf": [{"type": "string"}, {"type": "null"}]
+    }
+
+
+def test_the_size_limit_is_inclusive() -> None:
+    def sized(n: int) -> dict[str, Any]:
+        return obj(a={"type": "string", "description": "x" * n})
+
+    base = len(json.dumps(anthropic_schema(sized(1), strict=True)))
+    exact = sized(1 + MAX_SCHEMA_CHARS - base)
+    assert len(json.dumps(anthropic_schema(exact, strict=True))) == MAX_SCHEMA_CHARS
+    with pytest.raises(SchemaRefused, match="larger"):
+        anthropic_schema(sized(2 + MAX_SCHEMA_CHARS - base), strict=True)
