@@ -354,3 +354,16 @@ def test_text_blocks_cut_before_data_and_task_and_keep_every_byte() -> None:
     assert [b["text"][:9] for b in blocks] == ["\n<<<DATA-", "<<<DATA-a", "socbot st"]
     assert text_blocks("plain") == [{"type": "text", "text": "plain"}]
     assert text_blocks("x\n \n") == [{"type": "text", "text": "x\n \n"}]
+
+
+def test_bedrock_and_vertex_through_the_sdks_own_clients() -> None:
+    import anthropic
+
+    vertex = AnthropicSettings(platform="vertex", vertex_project="p1", vertex_region="us-east5")
+    client = AnthropicBackend.from_settings(fixed_settings(anthropic=vertex)).client
+    assert isinstance(client, anthropic.AsyncAnthropicVertex)
+    assert (client.region, client.project_id, client.max_retries) == ("us-east5", "p1", 0)
+    bedrock = AnthropicSettings(platform="bedrock", aws_region="eu-west-1")
+    client = AnthropicBackend.from_settings(fixed_settings(anthropic=bedrock)).client
+    assert isinstance(client, anthropic.AsyncAnthropicBedrock)
+    assert (client.aws_region, client.max_retries) == ("eu-west-1", 0)
