@@ -309,3 +309,11 @@ def test_the_size_limit_is_inclusive() -> None:
     assert len(json.dumps(anthropic_schema(exact, strict=True))) == MAX_SCHEMA_CHARS
     with pytest.raises(SchemaRefused, match="larger"):
         anthropic_schema(sized(2 + MAX_SCHEMA_CHARS - base), strict=True)
+
+
+def test_tuples_are_refused_for_tools_too() -> None:
+    tuple_ = obj(
+        a={"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "string"}}
+    )
+    with pytest.raises(SchemaRefused, match="tuple items"):
+        anthropic_schema(tuple_, strict=False)
