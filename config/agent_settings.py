@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from config.anthropic_prices import ANTHROPIC_PRICES
 from config.model_names import price_key
 from config.openai_prices import OPENAI_PRICES
 
@@ -39,7 +40,8 @@ class ModelPrice(Section):
     )
 
 
-_SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")  # gpt-5-mini-2025-08-07
+# a dated snapshot: gpt-5-mini-2025-08-07, claude-haiku-4-5-20251001
+_SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
 
 
 def price_for(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
@@ -115,6 +117,7 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
     "gemini-3.1-pro": _GEMINI_3_PRO,
     **{name: ModelPrice(**values) for name, values in OPENAI_PRICES.items()},
 }
+DEFAULT_PRICES.update({k: ModelPrice(**v) for k, v in ANTHROPIC_PRICES.items()})
 
 
 class ContextCacheSettings(Section):

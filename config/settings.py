@@ -34,6 +34,7 @@ from config.agent_settings import (
     PlaybookSettings,
     ReviewSettings,
 )
+from config.anthropic_settings import AnthropicSettings
 from config.approval_settings import ApprovalSettings
 from config.cases_settings import CaseSettings
 from config.database_url import async_database_url, sqlite_file
@@ -129,6 +130,7 @@ class Settings(BaseSettings):
     gemini: GeminiSettings = GeminiSettings()
     models: ModelsSettings = ModelsSettings()
     openai: OpenAISettings = OpenAISettings()
+    anthropic: AnthropicSettings = AnthropicSettings()
     limits: Limits = Limits()
     review: ReviewSettings = ReviewSettings()
     logs: LogSettings = LogSettings()

@@ -252,6 +252,10 @@ GROUPS: dict[str, Group] = {
             "bot.decisions.cases.xǁCaseActionsǁ_case_of_run*",
         ),
     ),
+    "anthropic_schema": Group(  # what may be sent to Anthropic as a schema (fails closed)
+        ("agent/model/anthropic_schema.py",),
+        ("tests/agent/model/test_anthropic_schema.py",),
+    ),
 }
 # A fixed subset for CI: stand-alone tests that set their own clocks, nothing timed.
 CI_GROUPS = (

@@ -69,7 +69,16 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
 
     for var in list(os.environ):
         if var.startswith(
-            ("SOCBOT_", "SLACK_", "GEMINI_", "GOOGLE_", "OTX_", "VIRUSTOTAL_", "OPENAI_")
+            (
+                "SOCBOT_",
+                "SLACK_",
+                "GEMINI_",
+                "GOOGLE_",
+                "OTX_",
+                "VIRUSTOTAL_",
+                "OPENAI_",
+                "ANTHROPIC_",
+            )
         ) or var in (
             "ABUSEIPDB_API_KEY",
             "URLSCAN_API_KEY",

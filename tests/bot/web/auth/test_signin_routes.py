@@ -125,7 +125,7 @@ def test_safe_next(value: str | None, expected: str) -> None:
     ids=["empty", "one-part", "not-base64", "bad-json", "a-list", "null"],
 )
 def test_an_unreadable_id_token_is_refused(token: str) -> None:
-    with pytest.raises(SignInRefused, match="^unreadable ID token$"):
+    with pytest.raises(SignInRefused, match=r"^unreadable ID token$"):
         id_token_claims(token)
 
 
