@@ -42,6 +42,7 @@ from config.log_settings import LoggingSettings
 from config.mcp_settings import McpSettings
 from config.notify_settings import NotifySettings
 from config.policy_settings import PolicySettings
+from config.privacy_settings import KEY_ENV, PrivacySettings
 from config.retention import RetentionSettings
 from config.service_settings import (
     IntelSettings,
@@ -104,6 +105,7 @@ WELL_KNOWN_ENV: dict[str, tuple[str, ...]] = {
     "ABUSEIPDB_API_KEY": ("intel", "abuseipdb_api_key"),
     "URLSCAN_API_KEY": ("intel", "urlscan_api_key"),
     "SOCBOT_MCP_TOKEN": ("mcp", "serve_token"),
+    KEY_ENV: ("privacy", "key"),
 }
 
 
@@ -140,6 +142,7 @@ class Settings(BaseSettings):
     mcp: McpSettings = McpSettings()
     approvals: ApprovalSettings = ApprovalSettings()
     notify: NotifySettings = NotifySettings()
+    privacy: PrivacySettings = PrivacySettings()
 
     @classmethod
     def settings_customise_sources(
