@@ -8,7 +8,13 @@ from store.schema.alerts import AlertGroup, AlertRow, AlertStorm
 from store.schema.approvals import ApprovalRow
 from store.schema.base import Base, utcnow
 from store.schema.caches import IntelCache
-from store.schema.investigations import Conversation, Investigation, Message, TraceEvent
+from store.schema.investigations import (
+    Conversation,
+    Investigation,
+    Message,
+    PrivacyMap,
+    TraceEvent,
+)
 from store.schema.playbook import Bullet, BulletTag, Feedback, LearningRun
 from store.schema.policy import PolicyBudget, PolicyHit, PolicySuppression
 from store.schema.queue import ReplicaRow, SeenEvent, WorkRow
@@ -44,6 +50,7 @@ __all__ = [
     "PolicyBudget",
     "PolicyHit",
     "PolicySuppression",
+    "PrivacyMap",
     "ReplicaRow",
     "RunEnd",
     "SeenEvent",

@@ -8,7 +8,8 @@ import json
 import pytest
 from pydantic import SecretStr
 
-from agent.model.privacy import PseudonymMap, Pseudonymiser, footer
+from agent.model.privacy import Pseudonymiser, PseudonymMap, footer
+from agent.model.privacy.tokens import normalise
 from alerts.model import Alert, Entity
 from config.privacy_settings import PrivacySettings
 
@@ -34,7 +35,7 @@ def test_emails_phones_and_domain_users_are_found_and_restored() -> None:
 def test_the_same_value_in_any_spelling_is_one_pseudonym() -> None:
     p = mapper()
     out = p.pseudonymise(
-        "j.doe@example.com J.Doe@Example.COM ｊ.doe@example.com "
+        "j.doe@example.com J.Doe@Example.COM \uff4a.doe@example.com "  # fullwidth j
         "https://x.example/?u=j.doe%40example.com +1 202-555-0143 +12025550143"
     )
     assert out == "EMAIL_1 EMAIL_1 EMAIL_1 https://x.example/?u=EMAIL_1 PHONE_1 PHONE_1"
@@ -43,7 +44,10 @@ def test_the_same_value_in_any_spelling_is_one_pseudonym() -> None:
 
 def test_marked_columns_of_a_tool_result_are_pseudonymised_everywhere_after() -> None:
     p = mapper()
-    data = {"columns": ["user_name", "full_name", "src_ip"], "rows": [["jdoe", "Jane Doe", "1.2.3.4"]]}
+    data = {
+        "columns": ["user_name", "full_name", "src_ip"],
+        "rows": [["jdoe", "Jane Doe", "1.2.3.4"]],
+    }
     out = p.pseudonymise("<<<DATA-x result of query_logs\n" + json.dumps({"data": data}))
     assert '["USER_1", "PERSON_1", "1.2.3.4"]' in out
     assert p.pseudonymise("Jane Doe is jdoe; jdoe_laptop; jdoe5") == (
@@ -97,7 +101,7 @@ def test_restore_is_an_allowlist_an_unknown_pseudonym_stays_as_written() -> None
         "USER 1",
         "USER-1",
         "USER1",
-        "ＵＳＥＲ＿１",  # fullwidth
+        "\uff35\uff33\uff25\uff32\uff3f\uff11",  # fullwidth
         "US\u200bER_1",  # a zero-width space inside
         "U\u0405ER_1",  # Cyrillic DZE for S
         "EMAIL__1",
@@ -110,9 +114,7 @@ def test_data_that_looks_like_a_pseudonym_can_never_restore_another_value(forged
     out = p.pseudonymise(f"the attacker wrote {forged} here")
     assert "USER_1" not in out and "EMAIL_1" not in out
     assert out.startswith("the attacker wrote LITERAL_")
-    assert p.restore(out) == f"the attacker wrote {forged} here".replace("\u200b", "").replace(
-        "ＵＳＥＲ＿１", "USER_1"
-    )
+    assert p.restore(out) == f"the attacker wrote {normalise(forged)} here"
 
 
 def test_a_value_glued_to_digits_never_becomes_another_pseudonym() -> None:
