@@ -23,6 +23,7 @@ from urllib.parse import unquote
 import phonenumbers
 
 from agent.model.privacy.tokens import match_key
+from alerts.addresses import is_internal_ipv4, unwrap
 from config.privacy_settings import PrivacySettings
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
@@ -139,14 +140,22 @@ class Detector:
         return Finding(kind_hint, text, text, match_key(text))
 
 
+_ULA = ipaddress.IPv6Network("fc00::/7")
+
+
 @functools.lru_cache(maxsize=4096)
 def _address(spelling: str) -> tuple[str, bool] | None:
-    """An IP address's key and whether it is global; None when ``spelling`` is none."""
+    """An IP address's key and whether it is *not* internal (RFC 1918, CGNAT, loopback,
+    link-local, IPv6 ULA; documentation ranges are not internal); None for no address."""
     try:
-        address = ipaddress.ip_address(spelling)
+        address = unwrap(ipaddress.ip_address(spelling))
     except ValueError:
         return None
-    return address.compressed, address.is_global
+    if isinstance(address, ipaddress.IPv4Address):
+        internal = is_internal_ipv4(address) or address.is_link_local
+    else:
+        internal = address in _ULA or address.is_link_local or address.is_loopback
+    return ipaddress.ip_address(spelling).compressed, not internal
 
 
 def _alone(text: str, m: re.Match[str], joiners: str) -> bool:
