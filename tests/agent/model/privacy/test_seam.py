@@ -87,7 +87,9 @@ async def test_the_gateway_gives_a_call_without_a_map_one_of_its_own() -> None:
     gateway = LLMGateway(model, settings.gemini, privacy=privacy_maps(settings))
     ctx = CallContext("learning:x", NullSink(), 100_000, time.monotonic() + 30)
     contents = [types.Content(role="user", parts=[types.Part(text="ask a@example.com")])]
-    turn = await gateway.generate(ctx, stage="judge", system="socbot stage: judge", contents=contents)
+    turn = await gateway.generate(
+        ctx, stage="judge", system="socbot stage: judge", contents=contents
+    )
     assert turn.text == "ask a@example.com"  # restored
     assert "a@example.com" not in str(model.requests[0].contents)
     assert ctx.privacy is not None and ctx.privacy.map.value_of("EMAIL_1") == "a@example.com"
