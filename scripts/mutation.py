@@ -230,7 +230,11 @@ GROUPS: dict[str, Group] = {
             "agent/model/privacy/mapper.py",
             "agent/model/privacy/seam.py",
         ),
-        ("tests/agent/model/privacy/test_mapper.py", "tests/agent/model/privacy/test_seam.py"),
+        (
+            "tests/agent/model/privacy/test_mapper.py",
+            "tests/agent/model/privacy/test_seam.py",
+            "tests/agent/model/privacy/test_gate.py",
+        ),
     ),
     "web_session": Group(  # the signed session and the sign-in callback's checks
         ("bot/web/auth/session.py", "bot/web/auth/signin.py"),
