@@ -184,3 +184,30 @@ def test_incoming_restores_thoughts_as_text_and_keeps_parts_apart() -> None:
     untouched = types.Part(function_call=types.FunctionCall(name="x"))
     back = incoming(p, response([untouched]), structured)
     assert back.candidates[0].content.parts == [untouched]  # type: ignore[index,union-attr]
+
+
+def test_a_value_with_quotes_and_accents_is_found_in_raw_json_too() -> None:
+    p = Pseudonymiser(ON)
+    p.seed_alert(Alert(id="a", source="s", title="t", raw={"full_name": 'Zoë "Z" Ng'}))
+    raw = json.dumps({"n": 'Zoë "Z" Ng'}, ensure_ascii=False)  # as tool results are sent
+    assert p.pseudonymise(raw) == '{"n": "PERSON_1"}'
+    assert p.pseudonymise(json.dumps({"n": 'Zoë "Z" Ng'})) == '{"n": "PERSON_1"}'
+
+
+def test_a_reopened_map_knows_its_values_but_not_its_literals_as_values() -> None:
+    p = Pseudonymiser(ON, marked=["user_name"])
+    p.pseudonymise(json.dumps({"columns": ["user_name"], "rows": [["jdoe"]]}) + " USER_1")
+    again = Pseudonymiser(ON, PseudonymMap.loads(p.map.dumps()))
+    assert again.pseudonymise("jdoe here") == "USER_1 here"
+    assert again.pseudonymise("user_1 and USER_1") == "LITERAL_2 and LITERAL_1"
+    assert again.restore("LITERAL_2 and LITERAL_1") == "user_1 and USER_1"
+
+
+def test_lookalikes_alone_and_marked_values_after_a_known_one() -> None:
+    assert Pseudonymiser(ON).pseudonymise("only USER_1") == "only LITERAL_1"
+    p = Pseudonymiser(ON, marked=["user_name"])
+    p.pseudonymise(json.dumps({"columns": ["user_name"], "rows": [["jdoe"]]}))
+    rows = json.dumps({"columns": ["user_name"], "rows": [["jdoe"], ["asmith"]]})
+    assert p.pseudonymise(rows) == '{"columns": ["user_name"], "rows": [["USER_1"], ["USER_2"]]}'
+    p.seed_alert(Alert(id="a", source="s", title="t", raw={"people": [{"fullName": "Ann Lee"}]}))
+    assert p.pseudonymise("Ann Lee") == "PERSON_1"
