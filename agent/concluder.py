@@ -149,6 +149,7 @@ class Speculation:
             Usage(),
             ctx.fence,
             ctx.model,
+            ctx.privacy,
         )
         return cls(asyncio.create_task(write(own)), own.usage, ctx.usage)
 

@@ -40,6 +40,7 @@ from agent.playbook import use as team
 from agent.playbook.learning.corrections import Corrections
 from agent.playbook.use import PlaybookSource
 from agent.prompts import Prompts, history_text
+from agent.pseudonyms import ConversationMaps, privacy_record
 from agent.review.critic import Reviewer
 from agent.run import (
     Mode,
@@ -95,9 +96,11 @@ class Engine:
         self.playbook = playbook
         self.corrections = corrections  # thread corrections as votes (set by `serve`)
         self.rng = rng or Random()  # draws the playbook's holdout (learning.holdout_share)
+        self.maps = ConversationMaps(investigations.db, settings)  # [privacy]
 
     async def run(self, request: Request, sink: Sink) -> Outcome:
         """Investigate or answer ``request``, emitting progress events to ``sink``."""
+        privacy = await self.maps.open(request.conversation_id, request.alert)
         run = await open_run(
             request,
             sink,
@@ -105,9 +108,12 @@ class Engine:
             registry=self.registry,
             settings=self.settings,
         )
+        if privacy is not None:  # every call of the run crosses the seam with this map
+            run.work.privacy = run.final.privacy = run.review_ctx.privacy = privacy
         try:
             result = await self._execute(run)
         except asyncio.CancelledError:
+            self._note(run)
             await record_ended(
                 self.investigations,
                 run,
@@ -117,6 +123,7 @@ class Engine:
             raise
         except Exception:  # a bug: record the run as failed, then let it surface
             log.exception("investigation %s crashed", run.id)
+            self._note(run)
             await record_ended(
                 self.investigations,
                 run,
@@ -124,8 +131,19 @@ class Engine:
                 "socbot hit an internal error.",
             )
             raise
+        finally:
+            if privacy is not None:  # what the model saw stays the same in a follow-up
+                await self.maps.keep(request.conversation_id, privacy)
+        self._note(run)
         await close_run(self.investigations, result)
         return result
+
+    @staticmethod
+    def _note(run: Run) -> None:
+        """The run's pseudonyms in its record (counts and the map's id, never a value)."""
+        if run.work.privacy is not None:
+            record = privacy_record(run.request.conversation_id, run.work.privacy)
+            run.record["privacy"] = record
 
     async def _execute(self, run: Run) -> Outcome:
         history = history_text(await self.history.load(run.request.conversation_id))

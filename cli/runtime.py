@@ -26,6 +26,7 @@ from agent.model.gateway import LLMGateway
 from agent.model.gemini import tls_context
 from agent.model.llm import ModelBackend
 from agent.model.providers import RoutingBackend, configured_models
+from agent.pseudonyms import privacy_key, privacy_maps
 from cli.database import db_name, migrate_schema, open_database
 from config.settings import Settings
 from store.db.engine import Database
@@ -67,6 +68,7 @@ async def open_runtime(
     Raises ``ConfigError`` when a configured provider's credentials are missing (unless ``backend``
     is given). Everything opened here is closed on exit, also on error or cancel.
     """
+    privacy_key(settings)  # pseudonymisation on without its key: a clear start-up error
     async with AsyncExitStack() as stack:
         if http is None:
             http = httpx.AsyncClient(
@@ -90,7 +92,9 @@ async def open_runtime(
         if hub is not None:
             stack.push_async_callback(hub.aclose)
             await hub.register(registry)
-        gateway = LLMGateway(backend, settings.gemini, settings.models)
+        gateway = LLMGateway(
+            backend, settings.gemini, settings.models, privacy=privacy_maps(settings)
+        )
         history = History(db, settings.limits)
         investigations = InvestigationStore(db)
         engine = Engine(

@@ -18,6 +18,9 @@ class TableSpec(Section):
     time_column: str | None = None
     columns: dict[str, str] = Field(default_factory=dict, description="notable columns")
     path: str | None = Field(None, description="local Parquet/CSV/JSON file(s) for DuckDB")
+    personal: list[str] = Field(
+        default_factory=list, description="columns holding personal data ([privacy])"
+    )
 
 
 class LogSettings(Section):

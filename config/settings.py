@@ -46,6 +46,7 @@ from config.models_settings import ModelsSettings
 from config.notify_settings import NotifySettings
 from config.openai_settings import OpenAISettings
 from config.policy_settings import PolicySettings
+from config.privacy_settings import KEY_ENV, PrivacySettings
 from config.retention import RetentionSettings
 from config.service_settings import (
     IntelSettings,
@@ -110,6 +111,7 @@ WELL_KNOWN_ENV: dict[str, tuple[str, ...]] = {
     "ABUSEIPDB_API_KEY": ("intel", "abuseipdb_api_key"),
     "URLSCAN_API_KEY": ("intel", "urlscan_api_key"),
     "SOCBOT_MCP_TOKEN": ("mcp", "serve_token"),
+    KEY_ENV: ("privacy", "key"),
 }
 
 
@@ -150,6 +152,7 @@ class Settings(BaseSettings):
     approvals: ApprovalSettings = ApprovalSettings()
     notify: NotifySettings = NotifySettings()
     cases: CaseSettings = CaseSettings()
+    privacy: PrivacySettings = PrivacySettings()
 
     @classmethod
     def settings_customise_sources(

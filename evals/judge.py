@@ -19,6 +19,7 @@ from agent.model.fence import Fence, user_turn
 from agent.model.gateway import CallContext, LLMGateway
 from agent.model.llm import ModelBackend
 from agent.prompts import Prompts
+from agent.pseudonyms import privacy_maps
 from config.settings import Settings
 from core.events import NullSink
 from core.usage import Usage
@@ -45,7 +46,7 @@ class Grade(BaseModel):
 class Judge:
     def __init__(self, backend: ModelBackend, settings: Settings) -> None:
         models = settings.models.with_main(settings.evals.judge_model)
-        self.gateway = LLMGateway(backend, settings.gemini, models)
+        self.gateway = LLMGateway(backend, settings.gemini, models, privacy=privacy_maps(settings))
         self.settings = settings.evals
         self.prompts = Prompts()
 

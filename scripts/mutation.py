@@ -224,6 +224,18 @@ GROUPS: dict[str, Group] = {
             "tests/alerts/test_policy_match.py",
         ),
     ),
+    "pseudonyms": Group(  # restore is an allowlist; data cannot forge a pseudonym ([privacy])
+        (
+            "agent/model/privacy/tokens.py",
+            "agent/model/privacy/mapper.py",
+            "agent/model/privacy/seam.py",
+        ),
+        (
+            "tests/agent/model/privacy/test_mapper.py",
+            "tests/agent/model/privacy/test_seam.py",
+            "tests/agent/model/privacy/test_gate.py",
+        ),
+    ),
     "web_session": Group(  # the signed session and the sign-in callback's checks
         ("bot/web/auth/session.py", "bot/web/auth/signin.py"),
         (

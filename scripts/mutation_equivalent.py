@@ -50,6 +50,21 @@ _NOT_THERE = (
     'a dialog without a {} read as "XXXX": no run was socbot\'s there, so votable refuses'
     " it as it refuses the empty one (before anyone is told)"
 )
+_PSEUDO_TRIE = "the trie regex: one branch wrapped in (?:) or a leaf of None match the same words"
+_PSEUDO_FAST = (
+    "only speed: the memo, the seen set, the compiled pattern and the alias pre-check save "
+    "work; without them every value is found and replaced the same (token_for dedupes)"
+)
+_PSEUDO_NOTHING = "no pattern and no look-alike: the loop has nothing to replace, text returned"
+_PSEUDO_ALIAS = "every spelling the pattern matches is an alias key: the default is never used"
+_PSEUDO_OVERLAP = (
+    "a look-alike cannot touch a value's match: values are not glued to a letter or digit, "
+    "look-alikes begin with one and end with a digit"
+)
+_PSEUDO_SLICE = "text[None:i] is text[0:i]"
+_PSEUDO_DEDUPE = "token_for hands the same value the same token: known() only saves a lookup"
+_PSEUDO_NONE_FALSE = "json.dumps(ensure_ascii=None) is ensure_ascii=False (falsy)"
+_PSEUDO_KIND = "detector.value(None, …) finds no kind it would not find in the text itself"
 EQUIVALENT: dict[str, str] = {
     _G + "xǁHaystackǁ__init____mutmut_13": _STAMPS,
     _G + "xǁHaystackǁ__init____mutmut_30": _STAMPS,
@@ -214,4 +229,29 @@ EQUIVALENT: dict[str, str] = {
     "tools.mcp.egress.x__texts__mutmut_1": (
         "True, False and None sent as text: one label, no address, name or e-mail in it"
     ),
+    "agent.model.privacy.mapper.x_trie_regex__mutmut_21": _PSEUDO_TRIE,
+    "agent.model.privacy.mapper.x_trie_regex__mutmut_8": _PSEUDO_TRIE,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁ_compiled__mutmut_1": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_7": _PSEUDO_NOTHING,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_20": _PSEUDO_ALIAS,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_22": _PSEUDO_ALIAS,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_32": _PSEUDO_OVERLAP,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_33": _PSEUDO_OVERLAP,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_45": _PSEUDO_SLICE,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁadd__mutmut_6": _PSEUDO_DEDUPE,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁadd__mutmut_7": _PSEUDO_DEDUPE,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁadd__mutmut_8": _PSEUDO_DEDUPE,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁadd__mutmut_20": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_2": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_3": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_6": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_14": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_16": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_24": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_26": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_30": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_45": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_46": _PSEUDO_FAST,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁrestore_json__mutmut_5": _PSEUDO_NONE_FALSE,
+    "agent.model.privacy.mapper.xǁPseudonymiserǁseed_alert__mutmut_5": _PSEUDO_KIND,
 }

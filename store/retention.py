@@ -36,6 +36,7 @@ from store.schema import (
     LearningRun,
     LearningStatus,
     Message,
+    PrivacyMap,
     SeenEvent,
     TraceEvent,
     WorkRow,
@@ -86,7 +87,9 @@ def _kinds() -> dict[str, tuple[str, list[Target]]]:
                         Investigation.status != InvestigationStatus.RUNNING,
                     ],
                     _investigations_go,
-                )
+                ),
+                # A conversation's pseudonyms go with its last investigation.
+                Target([PrivacyMap.conversation_id], lambda c: [PrivacyMap.updated_at < c]),
             ],
         ),
         "alerts": (

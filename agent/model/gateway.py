@@ -19,6 +19,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -29,6 +30,7 @@ from agent.errors import BudgetExceeded, DeadlineExceeded, LLMOutputInvalid
 from agent.model.fence import Fence, user_turn
 from agent.model.llm import ModelBackend
 from agent.model.pricing import Pricer
+from agent.model.privacy import Pseudonymiser, incoming, outgoing
 from agent.model.replies import (
     ModelTurn,
     parse_structured,
@@ -76,6 +78,7 @@ def build_genai_types() -> None:
             model.model_rebuild()
 
 
+Maps = Callable[[], Pseudonymiser] | None  # [privacy] on: a map for calls that bring none
 # Worth sending the same request once more: the model garbled its own output.
 RETRY_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
 
@@ -91,6 +94,7 @@ class CallContext:
     usage: Usage = field(default_factory=Usage)
     fence: Fence = field(default_factory=Fence)  # the run's data fence (repair turns use it)
     model: str | None = None  # instead of ``models.main`` (a policy rule's); light keeps its
+    privacy: Pseudonymiser | None = None  # the conversation's pseudonyms ([privacy])
 
 
 class LLMGateway:
@@ -101,10 +105,13 @@ class LLMGateway:
         backend: ModelBackend,
         settings: GeminiSettings,
         models: ModelsSettings | None = None,
+        *,
+        privacy: Maps = None,
     ) -> None:
         self.backend = backend
         self.settings = settings
         self.models = (models or ModelsSettings()).resolved(settings)
+        self.privacy = privacy
         self.pricer = Pricer(settings.prices)
         build_genai_types()
 
@@ -232,6 +239,9 @@ class LLMGateway:
         config: types.GenerateContentConfig,
     ) -> ModelTurn:
         left = self._check_limits(ctx, stage)
+        seam = ctx.privacy = ctx.privacy or (self.privacy() if self.privacy else None)
+        if seam is not None:
+            contents, config = outgoing(seam, contents, config)
         started = time.monotonic()
         try:
             async with asyncio.timeout(left):
@@ -245,6 +255,8 @@ class LLMGateway:
                 ) from exc
             raise
         latency_ms = (time.monotonic() - started) * 1000
+        if seam is not None:
+            response = incoming(seam, response, config)
         turn = turn_from_response(response)
         await self._record(ctx, stage, model, response, turn, latency_ms)
         raise_if_refused(response, turn, stage, who=who(model))

@@ -1,8 +1,9 @@
 """The run figures a conclusion's or answer's footer shows: duration, model calls, cost.
 
 Built from an outcome's ``usage`` (``core.usage``: ``llm_calls``, ``cost_usd`` at list
-prices, ``unpriced_calls``) and ``record`` (``timings.total_ms``). The cost is a floor
-("≥") when some calls had no price, and left out when none had one.
+prices, ``unpriced_calls``) and ``record`` (``timings.total_ms``; ``privacy.note``: how
+much personal data the model saw pseudonymised, counts only). The cost is a floor ("≥")
+when some calls had no price, and left out when none had one.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ class RunStats:
     model_calls: int
     cost_usd: float | None
     cost_is_floor: bool = False
+    privacy: str = ""  # "personal data pseudonymised for the model: 4 users, ..."
 
     @classmethod
     def from_outcome(cls, usage: Mapping[str, Any], record: Mapping[str, Any]) -> RunStats:
@@ -30,6 +32,7 @@ class RunStats:
             model_calls=calls,
             cost_usd=float(cost) if isinstance(cost, int | float) and unpriced < calls else None,
             cost_is_floor=unpriced > 0,
+            privacy=str((record.get("privacy") or {}).get("note") or ""),
         )
 
     def text(self) -> str:
@@ -42,6 +45,8 @@ class RunStats:
             parts.append(("≥ " if self.cost_is_floor else "") + usd(self.cost_usd))
         elif self.cost_is_floor:  # every call on a model without a price: never "$0"
             parts.append("cost unknown")
+        if self.privacy:
+            parts.append("🔒 " + self.privacy)
         return " · ".join(parts)
 
 

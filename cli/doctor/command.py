@@ -56,6 +56,7 @@ async def run_checks(settings: Settings, *, offline: bool = False) -> list[Check
         checks += await asyncio.to_thread(remote.bigquery_tables, settings)
     checks += local.duckdb_files(settings)
     checks.append(local.intel_keys(settings))
+    checks.append(local.privacy(settings))
     checks.append(await local.database(settings))
     checks.append(await local.webhooks(settings))
     return checks

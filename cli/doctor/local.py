@@ -1,4 +1,5 @@
-"""Checks that stay on this machine: settings, DuckDB files, intel keys, the database."""
+"""Checks that stay on this machine: settings, DuckDB files, intel keys, privacy, the
+database."""
 
 from __future__ import annotations
 
@@ -57,6 +58,20 @@ def intel_keys(settings: Settings) -> Check:
         return Check.skip("intel", f"no threat-intel service configured (set one of {unset})")
     detail = ", ".join(on) + " configured"
     return Check.ok("intel", detail + (f"; not set: {unset}" if off else ""))
+
+
+def privacy(settings: Settings) -> Check:
+    """What the model sees pseudonymised ([privacy]), and whether the map key is usable."""
+    p = settings.privacy
+    if not p.enabled:
+        return Check.skip("privacy", "off: personal data reaches the model as it is")
+    try:
+        p.key_bytes()
+    except ValueError as exc:
+        return Check.fail("privacy", str(exc), "set SOCBOT_PRIVACY_KEY (openssl rand -base64 32)")
+    marked = sum(len(t.personal) for t in settings.logs.tables)
+    kinds = ", ".join(p.kinds()) or "no kind"
+    return Check.ok("privacy", f"pseudonymised for the model: {kinds}; {marked} marked columns")
 
 
 async def database(settings: Settings) -> Check:

@@ -9,7 +9,13 @@ from store.schema.approvals import ApprovalRow
 from store.schema.base import Base, utcnow
 from store.schema.caches import IntelCache
 from store.schema.cases import CaseEvent, CaseRow
-from store.schema.investigations import Conversation, Investigation, Message, TraceEvent
+from store.schema.investigations import (
+    Conversation,
+    Investigation,
+    Message,
+    PrivacyMap,
+    TraceEvent,
+)
 from store.schema.playbook import Bullet, BulletTag, Feedback, LearningRun
 from store.schema.policy import PolicyBudget, PolicyHit, PolicySuppression
 from store.schema.queue import ReplicaRow, SeenEvent, WorkRow
@@ -53,6 +59,7 @@ __all__ = [
     "PolicyBudget",
     "PolicyHit",
     "PolicySuppression",
+    "PrivacyMap",
     "ReplicaRow",
     "RunEnd",
     "SeenEvent",

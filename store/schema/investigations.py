@@ -1,11 +1,12 @@
-"""Conversations, their messages, investigations and their append-only trace."""
+"""Conversations, their messages and pseudonym maps, investigations and their append-only
+trace."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.schema.base import Base, utcnow
@@ -31,6 +32,18 @@ class Message(Base):
     content: Mapped[str] = mapped_column(Text)
     investigation_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PrivacyMap(Base):
+    """A conversation's pseudonyms ([privacy]): sealed (AES-GCM, ``SOCBOT_PRIVACY_KEY``),
+    never readable here; pruned with the conversation's investigations."""
+
+    __tablename__ = "privacy_maps"
+    conversation_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    sealed: Mapped[bytes] = mapped_column(LargeBinary)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, index=True
+    )
 
 
 class Investigation(Base):

@@ -6,6 +6,7 @@ real DuckDB files and a real SQLite database. One line per check; exit code = fa
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import threading
 from collections.abc import Iterator
@@ -16,12 +17,14 @@ import pytest
 import respx
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import bigquery
+from pydantic import SecretStr
 from typer.testing import CliRunner
 
-from cli.doctor import remote
+from cli.doctor import local, remote
 from cli.doctor.remote import manifest_scopes
 from cli.main import app
-from config.settings import Settings
+from config.privacy_settings import PrivacySettings
+from config.settings import LogSettings, Settings, TableSpec
 from store.db.engine import Database
 from tests.fakes.gemini_rest import GeminiREST
 from tests.fakes.slack_api import FakeSlackAPI
@@ -113,6 +116,7 @@ def test_a_good_set_up_passes_every_check(
     duck = [line for name, line in checks.items() if name.startswith("duckdb ")]
     assert len(duck) == 4 and all(line.startswith("✔") for line in duck)
     assert checks["intel"].startswith("✔ intel: abuseipdb configured; not set: OTX_API_KEY")
+    assert checks["privacy"] == "· privacy: off: personal data reaches the model as it is"
     assert (
         checks["database"].startswith("✔ database: sqlite+aiosqlite:///")
         and "revision" in (checks["database"])
@@ -211,3 +215,16 @@ def test_bigquery_dry_runs_each_catalogued_table(bigquery_api: FakeBigQuery) -> 
     bad = remote.bigquery_tables(settings, client)
     assert [c.status for c in bad] == ["fail", "fail"]
     assert "Access Denied" in bad[0].detail and "dataViewer" in bad[0].fix
+
+
+def test_the_privacy_check_says_what_is_pseudonymised_and_fails_without_a_key() -> None:
+    on = PrivacySettings(enabled=True, ips="internal")
+    tables = [TableSpec(name="a.b.c", description="d", personal=["user_name", "email"])]
+    missing = local.privacy(Settings(privacy=on)).line()
+    assert missing.startswith("✘ privacy: privacy.enabled is on but SOCBOT_PRIVACY_KEY is not set")
+    key = SecretStr(base64.b64encode(bytes(32)).decode())
+    good = Settings(privacy=on.model_copy(update={"key": key}), logs=LogSettings(tables=tables))
+    assert local.privacy(good).line() == (
+        "✔ privacy: pseudonymised for the model: emails, users, names, phones, ips (internal); "
+        "2 marked columns"
+    )

@@ -11,11 +11,16 @@ system instruction followed by the request, and its tokens are reported as
     gemini = GeminiREST(router)
     ...
     assert gemini.store.calls == [("create", "cachedContents/fake1")]
+
+``respond`` answers instead of ``text``: a function of the model and the request body
+(a cached system instruction already put back in) returning the answer's candidate
+content (``{"role": "model", "parts": [...]}``), e.g. a ``ScriptedModel``'s turn.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -32,10 +37,16 @@ class GeminiREST:
     """Routes on ``router`` for generateContent and cachedContents; records bodies."""
 
     def __init__(
-        self, router: respx.MockRouter, *, store: CachedContents | None = None, text: str = "ok"
+        self,
+        router: respx.MockRouter,
+        *,
+        store: CachedContents | None = None,
+        text: str = "ok",
+        respond: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self.store = store if store is not None else CachedContents()
         self.text = text
+        self.respond = respond
         self.generated: list[dict[str, Any]] = []  # generateContent bodies, as received
         self.generate = router.post(url__regex=rf"^{API}/models/(?P<model>[^/:]+):generateContent$")
         self.generate.side_effect = self._generate
@@ -55,6 +66,11 @@ class GeminiREST:
                 body, cached = self.store.resolve(model, body)
             except RestError as exc:
                 return httpx.Response(exc.code, json=exc.body)
+        content = (
+            self.respond(model, body)
+            if self.respond is not None
+            else {"role": "model", "parts": [{"text": self.text}]}
+        )
         prompt = tokens(parse_request(model, body).prompt_chars)
         usage: dict[str, Any] = {
             "promptTokenCount": prompt,
@@ -66,7 +82,7 @@ class GeminiREST:
         answer = {
             "candidates": [
                 {
-                    "content": {"role": "model", "parts": [{"text": self.text}]},
+                    "content": content,
                     "finishReason": "STOP",
                     "index": 0,
                 }

@@ -1,0 +1,249 @@
+"""Recognisers of personal data in free text, and in the rows of a tool result.
+
+Tight regular expressions, run on NFKC text: e-mail addresses (also percent-encoded in
+a URL, ``j.doe%40example.com``), Windows ``DOMAIN\\user`` names, phone numbers
+(international ``+…`` or US ``(202) 555-0143`` / ``202-555-0143``, checked by
+``phonenumbers``), IPv4/IPv6 addresses (``ipaddress`` decides internal), host names under
+the internal domain suffixes, and a team's own patterns. Person names have no pattern:
+they are known from the alert and from marked columns (``personal = [...]``).
+Each finding is ``(kind, value, spelling, key)``: the value a tool gets back, the
+spelling as it stands in the text, and the key that says two spellings are one value.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import json
+import re
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+from urllib.parse import unquote
+
+import phonenumbers
+
+from agent.model.privacy.tokens import match_key
+from alerts.addresses import is_internal_ipv4, unwrap
+from config.privacy_settings import PrivacySettings
+
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_DOMAIN = rf"{_LABEL}(?:\.{_LABEL})*\.[A-Za-z]{{2,24}}(?![A-Za-z0-9-])"
+EMAIL = re.compile(rf"(?<![\w.+-])[\w+-](?:[\w.+-]{{0,63}})(?:@|%40)({_DOMAIN})", re.IGNORECASE)
+_AT = re.compile(r"@|%40")
+_AT_DOMAIN = re.compile(rf"(?:@|%40){_DOMAIN}", re.IGNORECASE)
+DOMAIN_USER = re.compile(r"(?<![\w\\])([A-Z][A-Z0-9-]{1,14})\\{1,2}([A-Za-z][\w.-]{1,63})")
+# No look-behinds in front (they make a scan of 100 kB ten times slower): a match glued
+# to the word before it is dropped by ``_alone``.
+PHONE_INTL = re.compile(r"\+[1-9][0-9 ().-]{6,18}[0-9](?![0-9])")
+PHONE_US = re.compile(r"(?:\([2-9][0-9]{2}\) ?|[2-9][0-9]{2}[-.])[0-9]{3}[-.][0-9]{4}(?![\w-])")
+IPV4 = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![\w]|\.[0-9])")
+IPV6 = re.compile(r"[0-9A-Fa-f]{0,4}::?[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){1,6}(?![\w:])")
+# Values too common to be anyone's: never pseudonymised (they would blind the model).
+COMMON = frozenset(
+    "root admin administrator system nobody guest unknown none null n/a anonymous "
+    "service daemon localhost true false".split()
+)
+NAME_KEYS = frozenset(
+    "displayname display_name fullname full_name name_full givenname given_name firstname "
+    "first_name surname lastname last_name familyname family_name personname person_name "
+    "employee_name".split()
+)
+
+
+class Finding(NamedTuple):
+    kind: str
+    value: str
+    spelling: str
+    key: str
+
+
+def usable(kind: str, value: str) -> bool:
+    """Whether ``value`` is worth a pseudonym: not short, numeric or a common word."""
+    text = value.strip()
+    if len(text) < 3 or text.lower() in COMMON:
+        return False
+    return kind != "USER" or not text.replace(".", "").isdigit()
+
+
+class Detector:
+    """The recognisers the settings switch on."""
+
+    def __init__(
+        self, settings: PrivacySettings, *, internal_suffixes: tuple[str, ...] = ()
+    ) -> None:
+        self.settings = settings
+        self.patterns = [re.compile(p) for p in settings.patterns]
+        suffixes = [s.strip(".") for s in internal_suffixes if s.strip(".")]
+        self.hosts = (
+            re.compile(
+                rf"(?<![\w.-]){_LABEL}(?:\.{_LABEL})*\.(?:{'|'.join(map(re.escape, suffixes))})"
+                r"(?![\w-]|\.[A-Za-z0-9])",
+                re.IGNORECASE,
+            )
+            if settings.hosts and suffixes
+            else None
+        )
+
+    def scan(self, text: str) -> Iterator[Finding]:
+        """Every personal value the patterns find in ``text`` (NFKC already)."""
+        s = self.settings
+        if s.emails and ("@" in text or "%40" in text):
+            for spelling in _emails(text):
+                value = unquote(spelling) if "%40" in spelling else spelling
+                if "@" in value:
+                    yield Finding("EMAIL", value, spelling, match_key(value))
+        if s.users and "\\" in text:
+            for m in DOMAIN_USER.finditer(text):
+                user = m.group(2).rstrip(".-")
+                if usable("USER", user):
+                    yield Finding("USER", user, user, match_key(user))
+        if s.phones:
+            yield from _phones(text)
+        if s.ips != "off":
+            yield from self._ips(text)
+        if self.hosts is not None:
+            for m in self.hosts.finditer(text):
+                yield Finding("HOST", m.group(0), m.group(0), match_key(m.group(0)))
+        for pattern in self.patterns:
+            for m in pattern.finditer(text):
+                if m.group(0).strip():
+                    yield Finding("ID", m.group(0), m.group(0), match_key(m.group(0)))
+
+    def _ips(self, text: str) -> Iterator[Finding]:
+        candidates = [m.group(0) for m in IPV4.finditer(text) if _alone(text, m, ".")]
+        if ":" in text:
+            candidates += [m.group(0) for m in IPV6.finditer(text) if _alone(text, m, ":.")]
+        for spelling in candidates:
+            found = _address(spelling)
+            if found is not None and (self.settings.ips == "all" or not found[1]):
+                yield Finding("IP", spelling, spelling, found[0])
+
+    def value(self, kind_hint: str, value: str) -> Finding | None:
+        """The finding of a value known to be personal (an alert entity, a marked column):
+        an e-mail, IP or phone by its shape, else ``kind_hint`` (USER, PERSON, HOST)."""
+        text = value.strip()
+        s = self.settings
+        if "@" in text and EMAIL.fullmatch(text) and kind_hint != "USER":
+            return Finding("EMAIL", text, text, match_key(text)) if s.emails else None
+        address = _address(text)
+        if address is not None:
+            wanted = s.ips == "all" or (s.ips == "internal" and not address[1])
+            return Finding("IP", text, text, address[0]) if wanted else None
+        phone = next(iter(_phones(text)), None)
+        if phone is not None and phone.spelling == text:
+            return phone if s.phones else None
+        if kind_hint == "USER" and " " in text and s.names:
+            kind_hint = "PERSON"
+        on = {"USER": s.users, "PERSON": s.names, "HOST": s.hosts}
+        if not on.get(kind_hint) or not usable(kind_hint, text):
+            return None
+        return Finding(kind_hint, text, text, match_key(text))
+
+
+_ULA = ipaddress.IPv6Network("fc00::/7")
+
+
+@functools.lru_cache(maxsize=4096)
+def _address(spelling: str) -> tuple[str, bool] | None:
+    """An IP address's key and whether it is *not* internal (RFC 1918, CGNAT, loopback,
+    link-local, IPv6 ULA; documentation ranges are not internal); None for no address."""
+    try:
+        address = unwrap(ipaddress.ip_address(spelling))
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv4Address):
+        internal = is_internal_ipv4(address) or address.is_link_local
+    else:
+        internal = address in _ULA or address.is_link_local or address.is_loopback
+    return ipaddress.ip_address(spelling).compressed, not internal
+
+
+def _alone(text: str, m: re.Match[str], joiners: str) -> bool:
+    """Whether the match does not continue a word (or a longer number) before it."""
+    start = m.start()
+    return not start or not (text[start - 1].isalnum() or text[start - 1] in joiners)
+
+
+def _emails(text: str) -> Iterator[str]:
+    """The e-mail addresses in ``text`` (also ``local%40domain``), found from their @."""
+    end = 0
+    for at in _AT.finditer(text):
+        if at.start() < end:
+            continue
+        domain = _AT_DOMAIN.match(text, at.start())
+        if domain is None:
+            continue
+        start = at.start()
+        while start > 0 and at.start() - start < 64 and _local(text[start - 1]):
+            start -= 1
+        while start < at.start() and text[start] == ".":
+            start += 1
+        if start < at.start():
+            end = domain.end()
+            yield text[start:end]
+
+
+def _local(char: str) -> bool:
+    return char.isalnum() or char in "._+-"
+
+
+def _phones(text: str) -> Iterator[Finding]:
+    for pattern, region in ((PHONE_INTL, None), (PHONE_US, "US")):
+        for m in pattern.finditer(text):
+            if not _alone(text, m, "+(-"):
+                continue
+            try:
+                number = phonenumbers.parse(m.group(0), region)
+            except phonenumbers.NumberParseException:
+                continue
+            if phonenumbers.is_valid_number(number):
+                e164 = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+                yield Finding("PHONE", m.group(0), m.group(0), e164)
+
+
+def marked_values(data: Any, marked: frozenset[str]) -> Iterator[tuple[str, str]]:
+    """``(column, value)`` of the marked columns in a tool result: ``{"columns": [...],
+    "rows": [[...]]}`` tables and ``{"column": value}`` records, at any depth."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            columns, rows = item.get("columns"), item.get("rows")
+            if isinstance(columns, list) and isinstance(rows, list):
+                wanted = [(i, c) for i, c in enumerate(columns) if str(c).lower() in marked]
+                for row in rows if wanted else []:
+                    if isinstance(row, list):
+                        for i, column in wanted:
+                            if i < len(row) and isinstance(row[i], str):
+                                yield str(column), row[i]
+            for key, value in item.items():
+                if isinstance(value, str) and key.lower() in marked:
+                    yield key, value
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, dict | list))
+
+
+def json_in(text: str) -> Any:
+    """The JSON document inside ``text`` (a fenced tool result), or None."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        return json.loads(text[start : end + 1])
+    except ValueError:
+        return None
+
+
+def column_kind(column: str, value: str) -> str:
+    """What a marked column's value is: an e-mail address by its shape, else by the
+    column's name (a host, a person's name, a user)."""
+    if "@" in value and EMAIL.fullmatch(value.strip()):
+        return "EMAIL"
+    name = column.lower()
+    if any(w in name for w in ("host", "device", "machine", "computer", "workstation")):
+        return "HOST"
+    if any(w in name for w in NAME_KEYS) or (name.endswith("_name") and "user" not in name):
+        return "PERSON"
+    return "USER"

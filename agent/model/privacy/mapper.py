@@ -1,0 +1,212 @@
+"""``Pseudonymiser``: one conversation's text on its way to the model and back.
+
+``pseudonymise`` reads a text once: it finds the personal values in it (the patterns,
+the marked columns of a tool result), then replaces every value the conversation knows
+(found now, earlier, or seeded from the alert) by its pseudonym, and every look-alike of
+a pseudonym in the data by a ``LITERAL_n`` of its own. ``restore`` puts the real values
+back, for this map's pseudonyms only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from agent.model.privacy.detect import (
+    NAME_KEYS,
+    Detector,
+    Finding,
+    column_kind,
+    json_in,
+    marked_values,
+)
+from agent.model.privacy.tokens import PseudonymMap, lookalikes, normalise
+from alerts.model import Alert
+from config.privacy_settings import PrivacySettings
+
+_MEMO = 256  # texts remembered per conversation (the contents repeat on every call)
+_ENTITY_KINDS = {"user": "USER", "email": "EMAIL", "host": "HOST", "ip": "IP"}
+
+
+class Pseudonymiser:
+    """The map of one conversation and what it is applied with."""
+
+    def __init__(
+        self,
+        settings: PrivacySettings,
+        pmap: PseudonymMap | None = None,
+        *,
+        marked: Iterable[str] = (),
+        internal_suffixes: tuple[str, ...] = (),
+    ) -> None:
+        self.map = pmap if pmap is not None else PseudonymMap()
+        self.detector = Detector(settings, internal_suffixes=internal_suffixes)
+        self.marked = frozenset(c.lower() for c in marked)
+        self._aliases: dict[str, str] = {}  # spelling, lower() -> token
+        self._pattern: re.Pattern[str] | None = None
+        self._memo: dict[str, tuple[int, str]] = {}
+        for token, value in self.map.values():
+            if not token.startswith("LITERAL_"):
+                for spelling in _spellings(value):
+                    self._aliases[spelling] = token
+
+    def add(self, finding: Finding) -> str:
+        """The pseudonym of a value, and its spelling learnt for replacement (a spelling
+        already known keeps its pseudonym, whatever kind it is found as now)."""
+        token = self._aliases.get(normalise(finding.spelling).lower())
+        if token is not None:
+            return token
+        token = self.map.known(finding.kind, finding.key)
+        if token is None:
+            token = self.map.token_for(finding.kind, finding.value, key=finding.key)
+        for spelling in _spellings(finding.spelling):
+            if self._aliases.get(spelling) != token:
+                self._aliases[spelling] = token
+                self._pattern = None
+        return token
+
+    def seed_alert(self, alert: Alert) -> None:
+        """The alert's users, e-mails, hosts and IPs, and its name fields, as known values."""
+        for entity in alert.entities:
+            kind = _ENTITY_KINDS.get(entity.kind)
+            found = self.detector.value(kind, normalise(entity.value)) if kind else None
+            if found is not None:
+                self.add(found)
+        for key, value in _fields(alert.raw):
+            if key.lower().replace("-", "_") in NAME_KEYS:
+                found = self.detector.value("PERSON", normalise(value))
+                if found is not None:
+                    self.add(found)
+
+    def pseudonymise(self, text: str) -> str:
+        """``text`` as the model may read it."""
+        if not text:
+            return text
+        memo = self._memo.get(text)
+        if memo is not None and memo[0] == self.map.version:
+            return memo[1]
+        clean = normalise(text)
+        seen: set[str] = set()
+        for finding in self.detector.scan(clean):
+            if finding.spelling not in seen:
+                seen.add(finding.spelling)
+                self.add(finding)
+        if self.marked and "{" in clean:
+            for column, value in marked_values(json_in(clean), self.marked):
+                if value in seen or normalise(value).lower() in self._aliases:
+                    continue
+                seen.add(value)
+                found = self.detector.value(column_kind(column, value), normalise(value))
+                if found is not None:
+                    self.add(found)
+        out = self._replace(clean)
+        if len(self._memo) >= _MEMO:
+            self._memo.clear()
+        self._memo[text] = (self.map.version, out)
+        return out
+
+    def restore(self, text: str) -> str:
+        """``text`` with this conversation's pseudonyms turned back into real values."""
+        return self.map.restore(text)
+
+    def restore_json(self, text: str) -> str:
+        """A JSON answer restored value by value (a value may hold quotes); text that is
+        not JSON is restored as text."""
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return self.restore(text)
+        return json.dumps(self.restore_value(data), ensure_ascii=False)
+
+    def restore_value(self, value: Any) -> Any:
+        """Strings anywhere in a JSON-like value restored (keys too)."""
+        if isinstance(value, str):
+            return self.restore(value)
+        if isinstance(value, dict):
+            return {self.restore(str(k)): self.restore_value(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.restore_value(v) for v in value]
+        return value
+
+    def _replace(self, text: str) -> str:
+        """Known values by their pseudonyms, look-alikes by literals, in one pass each."""
+        pattern = self._compiled()
+        aliases = self._aliases
+        looks = lookalikes(text)
+        if pattern is None and not looks:
+            return text
+        spans: list[tuple[int, int, str]] = []
+        for m in pattern.finditer(text) if pattern is not None else ():
+            start = m.start()
+            if not (start and text[start - 1].isalnum()):  # not inside a longer word
+                spans.append((start, m.end(), aliases.get(m.group(0).lower(), m.group(0))))
+        if looks:
+            taken = [(a, b) for a, b, _ in spans]
+            for start, end in looks:
+                if not any(a < end and start < b for a, b in taken):
+                    literal = text[start:end]
+                    spans.append((start, end, self.map.token_for("LITERAL", literal, key=literal)))
+            spans.sort()
+        out: list[str] = []
+        at = 0
+        for start, end, token in spans:
+            out += [text[at:start], token]
+            at = end
+        out.append(text[at:])
+        return "".join(out)
+
+    def _compiled(self) -> re.Pattern[str] | None:
+        if self._pattern is None and self._aliases:
+            body = trie_regex(sorted(self._aliases))
+            # Not glued to a letter or digit (an underscore does not protect a value:
+            # ``jdoe_laptop`` becomes ``USER_1_laptop``, which restores to nothing).
+            # (the start is checked by ``_glued``: a leading look-behind makes it slow).
+            self._pattern = re.compile(rf"(?:{body})(?![^\W_])", re.IGNORECASE)
+        return self._pattern
+
+
+def _glued(char: str) -> bool:
+    """Whether ``char`` joins a value to a longer word (a letter or digit; not ``_``)."""
+    return char.isalnum()
+
+
+def _spellings(value: str) -> set[str]:
+    """How a value may stand in the text the model reads: as is, and JSON-escaped."""
+    plain = normalise(value).lower()
+    return {plain, json.dumps(plain)[1:-1], json.dumps(plain, ensure_ascii=False)[1:-1]}
+
+
+def trie_regex(words: list[str]) -> str:
+    """One regular expression matching any of ``words``, longest first, as a trie."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        ends = "" in node
+        branches = [re.escape(c) + emit(child) for c, child in sorted(node.items()) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return emit(trie)
+
+
+def _fields(data: Any) -> Iterable[tuple[str, str]]:
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if isinstance(value, str):
+                    yield str(key), value
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
