@@ -32,7 +32,7 @@ from typing import Any
 from google.genai import types
 from openai.types.chat import ChatCompletion
 
-from agent.model.gateway import build_genai_types, json_schema
+from agent.model.genai_types import build_genai_types, json_schema
 from agent.model.openai_request import build_request
 from agent.model.openai_response import read_response
 from agent.planner import Plan

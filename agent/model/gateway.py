@@ -8,26 +8,25 @@ reasons into the engine's errors. Structured
 calls parse the model's JSON into a pydantic model with one repair attempt. What a
 reply means (text, calls, refusals, JSON) is read in ``agent.model.replies``.
 
-Nothing one-off runs on the event loop per call: each output schema's JSON schema is
-generated once per process, and the google-genai request and response types (pydantic
-models built lazily on first use, ~50 ms in all) are built when the gateway is.
+Nothing one-off runs on the event loop per call: the google-genai types are built when
+the gateway is, and each output schema's JSON schema once (``agent.model.genai_types``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from google.genai import types
 from pydantic import BaseModel
 
 from agent.errors import BudgetExceeded, DeadlineExceeded, LLMOutputInvalid
 from agent.model.fence import Fence, user_turn
+from agent.model.genai_types import build_genai_types, json_schema
 from agent.model.llm import ModelBackend
 from agent.model.pricing import Pricer
 from agent.model.privacy import Pseudonymiser, incoming, outgoing
@@ -49,34 +48,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
 ToolMode = Literal["AUTO", "ANY", "NONE"]
-
-# google-genai types every call builds or parses (plus the private request model).
-GENAI_TYPES = (
-    "GenerateContentConfig AutomaticFunctionCallingConfig ThinkingConfig Tool ToolConfig "
-    "FunctionCallingConfig FunctionDeclaration Content UserContent Part FunctionCall "
-    "FunctionResponse GenerateContentResponse Candidate GenerateContentResponseUsageMetadata "
-    "GenerateContentResponsePromptFeedback ModalityTokenCount HttpResponse "
-    "_GenerateContentParameters"
-).split()
-_schemas: dict[type[BaseModel], str] = {}
-
-
-def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
-    """``schema.model_json_schema()``, generated once per class; a fresh copy per call."""
-    text = _schemas.get(schema)
-    if text is None:
-        text = _schemas[schema] = json.dumps(schema.model_json_schema())
-    value: dict[str, Any] = json.loads(text)
-    return value
-
-
-def build_genai_types() -> None:
-    """Build google-genai's lazily built pydantic models now, not on the first call."""
-    for name in GENAI_TYPES:
-        model = getattr(types, name, None)
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            model.model_rebuild()
-
 
 Maps = Callable[[], Pseudonymiser] | None  # [privacy] on: a map for calls that bring none
 # Worth sending the same request once more: the model garbled its own output.

@@ -21,7 +21,8 @@ from google.genai import types
 from pydantic import BaseModel
 
 from agent.model.fence import Fence, user_turn
-from agent.model.gateway import GENAI_TYPES, CallContext, LLMGateway
+from agent.model.gateway import CallContext, LLMGateway
+from agent.model.genai_types import GENAI_TYPES
 from agent.prompts import PROMPTS_DIR, Prompts
 from bot.events.middleware import Deduper
 from config.settings import GeminiSettings
