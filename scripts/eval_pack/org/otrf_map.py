@@ -81,12 +81,15 @@ def replacer(cast: Cast) -> Any:
     pairs["172.18.38.5"] = cast.hosts["dc"][1]
     pairs["172.18.39.5"] = cast.hosts["victim"][1]
     keys = sorted(pairs, key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w-])", re.I)
+    pattern = re.compile(r"(?<![A-Za-z0-9.-])(" + "|".join(re.escape(k) for k in keys) + r")(?![A-Za-z0-9-])", re.I)
     lower = {k.lower(): v for k, v in pairs.items()}
     other = re.compile(r"\b(?:172\.18|10\.10\.10|192\.168\.\d{1,3})\.\d{1,3}(?:\.\d{1,3})?\b")
 
+    leftover = re.compile(r"mordor|theshire|atomic", re.I)
+
     def sub(text: str) -> str:
         text = pattern.sub(lambda m: lower[m.group(0).lower()], text)
+        text = leftover.sub("Kestrel", text)
         return other.sub(lambda m: "10.1.9." + str(10 + sum(map(int, re.findall(r"\d+", m.group(0)))) % 200), text)
 
     return sub
