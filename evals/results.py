@@ -29,6 +29,9 @@ class Attempt(BaseModel):
     conclusion: dict[str, Any] | None = None
     review_findings: int | None = None
     review_verified: int | None = None
+    evidence: dict[str, str] = Field(
+        default_factory=dict, description="each successful tool call by its ref: args and result"
+    )
     error: str | None = None
     cost_usd: float = 0.0
     latency_s: float = 0.0

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.engine import Engine, Outcome, Request
@@ -158,7 +161,8 @@ class EvalRunner:
             return Attempt(
                 scenario=scenario.id, repeat=repeat, status=InvestigationStatus.FAILED, error=error
             )
-        settings = scenario_settings(w.settings, scenario)
+        links = Path(tempfile.mkdtemp(prefix="socbot-eval-"))  # the tables' links (sandbox)
+        settings = scenario_settings(w.settings, scenario, links)
         registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
         key = attempt_key(scenario.id, repeat)
         self.forget(key)
@@ -194,6 +198,7 @@ class EvalRunner:
         finally:
             ATTEMPT.reset(token)
             await asyncio.to_thread(close_registry, registry)
+            shutil.rmtree(links, ignore_errors=True)
         return attempt
 
     async def _judged(self, attempt: Attempt, scenario: Scenario) -> None:
@@ -218,6 +223,7 @@ def to_attempt(scenario: str, repeat: int, outcome: Outcome, elapsed: float, mod
         conclusion=outcome.conclusion.model_dump(mode="json") if outcome.conclusion else None,
         review_findings=review.findings if review else None,
         review_verified=review.verified if review else None,
+        evidence=outcome.evidence,
         error=outcome.error,
         cost_usd=float(usage.get("cost_usd") or 0.0),
         latency_s=round(elapsed, 3),

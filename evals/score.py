@@ -35,14 +35,14 @@ def score(scenario: Scenario, attempt: Attempt) -> Score:
     given = conclusion.get("verdict") if attempt.conclusion else None
     severity = conclusion.get("severity") if attempt.conclusion else None
     text = conclusion_text(conclusion)
-    hits, missing = found(text, truth.must_establish)
-    recall = len(hits) / len(truth.must_establish) if truth.must_establish else None
+    hits, missing = found(text, truth.values)
+    recall = len(hits) / len(truth.values) if truth.values else None
     claimed = claimed_techniques(conclusion)
-    forbidden_made, _ = found(text, truth.forbidden)
+    forbidden_made: list[str] = []
     gates = Gates(
-        verdict=given in truth.accepted,
+        verdict=truth.accepts(given, []),
         severity=_in_band(severity, truth.severity) if attempt.conclusion else False,
-        recall=None if recall is None else recall >= truth.min_recall,
+        recall=None if recall is None else recall >= scenario.limits.min_recall,
         technique=technique_match(truth.techniques, claimed) if truth.techniques else None,
         forbidden=not forbidden_made,
     )

@@ -18,11 +18,12 @@ def pct(value: Any) -> str:
 
 def pack_table(scenarios: Sequence[Scenario]) -> Table:
     table = Table(title=f"{len(scenarios)} scenarios")
-    for column in ("id", "category", "expected", "origin"):
+    for column in ("id", "category", "accepted", "origin"):
         table.add_column(column, overflow="fold")
     for s in scenarios:
         origin = "synthetic" if s.synthetic else s.origin.split(" (", 1)[0]
-        table.add_row(*(Text(c) for c in (s.id, s.category, s.truth.verdict, origin)))
+        accepted = " | ".join(s.truth.verdicts)
+        table.add_row(*(Text(c) for c in (s.id, s.category, accepted, origin)))
     return table
 
 
@@ -33,7 +34,12 @@ def pack_rows(scenarios: Sequence[Scenario]) -> list[dict[str, Any]]:
             "title": s.title,
             "category": s.category,
             "expected_verdict": s.truth.verdict,
+            "accepted_verdicts": list(s.truth.verdicts),
+            "rationale": s.truth.rationale,
+            "severity": list(s.truth.severity),
+            "genuine": s.genuine,
             "synthetic": s.synthetic,
+            "pair": s.pair,
             "origin": s.origin,
             "licence": s.licence,
         }
