@@ -41,8 +41,8 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 def verdict_rates(scores: Sequence[Score]) -> dict[str, float | None]:
     """Accuracy, true-positive recall (attacks called attacks) and false-positive
     rejection (non-attacks not escalated: called false positive or benign)."""
-    attacks = [s for s in scores if s.expected_verdict == ESCALATED]
-    others = [s for s in scores if s.expected_verdict != ESCALATED]
+    attacks = [s for s in scores if s.attack]
+    others = [s for s in scores if not s.attack]
     return {
         "verdict_accuracy": rate([s.gates.verdict for s in scores]),
         "tp_recall": rate([s.given_verdict == ESCALATED for s in attacks]),

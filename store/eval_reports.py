@@ -42,6 +42,8 @@ class Gates(BaseModel):
     verdict: bool
     severity: bool | None
     recall: bool | None
+    verified: bool | None = None
+    length: bool | None = None
     technique: bool | None
     forbidden: bool
 
@@ -53,6 +55,8 @@ class Score(BaseModel):
     repeat: int
     category: str
     expected_verdict: str
+    accepted_verdicts: list[str] = Field(default_factory=list)
+    attack: bool = False
     given_verdict: str | None
     given_severity: str | None
     gates: Gates
@@ -60,8 +64,10 @@ class Score(BaseModel):
     recall: float | None
     missing: list[str]
     techniques_claimed: list[str]
+    technique_precision: float | None = None
     forbidden_made: list[str]
     verified_share: float | None
+    answer_chars: int | None = None
     status: str
     error: str | None
     cost_usd: float
