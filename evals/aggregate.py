@@ -48,6 +48,7 @@ def verdict_rates(scores: Sequence[Score]) -> dict[str, float | None]:
         "tp_recall": rate([s.given_verdict == ESCALATED for s in attacks]),
         "fp_rejection": rate([s.given_verdict in REJECTED for s in others]),
         "pass_rate": rate([s.passed for s in scores]),
+        "severity_accuracy": rate([s.gates.severity is True for s in scores]),
     }
 
 
@@ -115,6 +116,13 @@ def summary(scores: Sequence[Score]) -> dict[str, Any]:
         "pass_rate": bootstrap(listed, lambda ss: verdict_rates(ss)["pass_rate"]),
     }
     return out
+
+
+def baseline(scores: Sequence[Score]) -> dict[str, Any]:
+    """A baseline's figures (``summary.alert_only``, ``summary.guessability``)."""
+    rates = {k: _round(v) for k, v in verdict_rates(scores).items()}
+    cost = round(sum(s.cost_usd for s in scores), 6)
+    return {**rates, "attempts": len(scores), "cost_usd": cost}
 
 
 def _mean(values: Sequence[float]) -> float | None:

@@ -44,6 +44,9 @@ class Attempt(BaseModel):
     judge_cost_usd: float = 0.0
 
 
+BASELINE = "alert_only"  # a run folder's subfolder of alert-only attempts (--alert-only)
+
+
 class RunFolder:
     """A run's folder on disk (created on first write)."""
 
@@ -76,9 +79,15 @@ class RunFolder:
             self.results / f"{attempt.scenario}__r{attempt.repeat}.json", attempt.model_dump_json()
         )
 
+    def baseline(self) -> RunFolder:
+        """The folder of this run's alert-only attempts."""
+        return RunFolder(self.path / BASELINE)
+
     def clear(self) -> None:
-        for f in self.results.glob("*.json") if self.results.is_dir() else []:
-            f.unlink()
+        """Forget every attempt, the alert-only baseline's too."""
+        for results in (self.results, self.path / BASELINE / "results"):
+            for f in results.glob("*.json") if results.is_dir() else []:
+                f.unlink()
 
 
 def _write(path: Path, text: str) -> None:

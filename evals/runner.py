@@ -31,6 +31,7 @@ from alerts.catalogue import load_catalogue
 from alerts.parse import parse_alert
 from config.settings import Settings
 from core.events import NullSink
+from evals.alert_only import alert_only_settings, conclude_alert_only, no_tools
 from evals.judge import Judge
 from evals.recording import ATTEMPT
 from evals.results import Attempt, RunFolder
@@ -107,6 +108,7 @@ class EvalRunner:
         on_done: Callable[[Attempt], None] | None = None,
         forget: Callable[[str], None] | None = None,
         judge: Judge | None = None,
+        alert_only: bool = False,
     ) -> None:
         self.wiring = wiring
         self.folder = folder
@@ -117,6 +119,7 @@ class EvalRunner:
         self.catalogue = load_catalogue(wiring.settings.alerts.formats_dir)
         self.stop = Stop()
         self.judge = judge
+        self.alert_only = alert_only  # the baseline: no tools, the alert alone
 
     async def run(self, work: Sequence[tuple[Scenario, int]]) -> Stop:
         """Run every (scenario, repeat) of ``work``; what ended early is in the result."""
@@ -162,8 +165,11 @@ class EvalRunner:
                 scenario=scenario.id, repeat=repeat, status=InvestigationStatus.FAILED, error=error
             )
         links = Path(tempfile.mkdtemp(prefix="socbot-eval-"))  # the tables' links (sandbox)
-        settings = scenario_settings(w.settings, scenario, links)
-        registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
+        if self.alert_only:
+            settings, registry = alert_only_settings(w.settings), no_tools()
+        else:
+            settings = scenario_settings(w.settings, scenario, links)
+            registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
         key = attempt_key(scenario.id, repeat)
         self.forget(key)
         token = ATTEMPT.set(key)
@@ -182,7 +188,10 @@ class EvalRunner:
                 text=alert_request_text(alert),
                 alert=alert,
             )
-            outcome = await engine.run(request, NullSink())
+            if self.alert_only:
+                outcome = await conclude_alert_only(engine, request)
+            else:
+                outcome = await engine.run(request, NullSink())
             elapsed = time.monotonic() - started
             attempt = to_attempt(scenario.id, repeat, outcome, elapsed, model)
             if self.judge is not None and attempt.conclusion is not None:

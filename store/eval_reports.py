@@ -87,6 +87,14 @@ class Rates(BaseModel):
     tp_recall: float | None = None
     fp_rejection: float | None = None
     pass_rate: float | None = None
+    severity_accuracy: float | None = None
+
+
+class Baseline(Rates):
+    """A baseline's figures: the alert-only run, or the keyword guess (guessability)."""
+
+    attempts: int = 0
+    cost_usd: float = 0.0
 
 
 class Category(Rates):
@@ -112,6 +120,8 @@ class Summary(Rates):
     verdict_hat_k: float | None = None
     per_category: dict[str, Category] = Field(default_factory=dict)
     intervals: dict[str, list[float] | None] = Field(default_factory=dict)
+    guessability: Baseline | None = None
+    alert_only: Baseline | None = None
 
 
 class Comparison(BaseModel):
@@ -124,6 +134,9 @@ class Comparison(BaseModel):
     accuracy_diff: float | None = None
     accuracy_diff_interval: list[float] | None = None
     pass_rate_diff: float | None = None
+    guessability: dict[str, Any] | None = None
+    alert_only_a: dict[str, Any] | None = None
+    alert_only_b: dict[str, Any] | None = None
     regressions: list[str] = Field(default_factory=list)
     improvements: list[str] = Field(default_factory=list)
     worse: bool = False
