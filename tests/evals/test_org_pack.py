@@ -26,9 +26,31 @@ VERDICTS = {"true_positive", "true_positive_no_impact", "false_positive", "benig
 ATTACKS = {"true_positive", "true_positive_no_impact"}
 SEVERITIES = ["info", "low", "medium", "high", "critical"]
 CATEGORIES = {"cloud", "identity", "endpoint", "network", "saas"}
-TELLS = ("synthetic", "genuine", "otrf", "atomic", "security-datasets", "mordor", "simulated",
-         "invented", "recorded", "recording", "written for", "eval pack", "splunk")
-LAB = ("theshire", "mordor", "pgustavo", "wardog", "sbeavers", "atomicredteam", "cyb3rward0g", "otrf")
+TELLS = (
+    "synthetic",
+    "genuine",
+    "otrf",
+    "atomic",
+    "security-datasets",
+    "mordor",
+    "simulated",
+    "invented",
+    "recorded",
+    "recording",
+    "written for",
+    "eval pack",
+    "splunk",
+)
+LAB = (
+    "theshire",
+    "mordor",
+    "pgustavo",
+    "wardog",
+    "sbeavers",
+    "atomicredteam",
+    "cyb3rward0g",
+    "otrf",
+)
 
 
 @cache
@@ -65,8 +87,17 @@ def columns(path: str) -> list[tuple[str, str]]:
 
 def test_every_table_has_background_and_injections_match_its_schema() -> None:
     ids = {t["id"] for t in pack()["tables"]}
-    assert ids >= {"sysmon", "windows_security", "entra_signin", "okta_system_log", "firewall", "dns",
-                   "proxy", "cloudtrail", "saas_audit"}
+    assert ids >= {
+        "sysmon",
+        "windows_security",
+        "entra_signin",
+        "okta_system_log",
+        "firewall",
+        "dns",
+        "proxy",
+        "cloudtrail",
+        "saas_audit",
+    }
     schema = {t: columns(files(t)[0]) for t in ids}
     for s in scenarios().values():
         for inject in sorted((s["folder"] / "inject").glob("*.parquet")):
@@ -85,8 +116,14 @@ def test_scenarios_are_well_formed() -> None:
         assert truth["rationale"].strip(), sid
         for tid in truth["techniques"] + truth.get("techniques_accept", []):
             assert not catalogue.judge(tid).problem, f"{sid}: {tid}"
-        assert attack(s) == bool(truth["techniques"]), f"{sid}: attacks and only attacks list techniques"
-        assert isinstance(s["alert"], dict) and s["provenance"]["origin"] and s["provenance"]["licence"]
+        assert attack(s) == bool(truth["techniques"]), (
+            f"{sid}: attacks and only attacks list techniques"
+        )
+        assert (
+            isinstance(s["alert"], dict)
+            and s["provenance"]["origin"]
+            and s["provenance"]["licence"]
+        )
 
 
 def test_twins_share_the_alert_and_differ_in_verdict() -> None:
@@ -107,7 +144,9 @@ def test_required_values_are_in_the_data_and_not_in_the_alert() -> None:
         assert must, sid
         alert = json.dumps(s["alert"])
         for item in must:
-            value, table = (item["value"], item.get("table")) if isinstance(item, dict) else (item, None)
+            value, table = (
+                (item["value"], item.get("table")) if isinstance(item, dict) else (item, None)
+            )
             assert not contains(alert, value), f"{sid}: {value!r} is in the alert"
             tables = [table] if table else [t["id"] for t in pack()["tables"]]
             assert any(
@@ -129,17 +168,32 @@ def test_balance() -> None:
     assert {s["category"] for s in every} == CATEGORIES
     catalogue = enterprise()
     tactics = Counter(
-        tactic for s in attacks for tid in s["truth"]["techniques"]
+        tactic
+        for s in attacks
+        for tid in s["truth"]["techniques"]
         for tactic in catalogue.judge(tid).entry.tactics  # type: ignore[union-attr]
     )
-    for tactic in ("Initial Access", "Execution", "Persistence", "Privilege Escalation", "Defense Evasion",
-                   "Credential Access", "Discovery", "Lateral Movement", "Collection", "Command and Control",
-                   "Exfiltration"):
+    for tactic in (
+        "Initial Access",
+        "Execution",
+        "Persistence",
+        "Privilege Escalation",
+        "Defense Evasion",
+        "Credential Access",
+        "Discovery",
+        "Lateral Movement",
+        "Collection",
+        "Command and Control",
+        "Exfiltration",
+    ):
         assert tactics[tactic] > 0, tactic
 
 
 def test_nothing_the_model_reads_names_the_source() -> None:
-    readable = [t["name"] + " " + t["description"] + " " + json.dumps(t.get("columns", {})) for t in pack()["tables"]]
+    readable = [
+        t["name"] + " " + t["description"] + " " + json.dumps(t.get("columns", {}))
+        for t in pack()["tables"]
+    ]
     readable += [" ".join(c for c, _ in columns(files(t["id"])[0])) for t in pack()["tables"]]
     readable += [json.dumps(s["alert"]) for s in scenarios().values()]
     for text in readable:
@@ -148,7 +202,12 @@ def test_nothing_the_model_reads_names_the_source() -> None:
 
 def test_genuine_rows_keep_no_lab_names() -> None:
     con = duckdb.connect()
-    injects = [str(p) for s in scenarios().values() if s["genuine"] for p in (s["folder"] / "inject").glob("*.parquet")]
+    injects = [
+        str(p)
+        for s in scenarios().values()
+        if s["genuine"]
+        for p in (s["folder"] / "inject").glob("*.parquet")
+    ]
     for path in injects:
         hit = con.execute(
             f"SELECT concat_ws(' ', *COLUMNS(*)) AS t FROM read_parquet('{path}') "
@@ -167,7 +226,9 @@ def test_builder_is_reproducible(tmp_path: Path) -> None:
     assert [p.__dict__ for p in first.people] == [p.__dict__ for p in second.people]
     assert _digest(reference.change_tickets(first)) == _digest(reference.change_tickets(second))
     assert _digest(network_bg.network(first)[1]) == _digest(network_bg.network(second)[1])
-    assert _digest([p.__dict__ for p in build_org(32).people]) != _digest([p.__dict__ for p in first.people])
+    assert _digest([p.__dict__ for p in build_org(32).people]) != _digest(
+        [p.__dict__ for p in first.people]
+    )
     rows = reference.assets(first)
     write_parquet(tmp_path / "a.parquet", "assets", rows)
     write_parquet(tmp_path / "b.parquet", "assets", rows)
@@ -176,7 +237,9 @@ def test_builder_is_reproducible(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("table", ["sysmon", "entra_signin", "okta_system_log", "proxy"])
 def test_background_has_the_rhythm_of_a_working_week(table: str) -> None:
-    by_weekday = dict(duckdb.sql(
-        f"SELECT isodow(event_time) < 6, count(*) FROM read_parquet({files(table)}) GROUP BY 1"
-    ).fetchall())
+    by_weekday = dict(
+        duckdb.sql(
+            f"SELECT isodow(event_time) < 6, count(*) FROM read_parquet({files(table)}) GROUP BY 1"
+        ).fetchall()
+    )
     assert by_weekday[True] / 10 > 5 * by_weekday[False] / 4  # per day: weekdays much busier

@@ -5,6 +5,8 @@
 background), scenarios/ and NOTICE; the same seed gives the same content.
 """
 
+# ruff: noqa: E501  (scenario data: long literal strings read better whole)
+
 from __future__ import annotations
 
 import argparse
@@ -14,17 +16,33 @@ import zlib
 from pathlib import Path
 
 from scripts.eval_pack.make import OTRF_LICENCE
-from scripts.eval_pack.org import endpoint_bg, identity_bg, network_bg, reference, synth_cloud, synth_identity, synth_network, synth_saas
+from scripts.eval_pack.org import (
+    endpoint_bg,
+    identity_bg,
+    network_bg,
+    reference,
+    synth_cloud,
+    synth_identity,
+    synth_network,
+    synth_saas,
+)
 from scripts.eval_pack.org.genuine_cases import genuine
 from scripts.eval_pack.org.people import SEED, build_org
 from scripts.eval_pack.org.synth_base import Ctx
 from scripts.eval_pack.org.write import Scenario, pack_toml, write_background, write_scenario
 
 PACK = Path(__file__).resolve().parents[3] / "evals" / "packs" / "org"
-TEMPLATES = [*synth_identity.TEMPLATES, *synth_cloud.TEMPLATES, *synth_network.TEMPLATES, *synth_saas.TEMPLATES]
+TEMPLATES = [
+    *synth_identity.TEMPLATES,
+    *synth_cloud.TEMPLATES,
+    *synth_network.TEMPLATES,
+    *synth_saas.TEMPLATES,
+]
 INSTANCES = 2
-DESCRIPTION = ("One organisation (about 290 people, 300 hosts) over two weeks; alerts in pairs with opposite "
-               "verdicts decided by the logs; a third of the scenarios on genuine recordings.")
+DESCRIPTION = (
+    "One organisation (about 290 people, 300 hosts) over two weeks; alerts in pairs with opposite "
+    "verdicts decided by the logs; a third of the scenarios on genuine recordings."
+)
 
 
 def background(seed: int) -> tuple[object, dict[str, list[dict[str, object]]]]:
@@ -37,11 +55,19 @@ def background(seed: int) -> tuple[object, dict[str, list[dict[str, object]]]]:
     sysmon, security = endpoint_bg.endpoint(org)
     flows, dns, proxy = network_bg.network(org)
     return org, {
-        "sysmon": sysmon, "windows_security": security, "entra_signin": entra + identity_bg.mfp_noise(org),
-        "okta_system_log": okta, "firewall": flows, "dns": dns, "proxy": proxy,
-        "cloudtrail": identity_bg.cloudtrail(org), "saas_audit": identity_bg.saas(org, trips),
-        "assets": reference.assets(org), "directory": reference.directory(org),
-        "change_tickets": reference.change_tickets(org), "travel": reference.travel(trip_list),
+        "sysmon": sysmon,
+        "windows_security": security,
+        "entra_signin": entra + identity_bg.mfp_noise(org),
+        "okta_system_log": okta,
+        "firewall": flows,
+        "dns": dns,
+        "proxy": proxy,
+        "cloudtrail": identity_bg.cloudtrail(org),
+        "saas_audit": identity_bg.saas(org, trips),
+        "assets": reference.assets(org),
+        "directory": reference.directory(org),
+        "change_tickets": reference.change_tickets(org),
+        "travel": reference.travel(trip_list),
     }
 
 
@@ -76,7 +102,11 @@ def notice(cases: list[Scenario]) -> str:
         "",
     ]
     for s in sorted(cases, key=lambda c: c.id):
-        lines += [f"{s.id} [{'GENUINE' if s.genuine else 'INVENTED'}]", f"  origin: {s.origin}", f"  licence: {s.licence}"]
+        lines += [
+            f"{s.id} [{'GENUINE' if s.genuine else 'INVENTED'}]",
+            f"  origin: {s.origin}",
+            f"  licence: {s.licence}",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -96,8 +126,10 @@ def main() -> None:
         write_scenario(args.out, case)
     (args.out / "NOTICE").write_text(notice(cases), "utf-8")
     attacks = sum(c.attack for c in cases)
-    print(f"{len(cases)} scenarios ({attacks} attacks, {len(cases) - attacks} not, "
-          f"{sum(c.genuine for c in cases)} genuine) in {args.out}; background rows: {counts}")
+    print(
+        f"{len(cases)} scenarios ({attacks} attacks, {len(cases) - attacks} not, "
+        f"{sum(c.genuine for c in cases)} genuine) in {args.out}; background rows: {counts}"
+    )
 
 
 if __name__ == "__main__":

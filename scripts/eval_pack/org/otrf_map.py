@@ -16,28 +16,69 @@ from scripts.eval_pack.org.people import AD, ts
 
 DROP = {("security", 1102), ("sysmon", 4), ("sysmon", 16), ("sysmon", 255)}
 SYSMON = {
-    "User": "user", "ProcessId": "process_id", "Image": "image", "CommandLine": "command_line",
-    "ParentImage": "parent_image", "ParentCommandLine": "parent_command_line", "TargetImage": "target_image",
-    "SourceImage": "source_image", "GrantedAccess": "granted_access", "TargetObject": "target_object",
-    "Details": "details", "TargetFilename": "target_filename", "ImageLoaded": "image_loaded",
-    "DestinationIp": "destination_ip", "DestinationPort": "destination_port",
-    "DestinationHostname": "destination_hostname", "QueryName": "query_name", "Hashes": "hashes",
+    "User": "user",
+    "ProcessId": "process_id",
+    "Image": "image",
+    "CommandLine": "command_line",
+    "ParentImage": "parent_image",
+    "ParentCommandLine": "parent_command_line",
+    "TargetImage": "target_image",
+    "SourceImage": "source_image",
+    "GrantedAccess": "granted_access",
+    "TargetObject": "target_object",
+    "Details": "details",
+    "TargetFilename": "target_filename",
+    "ImageLoaded": "image_loaded",
+    "DestinationIp": "destination_ip",
+    "DestinationPort": "destination_port",
+    "DestinationHostname": "destination_hostname",
+    "QueryName": "query_name",
+    "Hashes": "hashes",
 }
 SECURITY = {
-    "SubjectUserName": "subject_user", "TargetUserName": "target_user", "LogonType": "logon_type",
-    "IpAddress": "ip_address", "NewProcessName": "process_name", "ObjectName": "object_name",
-    "ServiceName": "service_name", "ShareName": "share_name", "Status": "status",
+    "SubjectUserName": "subject_user",
+    "TargetUserName": "target_user",
+    "LogonType": "logon_type",
+    "IpAddress": "ip_address",
+    "NewProcessName": "process_name",
+    "ObjectName": "object_name",
+    "ServiceName": "service_name",
+    "ShareName": "share_name",
+    "Status": "status",
 }
 INTS = {"process_id", "destination_port", "logon_type"}
 LAB_HOSTS = {  # recording host (short, lower) -> role in the scenario
-    "workstation5": "victim", "pedro01": "victim", "pedro-computer": "victim", "it001": "victim",
-    "workstation6": "peer", "hr001": "peer", "workstation7": "peer2", "acct001": "peer2",
-    "mordordc": "dc", "dc01": "dc", "hfdc01": "dc", "file001": "fs",
+    "workstation5": "victim",
+    "pedro01": "victim",
+    "pedro-computer": "victim",
+    "it001": "victim",
+    "workstation6": "peer",
+    "hr001": "peer",
+    "workstation7": "peer2",
+    "acct001": "peer2",
+    "mordordc": "dc",
+    "dc01": "dc",
+    "hfdc01": "dc",
+    "file001": "fs",
 }
-LAB_DOMAINS = ["theshire.local", "mordor.local", "shire.com", "pandalab.com", "azsentinel.local", "blacksmith.local"]
+LAB_DOMAINS = [
+    "theshire.local",
+    "mordor.local",
+    "shire.com",
+    "pandalab.com",
+    "azsentinel.local",
+    "blacksmith.local",
+]
 LAB_NETBIOS = ["THESHIRE", "MORDOR", "SHIRE", "PANDALAB"]
-LAB_USERS = {"pgustavo": "victim", "wardog": "victim", "pedro": "victim", "it01-pedro": "victim",
-             "pedro-admin": "admin", "sbeavers": "peer", "nmartha": "peer2"}
+LAB_USERS = {
+    "pgustavo": "victim",
+    "wardog": "victim",
+    "pedro": "victim",
+    "it01-pedro": "victim",
+    "pedro-admin": "admin",
+    "sbeavers": "peer",
+    "nmartha": "peer2",
+}
 
 
 @dataclass
@@ -81,7 +122,9 @@ def replacer(cast: Cast) -> Any:
     pairs["172.18.38.5"] = cast.hosts["dc"][1]
     pairs["172.18.39.5"] = cast.hosts["victim"][1]
     keys = sorted(pairs, key=len, reverse=True)
-    pattern = re.compile(r"(?<![A-Za-z0-9.-])(" + "|".join(re.escape(k) for k in keys) + r")(?![A-Za-z0-9-])", re.I)
+    pattern = re.compile(
+        r"(?<![A-Za-z0-9.-])(" + "|".join(re.escape(k) for k in keys) + r")(?![A-Za-z0-9-])", re.I
+    )
     lower = {k.lower(): v for k, v in pairs.items()}
     other = re.compile(r"\b(?:172\.18|10\.10\.10|192\.168\.\d{1,3})\.\d{1,3}(?:\.\d{1,3})?\b")
 
@@ -90,7 +133,10 @@ def replacer(cast: Cast) -> Any:
     def sub(text: str) -> str:
         text = pattern.sub(lambda m: lower[m.group(0).lower()], text)
         text = leftover.sub("Kestrel", text)
-        return other.sub(lambda m: "10.1.9." + str(10 + sum(map(int, re.findall(r"\d+", m.group(0)))) % 200), text)
+        return other.sub(
+            lambda m: "10.1.9." + str(10 + sum(map(int, re.findall(r"\d+", m.group(0)))) % 200),
+            text,
+        )
 
     return sub
 
@@ -112,11 +158,21 @@ def load(folder: Path, cast: Cast, start: datetime) -> dict[str, list[dict[str, 
     out: dict[str, list[dict[str, Any]]] = {"sysmon": [], "windows_security": []}
     for when, r in timed:
         channel = str(r.get("Channel") or "")
-        table = "sysmon" if "Sysmon" in channel else "security" if channel.lower() == "security" else None
+        table = (
+            "sysmon"
+            if "Sysmon" in channel
+            else "security"
+            if channel.lower() == "security"
+            else None
+        )
         if table is None or (table, int(r.get("EventID") or 0)) in DROP:
             continue
         host = sub(str(r.get("Hostname") or "").split(".")[0])
-        row: dict[str, Any] = {"event_time": ts(start + (when - first)), "host": host, "event_id": int(r.get("EventID") or 0)}
+        row: dict[str, Any] = {
+            "event_time": ts(start + (when - first)),
+            "host": host,
+            "event_id": int(r.get("EventID") or 0),
+        }
         for key, col in (SYSMON if table == "sysmon" else SECURITY).items():
             value = r.get(key)
             if value in (None, "", "-"):
@@ -138,7 +194,9 @@ def found(rows: dict[str, list[dict[str, Any]]], needle: str) -> tuple[str, dict
     """The first (table, row) holding ``needle`` in any text column (case-insensitive)."""
     low = needle.lower()
     hits = [
-        (t, r) for t, rs in rows.items() for r in rs
+        (t, r)
+        for t, rs in rows.items()
+        for r in rs
         if any(isinstance(v, str) and low in v.lower() for k, v in r.items() if k != "event_time")
     ]
     return min(hits, key=lambda h: h[1]["event_time"]) if hits else None

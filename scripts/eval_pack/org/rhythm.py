@@ -8,10 +8,17 @@ from datetime import datetime, timedelta
 from scripts.eval_pack.org.people import DAYS, START
 
 CITIES = {
-    "United States": ["New York", "Chicago", "Houston"], "Japan": ["Tokyo", "Osaka"],
-    "Singapore": ["Singapore"], "Brazil": ["Sao Paulo"], "United Arab Emirates": ["Dubai"],
-    "Poland": ["Gdansk", "Warsaw"], "Spain": ["Valencia"], "South Africa": ["Durban"],
-    "Germany": ["Hamburg"], "United Kingdom": ["London"], "Netherlands": ["Rotterdam"],
+    "United States": ["New York", "Chicago", "Houston"],
+    "Japan": ["Tokyo", "Osaka"],
+    "Singapore": ["Singapore"],
+    "Brazil": ["Sao Paulo"],
+    "United Arab Emirates": ["Dubai"],
+    "Poland": ["Gdansk", "Warsaw"],
+    "Spain": ["Valencia"],
+    "South Africa": ["Durban"],
+    "Germany": ["Hamburg"],
+    "United Kingdom": ["London"],
+    "Netherlands": ["Rotterdam"],
 }
 
 

@@ -1,6 +1,8 @@
 """The org pack's tables: what the model reads (name, description, columns) and the one
 Parquet schema per table that background and injected rows share."""
 
+# ruff: noqa: E741  (I is the INTEGER type name)
+
 from __future__ import annotations
 
 import json
@@ -32,11 +34,27 @@ SPECS = [
         "creation, 3 network connection, 7 image load, 8 remote thread, 10 process access, "
         "11 file create, 12/13 registry, 22 DNS query. host is the short host name.",
         {
-            "event_time": T, "host": S, "event_id": I, "user": S, "process_id": B,
-            "image": S, "command_line": S, "parent_image": S, "parent_command_line": S,
-            "target_image": S, "source_image": S, "granted_access": S, "target_object": S,
-            "details": S, "target_filename": S, "image_loaded": S, "destination_ip": S,
-            "destination_port": I, "destination_hostname": S, "query_name": S, "hashes": S,
+            "event_time": T,
+            "host": S,
+            "event_id": I,
+            "user": S,
+            "process_id": B,
+            "image": S,
+            "command_line": S,
+            "parent_image": S,
+            "parent_command_line": S,
+            "target_image": S,
+            "source_image": S,
+            "granted_access": S,
+            "target_object": S,
+            "details": S,
+            "target_filename": S,
+            "image_loaded": S,
+            "destination_ip": S,
+            "destination_port": I,
+            "destination_hostname": S,
+            "query_name": S,
+            "hashes": S,
         },
     ),
     Spec(
@@ -47,9 +65,19 @@ SPECS = [
         "installed, 4720/4732 account and group changes, 4768/4769 Kerberos, 5140/5145 share "
         "access. message is the event's text, cut.",
         {
-            "event_time": T, "host": S, "event_id": I, "subject_user": S, "target_user": S,
-            "logon_type": I, "ip_address": S, "process_name": S, "object_name": S,
-            "service_name": S, "share_name": S, "status": S, "message": S,
+            "event_time": T,
+            "host": S,
+            "event_id": I,
+            "subject_user": S,
+            "target_user": S,
+            "logon_type": I,
+            "ip_address": S,
+            "process_name": S,
+            "object_name": S,
+            "service_name": S,
+            "share_name": S,
+            "status": S,
+            "message": S,
         },
     ),
     Spec(
@@ -60,9 +88,20 @@ SPECS = [
         "status_code (0 = success, else the AADSTS error code), failure_reason, mfa "
         "(satisfied, not required, failed), device_id, device_compliant, risk_level.",
         {
-            "event_time": T, "user_principal_name": S, "app": S, "client_app": S, "ip": S,
-            "country": S, "city": S, "status_code": I, "failure_reason": S, "mfa": S,
-            "device_id": S, "device_compliant": BOOL, "risk_level": S, "user_agent": S,
+            "event_time": T,
+            "user_principal_name": S,
+            "app": S,
+            "client_app": S,
+            "ip": S,
+            "country": S,
+            "city": S,
+            "status_code": I,
+            "failure_reason": S,
+            "mfa": S,
+            "device_id": S,
+            "device_compliant": BOOL,
+            "risk_level": S,
+            "user_agent": S,
         },
     ),
     Spec(
@@ -73,8 +112,16 @@ SPECS = [
         "user.account.lock, user.account.privilege.grant, ...), actor (login), target, "
         "client_ip, country, city, outcome (SUCCESS, FAILURE, DENY, CHALLENGE) and reason.",
         {
-            "event_time": T, "event_type": S, "actor": S, "target": S, "client_ip": S,
-            "country": S, "city": S, "user_agent": S, "outcome": S, "reason": S,
+            "event_time": T,
+            "event_type": S,
+            "actor": S,
+            "target": S,
+            "client_ip": S,
+            "country": S,
+            "city": S,
+            "user_agent": S,
+            "outcome": S,
+            "reason": S,
         },
     ),
     Spec(
@@ -84,9 +131,18 @@ SPECS = [
         "src_port, dst_ip, dst_port, proto, action (allow, deny), bytes_out (sent by src), "
         "bytes_in, duration_s, app (the identified application), rule.",
         {
-            "event_time": T, "src_ip": S, "src_port": I, "dst_ip": S, "dst_port": I,
-            "proto": S, "action": S, "bytes_out": B, "bytes_in": B, "duration_s": F,
-            "app": S, "rule": S,
+            "event_time": T,
+            "src_ip": S,
+            "src_port": I,
+            "dst_ip": S,
+            "dst_port": I,
+            "proto": S,
+            "action": S,
+            "bytes_out": B,
+            "bytes_in": B,
+            "duration_s": F,
+            "app": S,
+            "rule": S,
         },
     ),
     Spec(
@@ -102,8 +158,17 @@ SPECS = [
         "Web proxy log of outbound HTTP(S): user, src_ip, method, host, path, status, "
         "bytes_out (request), bytes_in (response), category, user_agent, action.",
         {
-            "event_time": T, "user": S, "src_ip": S, "method": S, "host": S, "path": S,
-            "status": I, "bytes_out": B, "bytes_in": B, "category": S, "user_agent": S,
+            "event_time": T,
+            "user": S,
+            "src_ip": S,
+            "method": S,
+            "host": S,
+            "path": S,
+            "status": I,
+            "bytes_out": B,
+            "bytes_in": B,
+            "category": S,
+            "user_agent": S,
             "action": S,
         },
     ),
@@ -114,9 +179,18 @@ SPECS = [
         "(user_type, user_arn, access_key_id) called which API (event_source, event_name) "
         "from where (source_ip, user_agent), error_code when it failed, request_parameters.",
         {
-            "event_time": T, "account_id": S, "aws_region": S, "event_source": S,
-            "event_name": S, "user_type": S, "user_arn": S, "access_key_id": S,
-            "source_ip": S, "user_agent": S, "error_code": S, "request_parameters": S,
+            "event_time": T,
+            "account_id": S,
+            "aws_region": S,
+            "event_source": S,
+            "event_name": S,
+            "user_type": S,
+            "user_arn": S,
+            "access_key_id": S,
+            "source_ip": S,
+            "user_agent": S,
+            "error_code": S,
+            "request_parameters": S,
         },
     ),
     Spec(
@@ -126,8 +200,15 @@ SPECS = [
         "operation (FileDownloaded, SharingSet, New-InboxRule, Consent to application, "
         "Export, ...), object, target, client_ip, user_agent, result.",
         {
-            "event_time": T, "user": S, "app": S, "operation": S, "object": S, "target": S,
-            "client_ip": S, "user_agent": S, "result": S,
+            "event_time": T,
+            "user": S,
+            "app": S,
+            "operation": S,
+            "object": S,
+            "target": S,
+            "client_ip": S,
+            "user_agent": S,
+            "result": S,
         },
     ),
     Spec(
@@ -136,8 +217,15 @@ SPECS = [
         "Asset inventory (CMDB): hostname, ip, os, owner, department, role, criticality, "
         "notes (e.g. maintenance or scan windows).",
         {
-            "updated": T, "hostname": S, "ip": S, "os": S, "owner": S, "department": S,
-            "role": S, "criticality": S, "notes": S,
+            "updated": T,
+            "hostname": S,
+            "ip": S,
+            "os": S,
+            "owner": S,
+            "department": S,
+            "role": S,
+            "criticality": S,
+            "notes": S,
         },
         time_column="updated",
     ),
@@ -147,8 +235,16 @@ SPECS = [
         "People and accounts directory: account (login), display_name, department, title, "
         "manager, country, office, account_type (person, admin, service), enabled, created.",
         {
-            "updated": T, "account": S, "display_name": S, "department": S, "title": S,
-            "manager": S, "country": S, "office": S, "account_type": S, "enabled": BOOL,
+            "updated": T,
+            "account": S,
+            "display_name": S,
+            "department": S,
+            "title": S,
+            "manager": S,
+            "country": S,
+            "office": S,
+            "account_type": S,
+            "enabled": BOOL,
             "created": T,
         },
         time_column="updated",
@@ -159,8 +255,14 @@ SPECS = [
         "Approved and requested IT changes: ticket, requester, approver, status, "
         "window_start, window_end, targets (hosts, accounts or resources), summary.",
         {
-            "window_start": T, "window_end": T, "ticket": S, "requester": S, "approver": S,
-            "status": S, "targets": S, "summary": S,
+            "window_start": T,
+            "window_end": T,
+            "ticket": S,
+            "requester": S,
+            "approver": S,
+            "status": S,
+            "targets": S,
+            "summary": S,
         },
         time_column="window_start",
     ),
@@ -170,8 +272,13 @@ SPECS = [
         "Business travel booked through the travel desk: booking, traveller (login), "
         "depart, return_date, country, city, purpose.",
         {
-            "depart": T, "return_date": T, "booking": S, "traveller": S, "country": S,
-            "city": S, "purpose": S,
+            "depart": T,
+            "return_date": T,
+            "booking": S,
+            "traveller": S,
+            "country": S,
+            "city": S,
+            "purpose": S,
         },
         time_column="depart",
     ),

@@ -11,7 +11,12 @@ from typing import Any
 
 from scripts.eval_pack.org.schema import SPECS, write_parquet
 
-GATES = {"min_recall": 1.0, "min_verified": 0.5, "max_answer_chars": 4000, "min_technique_precision": 0.5}
+GATES = {
+    "min_recall": 1.0,
+    "min_verified": 0.5,
+    "max_answer_chars": 4000,
+    "min_technique_precision": 0.5,
+}
 
 
 @dataclass
@@ -50,8 +55,14 @@ def pack_toml(name: str, description: str) -> str:
     lines = [f"name = {q(name)}", f"description = {q(description)}", "", "[gates]"]
     lines += [f"{k} = {q(v)}" for k, v in GATES.items()]
     for spec in SPECS:
-        lines += ["", "[[tables]]", f"id = {q(spec.id)}", f"name = {q(spec.name)}",
-                  f"description = {q(spec.description)}", f"time_column = {q(spec.time_column)}"]
+        lines += [
+            "",
+            "[[tables]]",
+            f"id = {q(spec.id)}",
+            f"name = {q(spec.name)}",
+            f"description = {q(spec.description)}",
+            f"time_column = {q(spec.time_column)}",
+        ]
         if spec.notes:
             lines.append("[tables.columns]")
             lines += [f"{q(k)} = {q(v)}" for k, v in spec.notes.items()]
@@ -66,17 +77,28 @@ def scenario_toml(s: Scenario) -> str:
         lines.append(f"window = {q(list(s.window))}")
     if s.pair:
         lines.append(f"pair = {q(s.pair)}")
-    lines += [f"genuine = {'true' if s.genuine else 'false'}", "", "[provenance]",
-              f"origin = {q(s.origin)}", f"licence = {q(s.licence)}"]
+    lines += [
+        f"genuine = {'true' if s.genuine else 'false'}",
+        "",
+        "[provenance]",
+        f"origin = {q(s.origin)}",
+        f"licence = {q(s.licence)}",
+    ]
     if s.notes:
         lines.append(f"notes = {q(s.notes)}")
-    must = ", ".join(
-        f"{{ value = {q(v)}, table = {q(t)} }}" if t else q(v) for v, t in s.must
+    must = ", ".join(f"{{ value = {q(v)}, table = {q(t)} }}" if t else q(v) for v, t in s.must)
+    forbidden = ", ".join(
+        "{ " + ", ".join(f"{k} = {q(v)}" for k, v in f.items()) + " }" for f in s.forbidden
     )
-    forbidden = ", ".join("{ " + ", ".join(f"{k} = {q(v)}" for k, v in f.items()) + " }" for f in s.forbidden)
-    lines += ["", "[truth]", f"verdicts = {q(s.verdicts)}", f"rationale = {q(s.rationale)}",
-              f"severity = {q(list(s.severity))}", f"must_establish = [{must}]",
-              f"techniques = {q(s.techniques)}"]
+    lines += [
+        "",
+        "[truth]",
+        f"verdicts = {q(s.verdicts)}",
+        f"rationale = {q(s.rationale)}",
+        f"severity = {q(list(s.severity))}",
+        f"must_establish = [{must}]",
+        f"techniques = {q(s.techniques)}",
+    ]
     if s.techniques_accept:
         lines.append(f"techniques_accept = {q(s.techniques_accept)}")
     lines.append(f"forbidden = [{forbidden}]")
@@ -89,19 +111,33 @@ def write_scenario(pack: Path, s: Scenario) -> None:
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     (folder / "scenario.toml").write_text(scenario_toml(s), "utf-8")
-    (folder / "alert.json").write_text(json.dumps(s.alert, indent=2, sort_keys=True) + "\n", "utf-8")
+    (folder / "alert.json").write_text(
+        json.dumps(s.alert, indent=2, sort_keys=True) + "\n", "utf-8"
+    )
     for table, rows in sorted(s.inject.items()):
         if rows:
             key = "event_time" if "event_time" in rows[0] else next(iter(rows[0]))
-            write_parquet(folder / "inject" / f"{table}.parquet", table, sorted(rows, key=lambda r: str(r.get(key))))
+            write_parquet(
+                folder / "inject" / f"{table}.parquet",
+                table,
+                sorted(rows, key=lambda r: str(r.get(key))),
+            )
     if s.intel:
-        (folder / "intel.json").write_text(json.dumps({"lookups": s.intel}, indent=2) + "\n", "utf-8")
+        (folder / "intel.json").write_text(
+            json.dumps({"lookups": s.intel}, indent=2) + "\n", "utf-8"
+        )
 
 
 def write_background(pack: Path, tables: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
     counts = {}
     for spec in SPECS:
-        rows = sorted(tables[spec.id], key=lambda r: (str(r.get(spec.time_column)), json.dumps(r, sort_keys=True, default=str)))
+        rows = sorted(
+            tables[spec.id],
+            key=lambda r: (
+                str(r.get(spec.time_column)),
+                json.dumps(r, sort_keys=True, default=str),
+            ),
+        )
         folder = pack / "data" / spec.id
         if folder.exists():
             shutil.rmtree(folder)
