@@ -93,6 +93,10 @@ class Conclusion(BaseModel):
     used_bullets: list[str] = Field(
         default_factory=list, description="ids of the team playbook bullets this verdict relies on"
     )
+    compromised: list[str] = Field(
+        default_factory=list,
+        description="accounts and hosts the key findings show were compromised; empty when none",
+    )
 
 
 async def conclude(

@@ -1,11 +1,10 @@
 """One investigation run: the request, its state while it runs, and how it ended.
 
-``open_run`` creates the investigation row, the trace recorder and the three call contexts
-(``work`` stops short of the shares of deadline and token budget kept for the conclusion and for
-its review; ``final`` stops short of the review's share; ``review_ctx`` may use all of it).
-``outcome`` builds the full record (``Outcome.record``, what ``--json`` prints and the
-investigation row stores); ``close_run`` stores it; ``record_ended`` is the best-effort version for
-a run that ends by cancellation or a bug.
+``open_run`` creates the investigation row, the trace recorder and the call contexts (``work``
+stops short of the deadline and token shares kept for the conclusion and its review; ``final``
+short of the review's; ``review_ctx`` may use all). ``outcome`` builds ``Outcome.record`` (what
+``--json`` prints, the row stores) and ``Outcome.evidence`` (each successful call by reference);
+``close_run`` stores it, ``record_ended`` too for a run ended by cancellation or a bug.
 """
 
 from __future__ import annotations
@@ -87,6 +86,7 @@ class Outcome:
     record: dict[str, Any] = field(default_factory=dict)
     review: Review | None = None
     unavailable: bool = False  # failed because the model was unavailable: worth a retry
+    evidence: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -229,6 +229,7 @@ def outcome(
         usage=usage,
         record=run.record,
         review=run.review,
+        evidence={r: i.searchable() for r, i in run.runner.evidence.items.items() if i.ok},
     )
 
 
@@ -279,9 +280,7 @@ def history_user_text(request: Request) -> str:
     if alert is None:
         return request.text
     indicators = ", ".join(f"{i.kind} {i.value}" for i in alert.indicators[:20])
-    line = f"[alert from {alert.source}: {alert.title}" + (
-        f"; {indicators}]" if indicators else "]"
-    )
+    line = f"[alert from {alert.source}: {alert.title}{'; ' + indicators if indicators else ''}]"
     return f"{request.text}\n{line}" if request.text else line
 
 

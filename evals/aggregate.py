@@ -41,13 +41,14 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 def verdict_rates(scores: Sequence[Score]) -> dict[str, float | None]:
     """Accuracy, true-positive recall (attacks called attacks) and false-positive
     rejection (non-attacks not escalated: called false positive or benign)."""
-    attacks = [s for s in scores if s.expected_verdict == ESCALATED]
-    others = [s for s in scores if s.expected_verdict != ESCALATED]
+    attacks = [s for s in scores if s.attack]
+    others = [s for s in scores if not s.attack]
     return {
         "verdict_accuracy": rate([s.gates.verdict for s in scores]),
         "tp_recall": rate([s.given_verdict == ESCALATED for s in attacks]),
         "fp_rejection": rate([s.given_verdict in REJECTED for s in others]),
         "pass_rate": rate([s.passed for s in scores]),
+        "severity_accuracy": rate([s.gates.severity is True for s in scores]),
     }
 
 
@@ -116,6 +117,13 @@ def summary(scores: Sequence[Score]) -> dict[str, Any]:
         "pass_rate": bootstrap(listed, lambda ss: verdict_rates(ss)["pass_rate"]),
     }
     return out
+
+
+def baseline(scores: Sequence[Score]) -> dict[str, Any]:
+    """A baseline's figures (``summary.alert_only``, ``summary.guessability``)."""
+    rates = {k: _round(v) for k, v in verdict_rates(scores).items()}
+    cost = round(sum(s.cost_usd for s in scores), 6)
+    return {**rates, "attempts": len(scores), "cost_usd": cost}
 
 
 def _mean(values: Sequence[float]) -> float | None:

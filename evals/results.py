@@ -29,6 +29,9 @@ class Attempt(BaseModel):
     conclusion: dict[str, Any] | None = None
     review_findings: int | None = None
     review_verified: int | None = None
+    evidence: dict[str, str] = Field(
+        default_factory=dict, description="each successful tool call by its ref: args and result"
+    )
     error: str | None = None
     cost_usd: float = 0.0
     unpriced_calls: int = 0  # calls on a model without a price: cost_usd is a floor
@@ -40,6 +43,9 @@ class Attempt(BaseModel):
     judge_criteria: dict[str, float] | None = None
     judge_notes: str = ""
     judge_cost_usd: float = 0.0
+
+
+BASELINE = "alert_only"  # a run folder's subfolder of alert-only attempts (--alert-only)
 
 
 class RunFolder:
@@ -74,9 +80,15 @@ class RunFolder:
             self.results / f"{attempt.scenario}__r{attempt.repeat}.json", attempt.model_dump_json()
         )
 
+    def baseline(self) -> RunFolder:
+        """The folder of this run's alert-only attempts."""
+        return RunFolder(self.path / BASELINE)
+
     def clear(self) -> None:
-        for f in self.results.glob("*.json") if self.results.is_dir() else []:
-            f.unlink()
+        """Forget every attempt, the alert-only baseline's too."""
+        for results in (self.results, self.path / BASELINE / "results"):
+            for f in results.glob("*.json") if results.is_dir() else []:
+                f.unlink()
 
 
 def _write(path: Path, text: str) -> None:

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.engine import Engine, Outcome, Request
@@ -28,6 +31,7 @@ from alerts.catalogue import load_catalogue
 from alerts.parse import parse_alert
 from config.settings import Settings
 from core.events import NullSink
+from evals.alert_only import alert_only_settings, conclude_alert_only, no_tools
 from evals.judge import Judge
 from evals.recording import ATTEMPT
 from evals.results import Attempt, RunFolder
@@ -106,6 +110,7 @@ class EvalRunner:
         on_done: Callable[[Attempt], None] | None = None,
         forget: Callable[[str], None] | None = None,
         judge: Judge | None = None,
+        alert_only: bool = False,
     ) -> None:
         self.wiring = wiring
         self.folder = folder
@@ -116,6 +121,7 @@ class EvalRunner:
         self.catalogue = load_catalogue(wiring.settings.alerts.formats_dir)
         self.stop = Stop()
         self.judge = judge
+        self.alert_only = alert_only  # the baseline: no tools, the alert alone
 
     async def run(self, work: Sequence[tuple[Scenario, int]]) -> Stop:
         """Run every (scenario, repeat) of ``work``; what ended early is in the result."""
@@ -160,8 +166,12 @@ class EvalRunner:
             return Attempt(
                 scenario=scenario.id, repeat=repeat, status=InvestigationStatus.FAILED, error=error
             )
-        settings = scenario_settings(w.settings, scenario)
-        registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
+        links = Path(tempfile.mkdtemp(prefix="socbot-eval-"))  # the tables' links (sandbox)
+        if self.alert_only:
+            settings, registry = alert_only_settings(w.settings), no_tools()
+        else:
+            settings = scenario_settings(w.settings, scenario, links)
+            registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
         key = attempt_key(scenario.id, repeat)
         self.forget(key)
         token = ATTEMPT.set(key)
@@ -180,7 +190,10 @@ class EvalRunner:
                 text=alert_request_text(alert),
                 alert=alert,
             )
-            outcome = await engine.run(request, NullSink())
+            if self.alert_only:
+                outcome = await conclude_alert_only(engine, request)
+            else:
+                outcome = await engine.run(request, NullSink())
             elapsed = time.monotonic() - started
             attempt = to_attempt(scenario.id, repeat, outcome, elapsed, model)
             if self.judge is not None and attempt.conclusion is not None:
@@ -196,6 +209,7 @@ class EvalRunner:
         finally:
             ATTEMPT.reset(token)
             await asyncio.to_thread(close_registry, registry)
+            shutil.rmtree(links, ignore_errors=True)
         return attempt
 
     async def _judged(self, attempt: Attempt, scenario: Scenario) -> None:
@@ -220,6 +234,7 @@ def to_attempt(scenario: str, repeat: int, outcome: Outcome, elapsed: float, mod
         conclusion=outcome.conclusion.model_dump(mode="json") if outcome.conclusion else None,
         review_findings=review.findings if review else None,
         review_verified=review.verified if review else None,
+        evidence=outcome.evidence,
         error=outcome.error,
         cost_usd=float(usage.get("cost_usd") or 0.0),
         unpriced_calls=int(usage.get("unpriced_calls") or 0),

@@ -10,6 +10,7 @@ an indicator not recorded is "not found".
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import SecretStr
@@ -32,23 +33,36 @@ if TYPE_CHECKING:
     from store.db.engine import Database
 
 
-def scenario_settings(settings: Settings, scenario: Scenario) -> Settings:
-    """``settings`` with the scenario's tables as the whole catalogue and no intel keys."""
+def scenario_settings(settings: Settings, scenario: Scenario, links: Path) -> Settings:
+    """``settings`` with the scenario's tables as the whole catalogue and no intel keys.
+
+    A table of several files (a pack's shared background and the scenario's injected
+    rows) is read through links in ``links/<n>/``: one glob, nothing copied.
+    """
     tables = [
         TableSpec(
             name=t.name,
             description=t.description,
             time_column=t.time_column,
             columns=t.columns,
-            path=str(scenario.folder / t.file),
+            path=_path(t.files, links / str(n)),
         )
-        for t in scenario.tables
+        for n, t in enumerate(scenario.tables)
     ]
     logs = settings.logs.model_copy(
         update={"backend": "duckdb", "tables": tables, "runbooks_dir": None, "query_workers": 1}
     )
     intel = IntelSettings(internal_domain_suffixes=settings.intel.internal_domain_suffixes)
     return settings.model_copy(update={"logs": logs, "intel": intel})
+
+
+def _path(files: list[Path], folder: Path) -> str:
+    if len(files) == 1:
+        return str(files[0])
+    folder.mkdir(parents=True, exist_ok=True)
+    for n, file in enumerate(files):
+        (folder / f"{n:04d}{file.suffix}").symlink_to(file.resolve())
+    return str(folder / f"*{files[0].suffix}")
 
 
 def scenario_registry(

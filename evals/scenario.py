@@ -1,152 +1,68 @@
-"""A scenario: one folder with an alert, its own logs and intel, and the ground truth.
+"""A scenario: an alert, the log tables its investigation may query, its intel and truth.
 
-::
+Two layouts (docs/eval.md, "The scenario format"):
 
-    <pack>/<scenario-id>/
-        scenario.toml   title, category, origin, licence, [truth], [[tables]]
-        alert.json      the alert as it would arrive
-        logs/…          JSON lines or Parquet, one file (or glob) per table
-        intel.json      optional recorded threat-intel answers, served offline
+- a **pack** with ``pack.toml`` at its root: shared tables under ``data/`` and one folder
+  per scenario under ``scenarios/`` holding ``scenario.toml``, ``alert.json``, optional
+  ``inject/<table>.parquet`` and ``intel.json`` (``evals.pack_format`` reads it);
+- the old layout (the ``core`` pack, captured cases): one folder per scenario with its
+  own ``logs/``; its ``[truth]`` is adapted to the new shape (``evals.truth.from_legacy``).
 
-``load_pack`` reads every folder of a pack; a bad scenario raises ``ScenarioError``
-with one line naming the folder and what is wrong (docs/eval.md has the format).
+``load_pack`` reads every scenario of a pack; a bad scenario raises ``ScenarioError``
+with one line naming the folder and what is wrong.
 """
 
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from evals import pack_format
+from evals.case import Scenario, ScenarioError, guarded
+from evals.truth import LEGACY_LIMITS, SEVERITIES, from_legacy
 
-from alerts.attack import enterprise
+__all__ = ["SEVERITIES", "Scenario", "ScenarioError", "load_pack", "load_scenario", "pack_folder"]
 
-Expected = Literal["true_positive", "false_positive", "benign"]
-Category = Literal["cloud", "identity", "endpoint", "network"]
-SEVERITIES = ("info", "low", "medium", "high", "critical")
 PACKS_DIR = Path(__file__).resolve().parent / "packs"
 DEFAULT_PACK = "core"
-
-
-class ScenarioError(Exception):
-    """A scenario or pack that cannot be used; the message is one line."""
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Truth(Strict):
-    """What a right answer says (docs/eval.md, "Ground truth")."""
-
-    verdict: Expected
-    accept: list[Expected] = Field(default_factory=list, description="also right")
-    severity: tuple[str, str] = Field(description="lowest and highest acceptable severity")
-    must_establish: list[str] = Field(default_factory=list)
-    min_recall: float = Field(1.0, ge=0, le=1)
-    techniques: list[str] = Field(default_factory=list)
-    forbidden: list[str] = Field(default_factory=list, description="claims that must not appear")
-
-    @field_validator("severity")
-    @classmethod
-    def _band(cls, band: tuple[str, str]) -> tuple[str, str]:
-        low, high = band
-        if low not in SEVERITIES or high not in SEVERITIES:
-            raise ValueError(f"severity band {list(band)} must use {', '.join(SEVERITIES)}")
-        if SEVERITIES.index(low) > SEVERITIES.index(high):
-            raise ValueError(f"severity band {list(band)} is upside down")
-        return band
-
-    @field_validator("techniques")
-    @classmethod
-    def _technique_ids(cls, ids: list[str]) -> list[str]:
-        catalogue = enterprise()
-        for tid in ids:
-            problem = catalogue.judge(tid).problem
-            if problem:
-                raise ValueError(f"technique {tid!r}: {problem}")
-        return [tid.strip().upper() for tid in ids]
-
-    @property
-    def accepted(self) -> frozenset[str]:
-        return frozenset([self.verdict, *self.accept])
-
-
-class TableFile(Strict):
-    """One log table the scenario's investigation may query."""
-
-    name: str = Field(description="project.dataset.table")
-    description: str
-    file: str = Field(description="path under the scenario folder (a glob is allowed)")
-    time_column: str | None = None
-    columns: dict[str, str] = Field(default_factory=dict)
-
-
-class Scenario(Strict):
-    """A scenario as loaded (``folder`` is where its files are)."""
-
-    id: str
-    title: str
-    category: Category
-    origin: str
-    licence: str
-    synthetic: bool
-    truth: Truth
-    tables: list[TableFile] = Field(default_factory=list)
-    folder: Path
-
-    @property
-    def alert(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads((self.folder / "alert.json").read_text("utf-8"))
-        return data
-
-    @property
-    def intel(self) -> list[dict[str, Any]]:
-        path = self.folder / "intel.json"
-        if not path.is_file():
-            return []
-        lookups: list[dict[str, Any]] = json.loads(path.read_text("utf-8"))["lookups"]
-        return lookups
+PACK_FILE = "pack.toml"
 
 
 def load_scenario(folder: Path) -> Scenario:
-    """The scenario in ``folder``; ``ScenarioError`` (one line) when it is unusable."""
-    where = folder.name
-    try:
+    """The old-layout scenario in ``folder`` (its own ``logs/``), in the new shape."""
+
+    def build() -> Scenario:
         meta = tomllib.loads((folder / "scenario.toml").read_text("utf-8"))
-        scenario = Scenario.model_validate({**meta, "id": folder.name, "folder": folder})
-        alert = scenario.alert
-        _check_intel(scenario)
-    except FileNotFoundError as exc:
-        raise ScenarioError(f"scenario {where!r}: missing {Path(str(exc.filename)).name}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"scenario {where!r}: scenario.toml: {exc}") from None
-    except json.JSONDecodeError as exc:
+        tables = [_legacy_table(folder, t) for t in meta.get("tables") or []]
+        provenance = {k: meta.get(k) for k in ("origin", "licence")}
+        return Scenario.model_validate(
+            {
+                "id": folder.name,
+                "title": meta.get("title"),
+                "category": meta.get("category"),
+                "genuine": not meta.get("synthetic", True),
+                "provenance": provenance,
+                "truth": from_legacy(meta.get("truth") or {}),
+                "gates": LEGACY_LIMITS,
+                "tables": tables,
+                "folder": folder,
+                "pack": folder.parent.name,
+            }
+        )
+
+    return guarded(folder.name, build)
+
+
+def _legacy_table(folder: Path, table: dict[str, Any]) -> dict[str, Any]:
+    spec = dict(table)
+    pattern = str(spec.pop("file", ""))
+    files = sorted(folder.glob(pattern)) if pattern else []
+    if not files:
         raise ScenarioError(
-            f"scenario {where!r}: invalid JSON ({exc.msg}, line {exc.lineno})"
-        ) from None
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        field = ".".join(str(p) for p in error["loc"]) or "scenario.toml"
-        raise ScenarioError(f"scenario {where!r}: {field}: {error['msg']}") from None
-    except (KeyError, TypeError) as exc:
-        raise ScenarioError(f"scenario {where!r}: intel.json: bad shape ({exc})") from None
-    if not isinstance(alert, dict):
-        raise ScenarioError(f"scenario {where!r}: alert.json must hold one JSON object")
-    for table in scenario.tables:
-        if table.name.count(".") != 2:
-            raise ScenarioError(f"scenario {where!r}: table {table.name!r} is not p.d.t")
-        if not sorted(folder.glob(table.file)):
-            raise ScenarioError(f"scenario {where!r}: table {table.name!r}: no file {table.file!r}")
-    return scenario
-
-
-def _check_intel(scenario: Scenario) -> None:
-    for item in scenario.intel:
-        if not isinstance(item["indicator"], str) or not isinstance(item["services"], dict):
-            raise TypeError("each lookup needs indicator (text) and services (object)")
+            f"scenario {folder.name!r}: table {spec.get('name')!r}: no file {pattern!r}"
+        )
+    return {**spec, "files": files}
 
 
 def pack_folder(pack: str | None) -> Path:
@@ -167,7 +83,10 @@ def load_pack(pack: str | None, only: str | None = None) -> list[Scenario]:
     from fnmatch import fnmatchcase
 
     folder = pack_folder(pack)
-    dirs = sorted(d for d in folder.iterdir() if (d / "scenario.toml").is_file())
+    new = (folder / PACK_FILE).is_file()
+    root = folder / "scenarios" if new else folder
+    found = root.iterdir() if root.is_dir() else iter(())
+    dirs = sorted(d for d in found if (d / "scenario.toml").is_file())
     if only:
         patterns = [p if any(c in p for c in "*?[") else f"*{p}*" for p in only.split(",")]
         dirs = [d for d in dirs if any(fnmatchcase(d.name, p) for p in patterns)]
@@ -175,4 +94,6 @@ def load_pack(pack: str | None, only: str | None = None) -> list[Scenario]:
         raise ScenarioError(
             f"no scenarios in {str(folder)!r}" + (f" matching {only!r}" if only else "")
         )
+    if new:
+        return pack_format.load(folder, dirs, whole=not only)
     return [load_scenario(d) for d in dirs]

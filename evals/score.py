@@ -1,10 +1,12 @@
 """The deterministic gates of one attempt against its scenario's ground truth.
 
-Gates (docs/eval.md, "Scoring"): ``verdict`` (the hard gate), ``severity`` in the band,
-``recall`` of the must-establish values at least ``min_recall``, ``technique`` (a claimed
-ATT&CK id matches, when the truth lists any), ``forbidden`` (no forbidden claim made).
-A gate that does not apply is ``None``; ``passed`` is every applicable gate held. The
-share of findings the review verified is reported, not gated.
+Gates (docs/eval.md, "Scoring"): ``verdict`` (an accepted verdict; the hard gate),
+``severity`` in the band, ``recall`` (the must-establish values cited from the tool calls
+that returned them, ``evals.established``), ``verified`` (the share of findings the
+review verified), ``length`` (the answer's length cap), ``technique`` (precision:
+``evals.techniques``) and ``forbidden`` (structured claims: ``evals.claims``). A gate
+that does not apply is ``None``; ``passed`` is every applicable gate held. The limits
+are the scenario's (``Scenario.limits``: the pack's ``[gates]`` and the truth's own).
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evals.claims import compromised, made
+from evals.established import alert_text, answer_chars, cited, verified_share
 from evals.normalise import found, normalise
 from evals.results import Attempt
 from evals.scenario import SEVERITIES, Scenario
-from evals.techniques import claimed_techniques, technique_match
+from evals.techniques import claimed_techniques, technique_gate
 from store.eval_reports import Gates, Score
 
 
@@ -30,30 +34,40 @@ def conclusion_text(conclusion: Mapping[str, Any]) -> str:
 
 def score(scenario: Scenario, attempt: Attempt) -> Score:
     """``attempt`` against ``scenario.truth``; an attempt without a conclusion fails."""
-    truth = scenario.truth
+    truth, limits = scenario.truth, scenario.limits
+    concluded = attempt.conclusion is not None
     conclusion = attempt.conclusion or {}
-    given = conclusion.get("verdict") if attempt.conclusion else None
-    severity = conclusion.get("severity") if attempt.conclusion else None
-    text = conclusion_text(conclusion)
-    hits, missing = found(text, truth.must_establish)
-    recall = len(hits) / len(truth.must_establish) if truth.must_establish else None
+    given = conclusion.get("verdict") if concluded else None
+    severity = conclusion.get("severity") if concluded else None
+    alert = alert_text(scenario.alert)
+    if limits.cite_values:
+        hits, missing = cited(conclusion, attempt.evidence, alert, truth.values)
+    else:
+        hits, missing = found(conclusion_text(conclusion), truth.values)
+    recall = len(hits) / len(truth.values) if truth.values else None
     claimed = claimed_techniques(conclusion)
-    forbidden_made, _ = found(text, truth.forbidden)
+    technique, precision = technique_gate(
+        truth.techniques, truth.techniques_accept, claimed, limits.min_technique_precision
+    )
+    verified = verified_share(attempt, alert) if concluded else None
+    chars = answer_chars(conclusion) if concluded else None
+    forbidden_made = made(truth.forbidden, conclusion) if concluded else []
     gates = Gates(
-        verdict=given in truth.accepted,
-        severity=_in_band(severity, truth.severity) if attempt.conclusion else False,
-        recall=None if recall is None else recall >= truth.min_recall,
-        technique=technique_match(truth.techniques, claimed) if truth.techniques else None,
+        verdict=concluded and truth.accepts(given, compromised(conclusion)),
+        severity=_in_band(severity, truth.severity) if concluded else False,
+        recall=None if recall is None else concluded and recall >= limits.min_recall,
+        verified=None if not limits.min_verified else (verified or 0.0) >= limits.min_verified,
+        length=chars is not None and chars <= limits.max_answer_chars,
+        technique=technique if concluded else (False if truth.techniques else None),
         forbidden=not forbidden_made,
     )
-    verified = None
-    if attempt.review_findings:
-        verified = (attempt.review_verified or 0) / attempt.review_findings
     return Score(
         id=scenario.id,
         repeat=attempt.repeat,
         category=scenario.category,
         expected_verdict=truth.verdict,
+        accepted_verdicts=list(truth.verdicts),
+        attack=truth.attack,
         given_verdict=given,
         given_severity=severity,
         gates=gates,
@@ -61,8 +75,10 @@ def score(scenario: Scenario, attempt: Attempt) -> Score:
         recall=recall,
         missing=missing,
         techniques_claimed=claimed,
+        technique_precision=precision,
         forbidden_made=forbidden_made,
         verified_share=verified,
+        answer_chars=chars,
         status=attempt.status,
         error=attempt.error,
         cost_usd=attempt.cost_usd,

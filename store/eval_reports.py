@@ -42,6 +42,8 @@ class Gates(BaseModel):
     verdict: bool
     severity: bool | None
     recall: bool | None
+    verified: bool | None = None
+    length: bool | None = None
     technique: bool | None
     forbidden: bool
 
@@ -53,6 +55,8 @@ class Score(BaseModel):
     repeat: int
     category: str
     expected_verdict: str
+    accepted_verdicts: list[str] = Field(default_factory=list)
+    attack: bool = False
     given_verdict: str | None
     given_severity: str | None
     gates: Gates
@@ -60,8 +64,10 @@ class Score(BaseModel):
     recall: float | None
     missing: list[str]
     techniques_claimed: list[str]
+    technique_precision: float | None = None
     forbidden_made: list[str]
     verified_share: float | None
+    answer_chars: int | None = None
     status: str
     error: str | None
     cost_usd: float
@@ -82,6 +88,14 @@ class Rates(BaseModel):
     tp_recall: float | None = None
     fp_rejection: float | None = None
     pass_rate: float | None = None
+    severity_accuracy: float | None = None
+
+
+class Baseline(Rates):
+    """A baseline's figures: the alert-only run, or the keyword guess (guessability)."""
+
+    attempts: int = 0
+    cost_usd: float = 0.0
 
 
 class Category(Rates):
@@ -107,6 +121,8 @@ class Summary(Rates):
     verdict_hat_k: float | None = None
     per_category: dict[str, Category] = Field(default_factory=dict)
     intervals: dict[str, list[float] | None] = Field(default_factory=dict)
+    guessability: Baseline | None = None
+    alert_only: Baseline | None = None
 
 
 class Comparison(BaseModel):
@@ -119,6 +135,9 @@ class Comparison(BaseModel):
     accuracy_diff: float | None = None
     accuracy_diff_interval: list[float] | None = None
     pass_rate_diff: float | None = None
+    guessability: dict[str, Any] | None = None
+    alert_only_a: dict[str, Any] | None = None
+    alert_only_b: dict[str, Any] | None = None
     regressions: list[str] = Field(default_factory=list)
     improvements: list[str] = Field(default_factory=list)
     worse: bool = False

@@ -26,7 +26,7 @@ from cli.eval.run import run_eval
 from cli.eval.view import pack_rows, pack_table, print_comparison, print_summary
 from config.settings import ConfigError, Settings
 from evals.report import report
-from evals.results import Attempt, RunFolder
+from evals.results import BASELINE, Attempt, RunFolder
 from evals.runner import Stop, estimate_cost
 from evals.scenario import Scenario, ScenarioError, load_pack, pack_folder
 from store.eval_reports import RunMeta, write_report
@@ -84,6 +84,10 @@ def run(
         bool,
         typer.Option(help="Also grade each conclusion with the LLM judge (evals.judge_model)."),
     ] = False,
+    alert_only: Annotated[
+        bool,
+        typer.Option("--alert-only", help="Also run the baseline: the same model, no tools."),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the pack on the engine (review and playbook as configured) and score it."""
@@ -99,13 +103,17 @@ def run(
     err = Console(stderr=True)
     _announce(err, settings, folder, work, earlier, max_cost, replay is not None)
     stop = None
+    options = {"concurrency": concurrency, "max_cost": max_cost, "judge": judge}
     if work:
-        options = {"concurrency": concurrency, "max_cost": max_cost, "judge": judge}
         stop = _run_with_progress(err, settings, work, folder, record, replay, options)
+    base = folder.baseline()
     wanted = {(s.id, r) for s in scenarios for r in range(repeat)}
+    if alert_only and not (stop and stop.reason):
+        stop = _baseline(err, settings, scenarios, repeat, base, record, replay, options) or stop
     attempts = [a for a in folder.attempts() if (a.scenario, a.repeat) in wanted]
+    plain = [a for a in base.attempts() if (a.scenario, a.repeat) in wanted]
     meta = folder.meta()
-    result = report(scenarios, attempts, meta.model_dump() if meta else None)
+    result = report(scenarios, attempts, meta.model_dump() if meta else None, plain)
     write_report(folder.path, result)  # what the web pages show (store/eval_reports.py)
     print_summary(err, result)
     if html is not None:
@@ -118,6 +126,27 @@ def run(
     if stop is not None and stop.reason:
         err.print(f"stopped: {stop.reason}; run again to continue", style="yellow")
         raise typer.Exit(3)
+
+
+def _baseline(
+    err: Console,
+    settings: Settings,
+    scenarios: list[Scenario],
+    repeat: int,
+    base: RunFolder,
+    record: Path | None,
+    replay: Path | None,
+    options: dict[str, Any],
+) -> Stop | None:
+    """The alert-only attempts still missing, run (recorded apart: ``DIR/alert_only``)."""
+    done = base.done()
+    work = [(s, r) for r in range(repeat) for s in scenarios if (s.id, r) not in done]
+    if not work:
+        return None
+    err.print(f"alert-only baseline: {len(work)} attempts, no tools", highlight=False)
+    apart = [p / BASELINE if p else None for p in (record, replay)]  # keys are per attempt
+    options = {**options, "judge": False, "alert_only": True}
+    return _run_with_progress(err, settings, work, base, apart[0], apart[1], options)
 
 
 def _slug(name: str) -> str:
@@ -239,7 +268,8 @@ def load_report(run_dir: Path) -> dict[str, Any]:
         pack_folder(meta.pack)
     except ScenarioError as exc:
         raise fail(str(exc)) from None
-    return report(_pack(meta.pack), folder.attempts(), meta.model_dump())
+    plain = folder.baseline().attempts()
+    return report(_pack(meta.pack), folder.attempts(), meta.model_dump(), plain)
 
 
 @eval_app.command("compare")

@@ -38,6 +38,7 @@ async def run_eval(
     max_cost: float | None = None,
     on_done: Callable[[Attempt], None] | None = None,
     judge: bool = False,
+    alert_only: bool = False,
 ) -> Stop:
     """Run ``work`` on the engine the CLI builds; ``backend`` replaces the model (tests)."""
     settings = eval_settings(settings)
@@ -76,6 +77,7 @@ async def run_eval(
                     on_done=on_done,
                     forget=forget,
                     judge=Judge(backend, settings) if judge else None,
+                    alert_only=alert_only,
                 )
                 return await runner.run(work)
         finally:

@@ -18,11 +18,12 @@ def pct(value: Any) -> str:
 
 def pack_table(scenarios: Sequence[Scenario]) -> Table:
     table = Table(title=f"{len(scenarios)} scenarios")
-    for column in ("id", "category", "expected", "origin"):
+    for column in ("id", "category", "accepted", "origin"):
         table.add_column(column, overflow="fold")
     for s in scenarios:
         origin = "synthetic" if s.synthetic else s.origin.split(" (", 1)[0]
-        table.add_row(*(Text(c) for c in (s.id, s.category, s.truth.verdict, origin)))
+        accepted = " | ".join(s.truth.verdicts)
+        table.add_row(*(Text(c) for c in (s.id, s.category, accepted, origin)))
     return table
 
 
@@ -33,7 +34,12 @@ def pack_rows(scenarios: Sequence[Scenario]) -> list[dict[str, Any]]:
             "title": s.title,
             "category": s.category,
             "expected_verdict": s.truth.verdict,
+            "accepted_verdicts": list(s.truth.verdicts),
+            "rationale": s.truth.rationale,
+            "severity": list(s.truth.severity),
+            "genuine": s.genuine,
             "synthetic": s.synthetic,
+            "pair": s.pair,
             "origin": s.origin,
             "licence": s.licence,
         }
@@ -53,7 +59,11 @@ def print_summary(console: Console, report: dict[str, Any]) -> None:
         ("true-positive recall", pct(s["tp_recall"])),
         ("false-positive rejection", pct(s["fp_rejection"])),
         ("pass rate (every gate)", pct(s["pass_rate"]) + _interval(s, "pass_rate")),
+        ("severity in band", pct(s.get("severity_accuracy"))),
     ]
+    for key, label in (("alert_only", "alert only (no tools)"), ("guessability", "keyword guess")):
+        if s.get(key):
+            rows.append((f"{label}: accuracy · pass", baseline_line(s[key])))
     if "pass_hat_k" in s:
         rows.append((f"pass^{s['repeats']}", pct(s["pass_hat_k"])))
     if s.get("judge_score") is not None:
@@ -102,8 +112,13 @@ def _interval(summary: dict[str, Any], name: str) -> str:
     return f"  [{pct(bounds[0])}, {pct(bounds[1])}]" if bounds else ""
 
 
+def baseline_line(b: dict[str, Any] | None) -> str:
+    """``61.0 % · 0.0 %``: a baseline's verdict accuracy and pass rate."""
+    return "-" if not b else f"{pct(b['verdict_accuracy'])} · {pct(b['pass_rate'])}"
+
+
 def print_comparison(console: Console, c: dict[str, Any]) -> None:
-    """The paired difference, its interval, and the scenarios that changed."""
+    """The paired difference, its interval, the baselines, and the scenarios that changed."""
     bounds = c["accuracy_diff_interval"]
     interval = f" [{pct(bounds[0])}, {pct(bounds[1])}]" if bounds else ""
     diff = c["accuracy_diff"]
@@ -118,6 +133,13 @@ def print_comparison(console: Console, c: dict[str, Any]) -> None:
         "B is worse" if c["worse"] else "B is better" if c["better"] else "no clear difference"
     )
     console.print(Text(verdict, style="red" if c["worse"] else "green" if c["better"] else ""))
+    console.print(
+        Text(
+            f"baselines (accuracy · pass): keyword guess {baseline_line(c.get('guessability'))}"
+            f" · alert only A {baseline_line(c.get('alert_only_a'))}"
+            f" · B {baseline_line(c.get('alert_only_b'))}"
+        )
+    )
     for name, style in (("regressions", "red"), ("improvements", "green")):
         if c[name]:
             console.print(Text(f"{name}: {', '.join(c[name])}", style=style))

@@ -73,11 +73,11 @@ def test_capture_writes_a_scenario_with_the_rows_and_the_analyst_verdict(
     original = load_pack(None, "okta-password-spray")[0]
     assert scenario.truth.verdict == "benign"  # the analyst's correction
     assert scenario.truth.severity == ("medium", "high")
-    assert scenario.truth.must_establish == ["91.92.240.17"]
+    assert scenario.truth.values == ["91.92.240.17"]
     assert scenario.alert == original.alert and not scenario.synthetic
     (table,) = scenario.tables
     assert table.name == "eval.okta.system_log"
-    rows = [json.loads(line) for line in (scenario.folder / table.file).read_text().splitlines()]
+    rows = [json.loads(line) for line in table.files[0].read_text().splitlines()]
     assert len(rows) == 3 and {r["outcome"] for r in rows} == {"FAILURE"}
     assert set(rows[0]) == {"event_time", "actor", "client_ip", "outcome"}
 

@@ -87,6 +87,39 @@ def test_list_json_shows_each_scenario(runner: CliRunner, env: Path) -> None:
     rows = json.loads(result.stdout)
     assert len(rows) == len(load_pack(None)) >= 30
     assert {"id", "category", "expected_verdict", "origin", "licence", "synthetic"} <= set(rows[0])
+    pack = {s.id: s for s in load_pack(None)}
+    for row in rows:
+        s = pack[row["id"]]
+        assert row["accepted_verdicts"] == s.truth.verdicts and row["genuine"] is s.genuine
+        assert row["category"] == s.category and row["expected_verdict"] == s.truth.verdicts[0]
+
+
+def test_the_alert_only_baseline_and_the_guess_sit_beside_the_run(
+    runner: CliRunner, env: Path
+) -> None:
+    pack = load_pack(None, ONLY)
+    live = asyncio.run(recorded_run(env, pack, record=env / "rec"))
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{env / 'live.db'}")
+    model = eval_model(pack, answers(pack))
+    work = [(s, 0) for s in pack]
+    plain = live.baseline()
+    rec = env / "rec" / "alert_only"
+    asyncio.run(run_eval(settings, work, plain, backend=model, record=rec, alert_only=True))
+    assert model.requests_for("planner") == model.requests_for("step") == []  # no plan, no tool
+    assert len(model.requests_for("concluder")) >= len(pack)  # and the review (rewrites)
+    for attempt in plain.attempts():
+        assert attempt.evidence == {} and attempt.status == "concluded", attempt
+
+    result = runner.invoke(app, [*replay(env, "replayed"), "--alert-only", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)["summary"]
+    assert summary["alert_only"]["attempts"] == len(pack)
+    assert summary["guessability"]["attempts"] == len(pack)
+    on_disk = json.loads((env / "replayed" / "report.json").read_text())["summary"]
+    assert on_disk["alert_only"] == summary["alert_only"]
+    compared = runner.invoke(app, ["eval", "compare", str(live.path), str(env / "replayed")])
+    assert compared.exit_code == 0 and "keyword guess" in compared.stdout, compared.output
+    assert "alert only" in compared.stdout
 
 
 def test_replay_reproduces_the_recorded_run_exactly(runner: CliRunner, env: Path) -> None:

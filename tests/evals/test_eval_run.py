@@ -40,8 +40,21 @@ def given_verdict(s: Scenario, answer: Answer) -> str:
     if answer.verdict:
         return answer.verdict
     if answer.kind == "flip":
-        return "false_positive" if s.truth.verdict == "true_positive" else "true_positive"
-    return "inconclusive" if answer.kind == "inconclusive" else s.truth.verdict
+        return "false_positive" if s.truth.attack else "true_positive"
+    if answer.kind == "inconclusive":
+        return "inconclusive"
+    return "true_positive" if s.truth.attack else s.truth.verdict
+
+
+def right(s: Scenario, given: str) -> bool:
+    """By hand: an accepted verdict (the script never names a compromised entity)."""
+    no_impact = given == "true_positive" and "true_positive_no_impact" in s.truth.verdicts
+    return given in s.truth.verdicts or no_impact
+
+
+def makeable(s: Scenario) -> bool:
+    """Whether a right answer can make one of the scenario's forbidden claims."""
+    return any(c.verdict is None and c.severity is None for c in s.truth.forbidden)
 
 
 def expected_figures(pack: list[Scenario], answers: dict[str, Answer]) -> dict[str, Any]:
@@ -49,12 +62,15 @@ def expected_figures(pack: list[Scenario], answers: dict[str, Answer]) -> dict[s
 
     def figures(group: list[Scenario]) -> dict[str, Any]:
         given = {s.id: given_verdict(s, answers[s.id]) for s in group}
-        right = [given[s.id] in {s.truth.verdict, *s.truth.accept} for s in group]
-        attacks = [s for s in group if s.truth.verdict == "true_positive"]
-        others = [s for s in group if s.truth.verdict != "true_positive"]
+        hits = [right(s, given[s.id]) for s in group]
+        attacks = [s for s in group if s.truth.attack]
+        others = [s for s in group if not s.truth.attack]
         passed = [
-            answers[s.id].kind == "right"
-            and given[s.id] in {s.truth.verdict, *s.truth.accept}
+            (
+                answers[s.id].kind == "right"
+                or (answers[s.id].kind == "forbidden" and not makeable(s))
+            )
+            and right(s, given[s.id])
             and (not s.truth.techniques or TECHNIQUES_IN_CONCLUSION)
             for s in group
         ]
@@ -63,7 +79,7 @@ def expected_figures(pack: list[Scenario], answers: dict[str, Answer]) -> dict[s
             return round(sum(hits) / len(hits), 4) if hits else None
 
         return {
-            "verdict_accuracy": share(right),
+            "verdict_accuracy": share(hits),
             "tp_recall": share([given[s.id] == "true_positive" for s in attacks]),
             "fp_rejection": share([given[s.id] in REJECTED for s in others]),
             "pass_rate": share(passed),
@@ -86,12 +102,15 @@ async def run_pack(
     )
     assert stop.reason is None
     # each step's query ran on its own scenario's table and counted its rows
-    counted = [
-        p.function_response.response
+    counted = [  # the first call of each step: the count
+        next(
+            p.function_response.response
+            for c in r.contents
+            for p in c.parts or []
+            if p.function_response and p.function_response.response
+        )
         for r in model.requests_for("step")
-        for c in r.contents
-        for p in c.parts or []
-        if p.function_response and p.function_response.response
+        if any(p.function_response for c in r.contents for p in c.parts or [])
     ]
     assert len(counted) == len(pack)
     counts = [json.loads(c["output"].splitlines()[1])["rows"][0][0] for c in counted]
@@ -114,12 +133,21 @@ async def test_scripted_pack_scores_exactly_what_the_script_implies(
         got = summary["per_category"][category]
         assert {k: got[k] for k in figures} == figures, category
     # every gate fails exactly where its kind of wrong answer was scripted
+    by_id = {s.id: s for s in pack}
     for row in result["results"]:
         kind, gates = answers[row["id"]].kind, row["gates"]
+        scenario = by_id[row["id"]]
+        named = {
+            c.verdict
+            for c in scenario.truth.forbidden
+            if c.model_dump(exclude_none=True).keys() == {"verdict"}
+        }
+        tripped = (kind == "forbidden" and makeable(scenario)) or row["given_verdict"] in named
         assert row["status"] == "concluded", row
         assert gates["severity"] is (kind != "severity"), row["id"]
         assert gates["recall"] is (kind != "missing"), row["id"]
-        assert gates["forbidden"] is (kind != "forbidden"), row["id"]
+        assert gates["forbidden"] is not tripped, row["id"]
+        assert gates["verified"] is True and gates["length"] is True, row["id"]
         assert row["investigation_id"] and row["calls"] >= 4 and row["cost_usd"] > 0
     assert summary["model_calls"] == sum(r["calls"] for r in result["results"])
     assert summary["latency_p50_s"] <= summary["latency_p95_s"]
@@ -132,7 +160,7 @@ async def test_always_true_positive_model_scores_the_pack_share_of_attacks(
     answers = {s.id: Answer("right", verdict="true_positive") for s in pack}
     summary = (await run_pack(tmp_path, pack, answers))["summary"]
 
-    attacks = sum(s.truth.verdict == "true_positive" for s in pack)
+    attacks = sum(s.truth.attack for s in pack)
     assert summary["verdict_accuracy"] == round(attacks / len(pack), 4)
     assert summary["tp_recall"] == 1.0
     assert summary["fp_rejection"] == 0.0

@@ -8,22 +8,24 @@ from pathlib import Path
 from evals.report import report
 from evals.report_html import render_html
 from evals.results import Attempt
-from evals.scenario import Scenario, Truth
+from evals.scenario import Scenario
+from evals.truth import Limits, Truth
 
 HOSTILE = "<script>alert(1)</script><img src=x onerror=\"fetch('https://evil.example')\">"
 
 
-def test_hostile_values_are_escaped_and_nothing_is_fetched() -> None:
+def test_hostile_values_are_escaped_and_nothing_is_fetched(tmp_path: Path) -> None:
+    (tmp_path / "alert.json").write_text('{"title": "x"}')
     scenario = Scenario(
         id="s1",
         title=HOSTILE,
         category="cloud",
-        origin="test (invented)",
-        licence="-",
-        synthetic=True,
-        folder=Path("."),
+        provenance={"origin": "test (invented)", "licence": "-"},
+        genuine=False,
+        gates=Limits(),
+        folder=tmp_path,
         truth=Truth(
-            verdict="true_positive",
+            verdicts=["true_positive"],
             severity=("high", "critical"),
             must_establish=[HOSTILE],
             forbidden=[],

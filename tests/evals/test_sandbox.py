@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,9 +19,9 @@ SCENARIO = "aws-root-console-login-tor"  # CloudTrail table, AbuseIPDB answer fo
 
 
 @pytest.fixture
-async def tools(db: Database) -> AsyncIterator[ToolRegistry]:
+async def tools(db: Database, tmp_path: Path) -> AsyncIterator[ToolRegistry]:
     (scenario,) = load_pack(None, SCENARIO)
-    settings = scenario_settings(Settings(), scenario)
+    settings = scenario_settings(Settings(), scenario, tmp_path / "links")
     async with httpx.AsyncClient() as http:
         registry = scenario_registry(settings, scenario, db, http)
         try:

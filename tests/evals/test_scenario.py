@@ -29,7 +29,7 @@ def copy_of(tmp_path: Path, name: str = "okta-password-spray") -> Path:
         (lambda f: (f / "alert.json").write_text("{nope"), "invalid JSON"),
         (lambda f: (f / "alert.json").write_text("[1]"), "one JSON object"),
         (lambda f: (f / "scenario.toml").write_text("title = "), "scenario.toml"),
-        (lambda f: _edit(f, 'verdict = "true_positive"', 'verdict = "maybe"'), "truth.verdict"),
+        (lambda f: _edit(f, 'verdict = "true_positive"', 'verdict = "maybe"'), "truth.verdicts"),
         (lambda f: _edit(f, '["high", "critical"]', '["critical", "low"]'), "upside down"),
         (lambda f: _edit(f, '"T1110.003"', '"1110"'), "not an ATT&CK technique id"),
         (lambda f: _edit(f, '"T1110.003"', '"T1073"'), "revoked"),
@@ -78,7 +78,7 @@ def test_bundled_pack_keeps_its_promises() -> None:
         assert s.synthetic == ("SYNTHETIC" in notice.split(f"{s.id} [")[1].split("]")[0])
         titles.add(parse_alert(s.alert, catalogue=catalogue).title)
         for table in s.tables:  # every table is real JSON lines with rows
-            lines = next(s.folder.glob(table.file)).read_text().splitlines()
+            lines = table.files[0].read_text().splitlines()
             assert lines and all(isinstance(json.loads(line), dict) for line in lines)
     assert len(titles) == len(pack)
     size = sum(f.stat().st_size for f in CORE.rglob("*") if f.is_file())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +12,10 @@ import pytest
 from evals.aggregate import percentile, summary
 from evals.normalise import contains, normalise
 from evals.results import Attempt
-from evals.scenario import Scenario, Truth
+from evals.scenario import Scenario
 from evals.score import score
 from evals.techniques import claimed_techniques, technique_match
+from evals.truth import LEGACY_LIMITS, Limits, Truth
 
 
 @pytest.mark.parametrize(
@@ -34,26 +37,51 @@ def test_values_are_found_in_any_common_form(text: str, value: str, found: bool)
     assert contains(normalise(text), value) is found
 
 
-def scenario(**truth: Any) -> Scenario:
-    base: dict[str, Any] = {"verdict": "true_positive", "severity": ("high", "critical")}
+ALERT = {"title": "Sign-in from a new country", "user": "alice@corp.example", "ip": "198.51.100.9"}
+ROWS = (  # what the tool calls of the attempt returned (as ``Attempt.evidence`` keeps them)
+    '{"sql": "SELECT ..."}\n{"rows": [["2026-03-03 10:00:00", "alice@corp.example", '
+    '"185.220.101.42", "FAILURE"], ["2026-03-03 10:01:00", "alice@corp.example", '
+    '"185.220.101.42", "SUCCESS"]]}'
+)
+DNS = '{"sql": "SELECT ..."}\n{"rows": [["WS-FIN-042", "evil-cdn.example", "A"]]}'
+EVIDENCE = {"s1#1": ROWS, "s2#1": DNS}
+
+
+def scenario(folder: Path, gates: Limits | None = None, **truth: Any) -> Scenario:
+    base: dict[str, Any] = {
+        "verdicts": ["true_positive"],
+        "severity": ("high", "critical"),
+        "rationale": "the spray's source signed in",
+    }
+    (folder / "alert.json").write_text(json.dumps(ALERT))
     return Scenario(
         id="s1",
         title="t",
-        category="cloud",
-        origin="test (invented)",
-        licence="-",
-        synthetic=True,
+        category="identity",
+        provenance={"origin": "test (invented)", "licence": "-"},
+        genuine=False,
         truth=Truth(**{**base, **truth}),
-        folder=Path("."),
+        gates=gates or Limits(),
+        folder=folder,
     )
 
 
-def attempt(**conclusion: Any) -> Attempt:
-    base = {"verdict": "true_positive", "severity": "high", "summary": "", "key_findings": []}
+def finding(text: str, *refs: str) -> dict[str, Any]:
+    return {"finding": text, "evidence": text, "evidence_refs": list(refs)}
+
+
+def attempt(evidence: dict[str, str] | None = None, **conclusion: Any) -> Attempt:
+    base = {
+        "verdict": "true_positive",
+        "severity": "high",
+        "summary": "",
+        "key_findings": [finding("185.220.101.42 signed in as alice after failures", "s1#1")],
+    }
     return Attempt(
         scenario="s1",
         status="concluded",
         conclusion={**base, **conclusion},
+        evidence=EVIDENCE if evidence is None else evidence,
         review_findings=4,
         review_verified=3,
         cost_usd=0.01,
@@ -61,20 +89,97 @@ def attempt(**conclusion: Any) -> Attempt:
     )
 
 
-def test_every_gate_holds_for_a_right_answer() -> None:
-    s = scenario(
-        must_establish=["185.220.101.42", "alice"], techniques=["T1110"], forbidden=["ransomware"]
-    )
-    a = attempt(
-        summary="Spray from 185.220.101[.]42.",
-        key_findings=[{"finding": "ALICE signed in", "evidence": "3 rows"}],
-        techniques=[
-            {"id": "t1110.003", "name": "Password Spraying", "tactic": "credential-access"}
-        ],
-    )
-    result = score(s, a)
+RIGHT = {
+    "must_establish": [{"value": "185.220.101.42", "table": "okta"}],
+    "techniques": ["T1110.003"],
+    "forbidden": [{"verdict": "benign"}, {"compromised": "bob@corp.example"}],
+}
+SPRAY = [{"id": "T1110.003"}]
+
+
+def test_a_right_answer_passes_every_gate(tmp_path: Path) -> None:
+    result = score(scenario(tmp_path, **RIGHT), attempt(techniques=SPRAY))
     assert result.passed and result.recall == 1.0 and result.verified_share == 0.75
-    assert result.techniques_claimed == ["T1110.003"]
+    assert result.techniques_claimed == ["T1110.003"] and result.technique_precision == 1.0
+    assert all(g is True for g in result.gates.model_dump().values())
+
+
+def test_a_parroting_answer_fails(tmp_path: Path) -> None:
+    """Every value of every tool result pasted into findings citing them, with eight
+    parent technique ids: recall and verification hold, length and precision do not."""
+    rows = [[f"2026-03-03 10:{m:02d}:00", f"u{m}@corp.example", f"10.1.0.{m}"] for m in range(60)]
+    big = {**EVIDENCE, "s3#1": json.dumps({"rows": rows})}
+    values = sorted(set(re.findall(r'"([^"]+)"', "".join(big.values()))))
+    refs = ["s1#1", "s2#1", "s3#1"]
+    pasted = [finding(", ".join(values[i : i + 4]), *refs) for i in range(0, len(values), 4)]
+    parents = ["T1110", "T1078", "T1059", "T1021", "T1003", "T1071", "T1486", "T1566"]
+    a = attempt(big, key_findings=pasted, techniques=[{"id": t} for t in parents])
+    result = score(scenario(tmp_path, **RIGHT), a)
+    assert result.gates.recall is True and result.gates.verified is True  # cited, all there
+    assert result.gates.length is False and result.gates.technique is False  # but no more
+    assert result.technique_precision == 0.0 and not result.passed  # T1110 is not T1110.003
+
+
+@pytest.mark.parametrize(
+    ("claimed", "held", "share"),
+    [
+        (["T1110.003"], True, 1.0),
+        (["T1110.003", "T1078"], True, 0.5),  # one extra: at the bar
+        (["T1110.003", "T1078", "T1059"], False, 1 / 3),  # extras cost
+        (["T1110"], False, 0.0),  # a parent does not match the sub-technique the truth names
+        (["T1110.003", "T1110.003"], True, 1.0),  # counted once
+    ],
+)
+def test_extra_techniques_cost_precision(
+    tmp_path: Path, claimed: list[str], held: bool, share: float
+) -> None:
+    result = score(scenario(tmp_path, **RIGHT), attempt(techniques=[{"id": t} for t in claimed]))
+    assert result.gates.technique is held and result.technique_precision == pytest.approx(share)
+
+
+def test_a_listed_parent_matches_its_sub_techniques_and_accepted_ids_count(tmp_path: Path) -> None:
+    s = scenario(tmp_path, techniques=["T1110"], techniques_accept=["T1078.004"])
+    both = [{"id": "T1110.004"}, {"id": "T1078.004"}]
+    assert score(s, attempt(techniques=both)).gates.technique is True
+    benign = scenario(tmp_path, verdicts=["benign"], severity=("info", "low"))
+    quiet = attempt(verdict="benign", severity="info")
+    assert score(benign, quiet).gates.technique is None
+    extra = attempt(verdict="benign", severity="info", techniques=[{"id": "T1078"}])
+    assert score(benign, extra).gates.technique is False  # any technique on a non-attack
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "This is not a false positive and not benign; no account was compromised.",
+        "Benign? No: attacker activity, bob@corp.example was targeted but not compromised.",
+    ],
+)
+def test_a_negated_forbidden_phrase_passes(tmp_path: Path, summary: str) -> None:
+    claims = [{"verdict": "benign"}, {"verdict": "false_positive"}, {"compromised": "bob@corp"}]
+    s = scenario(tmp_path, **{**RIGHT, "forbidden": claims})
+    result = score(s, attempt(summary=summary, techniques=SPRAY))
+    assert result.passed and result.forbidden_made == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "conclusion", "made"),
+    [
+        ({"compromised": "bob@corp.example"}, {"compromised": ["BOB@corp.example (laptop)"]},
+         ["compromised=bob@corp.example"]),
+        ({"compromised": "bob"}, {"compromised": ["bobby@corp.example"]}, []),
+        ({"verdict": "true_positive", "severity": "critical"}, {"severity": "critical"},
+         ["verdict=true_positive, severity=critical"]),
+        ({"verdict": "true_positive", "severity": "critical"}, {"severity": "high"}, []),
+        ({"technique": "T1486"}, {"techniques": [{"id": "T1486"}]}, ["technique=T1486"]),
+    ],
+)  # fmt: skip
+def test_structured_forbidden_claims(
+    tmp_path: Path, claim: dict[str, Any], conclusion: dict[str, Any], made: list[str]
+) -> None:
+    s = scenario(tmp_path, severity=("high", "critical"), forbidden=[claim])
+    result = score(s, attempt(**conclusion))
+    assert result.forbidden_made == made and result.gates.forbidden is (not made)
 
 
 @pytest.mark.parametrize(
@@ -82,46 +187,99 @@ def test_every_gate_holds_for_a_right_answer() -> None:
     [
         ({}, {"verdict": "false_positive"}, "verdict"),
         ({}, {"severity": "low"}, "severity"),
-        ({"must_establish": ["alice", "bob"]}, {"summary": "alice only"}, "recall"),
+        (RIGHT, {"key_findings": [finding("185.220.101.42 signed in", "s2#1")]}, "recall"),
+        (RIGHT, {"key_findings": [finding("185.220.101.42 signed in", "alert")]}, "recall"),
+        (RIGHT, {"summary": "185.220.101.42", "key_findings": [finding("alice", "s1#1")]},
+         "recall"),  # the summary establishes nothing
+        (RIGHT, {"key_findings": [finding("failures", "s1#1")]}, "recall"),
         ({"techniques": ["T1110.003"]}, {}, "technique"),  # none claimed
         ({"techniques": ["T1110.003"]}, {"techniques": [{"id": "T1110.001"}]}, "technique"),
-        ({"forbidden": ["ransomware"]}, {"summary": "Looks like Ransomware."}, "forbidden"),
+        ({}, {"summary": "x" * 5000}, "length"),
+    ],
+)  # fmt: skip
+def test_each_gate_fails_alone(
+    tmp_path: Path, truth: dict[str, Any], conclusion: dict[str, Any], failed: str
+) -> None:
+    conclusion = {**({"techniques": SPRAY} if truth is RIGHT else {}), **conclusion}
+    result = score(scenario(tmp_path, **truth), attempt(**conclusion))
+    gates = result.gates.model_dump()
+    assert gates.pop(failed) is False, failed
+    assert all(g is not False for g in gates.values()) and not result.passed, gates
+
+
+def test_the_verified_share_is_gated(tmp_path: Path) -> None:
+    s = scenario(tmp_path)
+    low = attempt().model_copy(update={"review_findings": 4, "review_verified": 1})
+    assert score(s, low).gates.verified is False
+    assert score(scenario(tmp_path, min_verified=0.25), low).gates.verified is True
+    assert score(scenario(tmp_path, gates=Limits(min_verified=0)), low).gates.verified is None
+
+
+def test_without_a_review_the_code_check_gives_the_verified_share(tmp_path: Path) -> None:
+    s = scenario(tmp_path)
+    cited = finding("185.220.101.42 signed in", "s1#1")
+    invented = finding("203.0.113.77 signed in", "s1#1")
+    unreviewed = {"review_findings": None, "review_verified": None}
+    full = _conclusion(key_findings=[cited, invented])
+    a = attempt().model_copy(update={**unreviewed, "conclusion": full})
+    assert score(s, a).verified_share == 0.5
+    none = attempt().model_copy(update={**unreviewed, "conclusion": _conclusion(key_findings=[])})
+    assert score(s, none).verified_share is None and score(s, none).gates.verified is False
+
+
+def _conclusion(**changes: Any) -> dict[str, Any]:
+    base = {
+        "verdict": "true_positive",
+        "severity": "high",
+        "confidence": "medium",
+        "summary": "s",
+        "key_findings": [],
+        "uncertainties": [],
+        "recommendations": [],
+    }
+    return {**base, **changes}
+
+
+@pytest.mark.parametrize(
+    ("verdict", "compromised", "right"),
+    [
+        ("true_positive", [], True),
+        ("true_positive", ["alice@corp.example"], False),
+        ("inconclusive", [], True),
+        ("benign", [], False),
     ],
 )
-def test_each_gate_fails_alone(
-    truth: dict[str, Any], conclusion: dict[str, Any], failed: str
+def test_true_positive_without_impact(
+    tmp_path: Path, verdict: str, compromised: list[str], right: bool
 ) -> None:
-    result = score(scenario(**truth), attempt(**conclusion))
-    gates = result.gates.model_dump()
-    assert gates.pop(failed) is False
-    assert all(g is not False for g in gates.values()) and not result.passed
+    s = scenario(tmp_path, verdicts=["true_positive_no_impact", "inconclusive"])
+    result = score(s, attempt(verdict=verdict, compromised=compromised))
+    assert result.gates.verdict is right and result.attack is True
 
 
-def test_accepted_alternative_verdict_and_a_lower_recall_bar() -> None:
-    s = scenario(
-        verdict="benign",
-        accept=["false_positive"],
-        severity=("info", "low"),
-        must_establish=["a", "b"],
-        min_recall=0.5,
-    )
-    result = score(s, attempt(verdict="false_positive", severity="info", summary="a"))
-    assert result.passed and result.recall == 0.5
+def test_the_old_format_takes_values_anywhere_and_verdict_words(tmp_path: Path) -> None:
+    s = scenario(tmp_path, gates=LEGACY_LIMITS, **RIGHT)
+    a = attempt(summary="185.220.101.42", key_findings=[finding("seen", "s1#1")], techniques=SPRAY)
+    assert score(s, a).passed
 
 
-def test_failed_run_fails_every_verdict_gate() -> None:
-    result = score(scenario(), Attempt(scenario="s1", status="failed", error="model down"))
+def test_failed_run_fails_every_verdict_gate(tmp_path: Path) -> None:
+    result = score(scenario(tmp_path, **RIGHT), Attempt(scenario="s1", status="failed", error="x"))
     assert not result.passed and result.given_verdict is None and result.gates.severity is False
+    assert result.gates.technique is False and result.gates.length is False
 
 
-def test_techniques_match_parent_and_sub_technique_only() -> None:
-    assert technique_match(["T1110"], ["T1110.003"]) and technique_match(["T1110.003"], ["T1110"])
+def test_techniques_match_a_listed_parent_or_the_id_itself() -> None:
+    assert technique_match(["T1110"], ["T1110.003"]) and technique_match(
+        ["T1110.003"], ["T1110.003"]
+    )
+    assert not technique_match(["T1110.003"], ["T1110"])
     assert not technique_match(["T1110.003"], ["T1110.001"])
     assert claimed_techniques({"verdict": "benign"}) == []
 
 
-def test_summary_with_repeats_gives_pass_hat_k_and_intervals() -> None:
-    s = scenario()
+def test_summary_with_repeats_gives_pass_hat_k_and_intervals(tmp_path: Path) -> None:
+    s = scenario(tmp_path)
     right, wrong = attempt(), attempt(verdict="benign")
     scores = []
     for sid, outcomes in (("a", [right, right]), ("b", [right, wrong]), ("c", [wrong, wrong])):
@@ -134,24 +292,3 @@ def test_summary_with_repeats_gives_pass_hat_k_and_intervals() -> None:
     low, high = result["intervals"]["verdict_accuracy"]
     assert 0 <= low <= 0.5 <= high <= 1
     assert percentile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
-
-
-@pytest.mark.parametrize(
-    "conclusion",
-    [
-        {"key_findings": [{"finding": "Ransomware staged on the host", "evidence": "s1#1"}]},
-        {"key_findings": [{"finding": "a file was staged", "evidence": "ransomware note"}]},
-        {"summary": "Ransomware.", "key_findings": [{"finding": "x", "evidence": "s1#1"}]},
-    ],
-    ids=["in-a-finding", "in-its-evidence", "in-the-summary"],
-)
-def test_a_forbidden_claim_anywhere_in_the_conclusion_fails_the_gate(
-    conclusion: dict[str, Any],
-) -> None:
-    result = score(scenario(forbidden=["ransomware", "wiper"]), attempt(**conclusion))
-    assert (result.gates.forbidden, result.forbidden_made, result.passed) == (
-        False,
-        ["ransomware"],
-        False,
-    )
-    assert result.gates.verdict is True and result.gates.severity is True
