@@ -8,6 +8,7 @@ its figures exactly as measured, so nothing is skipped and a change to them is s
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pytest
@@ -65,11 +66,8 @@ def test_the_parrot_pastes_every_value_it_saw_and_cites_it(pack: list[Scenario])
     attempt = parrot(scenario)
     assert attempt.conclusion is not None
     pasted = " ".join(f["finding"] for f in attempt.conclusion["key_findings"])
-    assert all(
-        ref in attempt.evidence
-        for f in attempt.conclusion["key_findings"]
-        for ref in f["evidence_refs"]
-    )
+    cited = {ref for f in attempt.conclusion["key_findings"] for ref in f["evidence_refs"]}
+    assert cited == set(attempt.evidence)
     assert [t["id"] for t in attempt.conclusion["techniques"]] == PARENTS
     assert attempt.conclusion["verdict"] == guess(scenario.alert)["verdict"]
     for text in attempt.evidence.values():
@@ -77,8 +75,6 @@ def test_the_parrot_pastes_every_value_it_saw_and_cites_it(pack: list[Scenario])
 
 
 def _cells(text: str) -> list[str]:
-    import json
-
     data = json.loads(text)
     rows = data.get("rows") if isinstance(data, dict) else None
     return [str(v) for row in rows or [] for v in row][:50]
