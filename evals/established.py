@@ -30,12 +30,16 @@ def findings(conclusion: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [f for f in conclusion.get("key_findings") or [] if isinstance(f, Mapping)]
 
 
-def answer_chars(conclusion: Mapping[str, Any]) -> int:
-    """Characters of the summary and every finding's text and evidence."""
+def answer_parts(conclusion: Mapping[str, Any]) -> list[str]:
+    """The summary and every finding's text and evidence."""
     parts = [str(conclusion.get("summary") or "")]
     for item in findings(conclusion):
         parts += [str(item.get("finding") or ""), str(item.get("evidence") or "")]
-    return sum(len(p) for p in parts)
+    return parts
+
+
+def answer_chars(conclusion: Mapping[str, Any]) -> int:
+    return sum(len(p) for p in answer_parts(conclusion))
 
 
 def _refs(item: Mapping[str, Any]) -> list[str]:

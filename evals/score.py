@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evals.claims import compromised, made
-from evals.established import alert_text, answer_chars, cited, verified_share
+from evals.established import alert_text, answer_chars, answer_parts, cited, verified_share
 from evals.normalise import found, normalise
 from evals.results import Attempt
 from evals.scenario import SEVERITIES, Scenario
@@ -25,11 +25,7 @@ from store.eval_reports import Gates, Score
 
 def conclusion_text(conclusion: Mapping[str, Any]) -> str:
     """The summary and findings (finding and evidence), normalised once."""
-    parts = [str(conclusion.get("summary") or "")]
-    for item in conclusion.get("key_findings") or []:
-        if isinstance(item, Mapping):
-            parts += [str(item.get("finding") or ""), str(item.get("evidence") or "")]
-    return normalise("\n".join(parts))
+    return normalise("\n".join(answer_parts(conclusion)))
 
 
 def score(scenario: Scenario, attempt: Attempt) -> Score:

@@ -15,7 +15,7 @@ from evals.results import Attempt
 from evals.scenario import Scenario
 from evals.score import score
 from evals.techniques import claimed_techniques, technique_match
-from evals.truth import LEGACY_LIMITS, Limits, Truth
+from evals.truth import LEGACY_LIMITS, Limits, Truth, from_legacy
 
 
 @pytest.mark.parametrize(
@@ -128,6 +128,7 @@ def test_a_parroting_answer_fails(tmp_path: Path) -> None:
         (["T1110.003", "T1078", "T1059"], False, 1 / 3),  # extras cost
         (["T1110"], False, 0.0),  # a parent does not match the sub-technique the truth names
         (["T1110.003", "T1110.003"], True, 1.0),  # counted once
+        (["T1110.003", "T1078.004"], True, 0.5),  # a sub-technique of another parent: extra
     ],
 )
 def test_extra_techniques_cost_precision(
@@ -141,6 +142,8 @@ def test_a_listed_parent_matches_its_sub_techniques_and_accepted_ids_count(tmp_p
     s = scenario(tmp_path, techniques=["T1110"], techniques_accept=["T1078.004"])
     both = [{"id": "T1110.004"}, {"id": "T1078.004"}]
     assert score(s, attempt(techniques=both)).gates.technique is True
+    other = [{"id": "T1078.004"}, {"id": "T1021.001"}]
+    assert score(s, attempt(techniques=other)).technique_precision == 0.5
     benign = scenario(tmp_path, verdicts=["benign"], severity=("info", "low"))
     quiet = attempt(verdict="benign", severity="info")
     assert score(benign, quiet).gates.technique is None
@@ -257,10 +260,39 @@ def test_true_positive_without_impact(
     assert result.gates.verdict is right and result.attack is True
 
 
-def test_the_old_format_takes_values_anywhere_and_verdict_words(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"summary": "185.220.101.42"},
+        {"key_findings": [{"finding": "185.220.101.42 seen", "evidence": "rows"}]},
+        {"key_findings": [{"finding": "seen", "evidence": "185.220.101.42"}, "not a finding"]},
+    ],
+)
+def test_the_old_format_takes_values_anywhere(tmp_path: Path, where: dict[str, Any]) -> None:
     s = scenario(tmp_path, gates=LEGACY_LIMITS, **RIGHT)
-    a = attempt(summary="185.220.101.42", key_findings=[finding("seen", "s1#1")], techniques=SPRAY)
-    assert score(s, a).passed
+    base = {"summary": "", "key_findings": [finding("seen", "s1#1")], "techniques": SPRAY}
+    assert score(s, attempt(**{**base, **where})).passed
+    assert not score(s, attempt(**base)).passed
+
+
+def test_old_truths_read_as_new_ones() -> None:
+    old = {"verdict": "benign", "accept": ["false_positive"], "severity": ["info", "low"],
+           "forbidden": [" False Positive", "TRUE_POSITIVE", "lsass", "not benign"]}  # fmt: skip
+    new = Truth.model_validate(from_legacy(old))
+    assert new.verdicts == ["benign", "false_positive"]
+    assert [c.verdict for c in new.forbidden] == ["false_positive", "true_positive"]
+    assert from_legacy({"severity": ["low", "low"]})["verdicts"] == []  # refused by Truth
+
+
+def test_a_value_counts_from_the_finding_or_its_evidence(tmp_path: Path) -> None:
+    s = scenario(tmp_path, **RIGHT)
+    in_text = {"finding": "185.220.101.42 signed in", "evidence": "rows", "evidence_refs": ["s1#1"]}
+    in_evidence = {**in_text, "finding": "signed in", "evidence": "185.220.101.42"}
+    for item in (in_text, in_evidence):
+        assert score(s, attempt(key_findings=[item], techniques=SPRAY)).gates.recall is True
+    loose = {**in_text, "evidence_refs": "s"}  # not a list: cites nothing
+    scored = score(s, attempt({"s": ROWS}, key_findings=[loose], techniques=SPRAY))
+    assert scored.gates.recall is False
 
 
 def test_failed_run_fails_every_verdict_gate(tmp_path: Path) -> None:
