@@ -324,3 +324,64 @@ def test_summary_with_repeats_gives_pass_hat_k_and_intervals(tmp_path: Path) -> 
     low, high = result["intervals"]["verdict_accuracy"]
     assert 0 <= low <= 0.5 <= high <= 1
     assert percentile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
+
+
+def test_the_score_carries_what_was_answered(tmp_path: Path) -> None:
+    s = scenario(tmp_path, must_establish=["185.220.101.42", "u9@corp.example"], min_recall=0.5)
+    a = attempt(severity="critical", techniques=[]).model_copy(
+        update={"investigation_id": "inv-1", "judge_score": 0.7, "judge_cost_usd": 0.02,
+                "error": "note"}
+    )  # fmt: skip
+    result = score(s, a)
+    assert (result.given_verdict, result.given_severity) == ("true_positive", "critical")
+    assert result.gates.severity is True and result.recall == 0.5 and result.gates.recall is True
+    assert result.missing == ["u9@corp.example"] and result.accepted_verdicts == ["true_positive"]
+    assert result.answer_chars == 2 * len("185.220.101.42 signed in as alice after failures")
+    assert (result.investigation_id, result.judge_score, result.error) == ("inv-1", 0.7, "note")
+    assert result.judge_cost_usd == 0.02
+
+
+@pytest.mark.parametrize(("severity", "held"), [("urgent", False), ("low", False), (None, False)])
+def test_a_severity_outside_the_known_ones_fails(
+    tmp_path: Path, severity: str | None, held: bool
+) -> None:
+    assert score(scenario(tmp_path), attempt(severity=severity)).gates.severity is held
+
+
+def test_the_length_cap_is_inclusive(tmp_path: Path) -> None:
+    s = scenario(tmp_path, max_answer_chars=300)
+    text = "185.220.101.42 signed in as alice after failures"
+    fill = "x" * (300 - 2 * len(text))
+    assert score(s, attempt(summary=fill)).gates.length is True
+    assert score(s, attempt(summary=fill + "x")).gates.length is False
+
+
+def test_compromised_entities_are_text_items_only(tmp_path: Path) -> None:
+    s = scenario(tmp_path, verdicts=["true_positive_no_impact"])
+    assert score(s, attempt(compromised=[5, " ", None])).gates.verdict is True
+    assert score(s, attempt(compromised=[5, "bob"])).gates.verdict is False
+    assert score(s, attempt(compromised="bob")).gates.verdict is True  # not a list: none
+
+
+def test_a_review_count_without_verified_findings_is_zero(tmp_path: Path) -> None:
+    a = attempt().model_copy(update={"review_findings": 4, "review_verified": None})
+    assert score(scenario(tmp_path, min_verified=0.1), a).verified_share == 0.0
+
+
+@pytest.mark.parametrize(
+    ("items", "ids"),
+    [
+        ([{"id": " t1110.003 "}, "T1110.003", {"id": "T1078"}], ["T1110.003", "T1078"]),
+        ([{"id": ""}, {"id": 7}, {"name": "x"}, "  "], []),
+    ],
+)
+def test_claimed_techniques_are_distinct_upper_case_ids(items: list[Any], ids: list[str]) -> None:
+    assert claimed_techniques({"techniques": items}) == ids
+
+
+def test_accepted_techniques_on_a_non_attack_hold(tmp_path: Path) -> None:
+    s = scenario(
+        tmp_path, verdicts=["benign"], severity=("info", "low"), techniques_accept=["T1046"]
+    )
+    result = score(s, attempt(verdict="benign", severity="low", techniques=[{"id": "T1046"}]))
+    assert result.gates.technique is True and result.technique_precision == 1.0
