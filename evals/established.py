@@ -52,9 +52,13 @@ def cited(
 ) -> tuple[list[str], list[str]]:
     """``values`` split into those a finding establishes by citation, and the rest."""
     hits: set[str] = set()
+    sources: dict[tuple[str, ...], str] = {}  # many findings cite the same calls
     for item in findings(conclusion):
         text = normalise(f"{item.get('finding') or ''}\n{item.get('evidence') or ''}")
-        source = normalise("\n".join(evidence[r] for r in _refs(item) if r in evidence))
+        refs = tuple(r for r in _refs(item) if r in evidence)
+        if refs not in sources:
+            sources[refs] = normalise("\n".join(evidence[r] for r in refs))
+        source = sources[refs]
         hits |= {v for v in values if contains(text, v) and contains(source, v)}
     return [v for v in values if v in hits], [v for v in values if v not in hits]
 
