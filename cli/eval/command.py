@@ -27,7 +27,7 @@ from config.settings import ConfigError, Settings
 from evals.report import report
 from evals.results import BASELINE, Attempt, RunFolder
 from evals.runner import Stop, estimate_cost
-from evals.scenario import Scenario, ScenarioError, load_pack, pack_folder
+from evals.scenario import DEFAULT_PACK, Scenario, ScenarioError, load_pack, pack_folder
 from store.eval_reports import RunMeta, write_report
 
 app = command_app(help="Measure verdict quality on a scenario pack.")
@@ -97,7 +97,7 @@ def run(
         gemini = settings.gemini.model_copy(update={"model": model})
         settings = settings.model_copy(update={"gemini": gemini})
     scenarios = _pack(pack, only)
-    name = pack or "core"
+    name = pack or DEFAULT_PACK
     folder = RunFolder(out or Path("var/eval") / f"{_slug(name)}-{settings.gemini.model}")
     earlier = _prepare(folder, name, settings, fresh)
     done = {(a.scenario, a.repeat) for a in earlier}
