@@ -48,7 +48,7 @@ def score(scenario: Scenario, attempt: Attempt) -> Score:
     forbidden_made = made(truth.forbidden, conclusion)
     gates = Gates(
         verdict=concluded and truth.accepts(given, compromised(conclusion)),
-        severity=_in_band(severity, truth.severity) if concluded else False,
+        severity=_in_band(severity, truth.severity),
         recall=None if recall is None else concluded and recall >= limits.min_recall,
         verified=None if not limits.min_verified else (verified or 0.0) >= limits.min_verified,
         length=chars is not None and chars <= limits.max_answer_chars,

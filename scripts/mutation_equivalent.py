@@ -49,6 +49,18 @@ _NOT_THERE = (
     " it as it refuses the empty one (before anyone is told)"
 )
 EQUIVALENT: dict[str, str] = {
+    # eval_scorer: the recorded calls rebuilt for the code check (only ``result`` is read
+    # through ``searchable``; ref, tool and args are not, args' "null" quotes no value)
+    **{
+        f"evals.established.x_verified_share__mutmut_{n}": "EvidenceItem fields the check"
+        " never reads"
+        for n in (13, 14, 15, 24)
+    },
+    **{
+        f"evals.established.x_cited__mutmut_{n}": 'a missing finding or evidence read as "XXXX":'
+        " no value to establish is XXXX"
+        for n in (9, 14)
+    },
     _G + "xǁHaystackǁ__init____mutmut_13": _STAMPS,
     _G + "xǁHaystackǁ__init____mutmut_30": _STAMPS,
     _G + "xǁHaystackǁ__init____mutmut_32": _STAMPS,

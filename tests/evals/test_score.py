@@ -385,3 +385,23 @@ def test_accepted_techniques_on_a_non_attack_hold(tmp_path: Path) -> None:
     )
     result = score(s, attempt(verdict="benign", severity="low", techniques=[{"id": "T1046"}]))
     assert result.gates.technique is True and result.technique_precision == 1.0
+
+
+def test_answer_length_counts_what_is_written(tmp_path: Path) -> None:
+    a = attempt(key_findings=[{"finding": "ab"}, {"evidence": "cd"}], summary="e")
+    assert score(scenario(tmp_path), a).answer_chars == 5
+
+
+def test_a_value_at_the_end_of_one_cited_result_counts(tmp_path: Path) -> None:
+    calls = {"a#1": "ip 185.220.101.42", "b#1": "x"}
+    item = {"finding": "185.220.101.42", "evidence": "", "evidence_refs": ["a#1", "b#1"]}
+    result = score(scenario(tmp_path, **RIGHT), attempt(calls, key_findings=[item]))
+    assert result.recall == 1.0
+
+
+def test_the_code_check_trusts_the_alert(tmp_path: Path) -> None:
+    item = finding("198.51.100.9 signed in", "s1#1")  # the alert's address, not in s1#1
+    a = attempt().model_copy(
+        update={"review_findings": None, "conclusion": _conclusion(key_findings=[item])}
+    )
+    assert score(scenario(tmp_path), a).verified_share == 1.0
