@@ -59,7 +59,7 @@ EQUIVALENT: dict[str, str] = {
     **{
         f"evals.established.x_cited__mutmut_{n}": 'a missing finding or evidence read as "XXXX":'
         " no value to establish is XXXX"
-        for n in (9, 14)
+        for n in (10, 15)
     },
     _G + "xǁHaystackǁ__init____mutmut_13": _STAMPS,
     _G + "xǁHaystackǁ__init____mutmut_30": _STAMPS,
