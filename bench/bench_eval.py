@@ -1,8 +1,11 @@
-"""The eval harness's own speed: the bundled pack at --concurrency 4, 300 ms per model call.
+"""The eval harness's own speed: the default pack at --concurrency 4, 300 ms per model call.
 
 ::
 
-    .venv/bin/python -m bench.bench_eval [--concurrency 4] [--latency 0.3]
+    .venv/bin/python -m bench.bench_eval [--pack core] [--concurrency 4] [--latency 0.3]
+
+**Pack load**: ``load_pack`` (every scenario.toml, alert and table checked), the first
+time and the best of three more; the pack's size on disk.
 
 The model is the scripted eval model (``tests/fakes/eval_model.py``: each call sleeps
 ``--latency``; the google-genai client is not in the loop), behind a wrapper that
@@ -39,7 +42,7 @@ from config.settings import Settings
 from evals.recording import ATTEMPT
 from evals.report import report
 from evals.results import RunFolder
-from evals.scenario import load_pack
+from evals.scenario import load_pack, pack_folder
 from tests.fakes.eval_model import KINDS, Answer, eval_model
 from tools.base import ToolRegistry, ToolResult
 
@@ -82,10 +85,50 @@ def time_tools(intervals: Intervals) -> Iterator[None]:
         ToolRegistry.dispatch = inner  # type: ignore[method-assign]
 
 
+def load_times(pack_name: str | None, only: str | None) -> dict[str, Any]:
+    """How long the pack takes to load (first, best of three more), and its size."""
+    times = []
+    for _ in range(4):
+        t0 = time.perf_counter()
+        load_pack(pack_name, only)
+        times.append(time.perf_counter() - t0)
+    folder = pack_folder(pack_name)
+    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    return {
+        "pack": folder.name,
+        "pack_load_first_s": round(times[0], 3),
+        "pack_load_best_s": round(min(times[1:]), 3),
+        "pack_mb": round(size / 1e6, 2),
+    }
+
+
+@contextmanager
+def count_runtimes() -> Iterator[list[int]]:
+    """Count the runtimes ``run_eval`` opens (``cli.runtime.open_runtime``)."""
+    import cli.eval.run as module
+
+    inner, opened = getattr(module, "open_runtime"), [0]  # noqa: B009
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        opened[0] += 1
+        return inner(*args, **kwargs)
+
+    setattr(module, "open_runtime", counted)  # noqa: B010
+    try:
+        yield opened
+    finally:
+        setattr(module, "open_runtime", inner)  # noqa: B010
+
+
 async def run(
-    concurrency: int, latency: float, tmp: Path, only: str | None = None
+    concurrency: int,
+    latency: float,
+    tmp: Path,
+    only: str | None = None,
+    pack_name: str | None = None,
 ) -> dict[str, Any]:
-    pack = load_pack(None, only)
+    loading = load_times(pack_name, only)
+    pack = load_pack(pack_name, only)
     answers = {s.id: Answer(KINDS[i % len(KINDS)]) for i, s in enumerate(pack)}
     calls: Intervals = defaultdict(list)
     tools: Intervals = defaultdict(list)
@@ -94,7 +137,7 @@ async def run(
     folder = RunFolder(tmp / "run")
     started = time.monotonic()
     cpu_before = _cpu_s()
-    with time_tools(tools):
+    with time_tools(tools), count_runtimes() as opened:
         work = [(s, 0) for s in pack]
         await run_eval(settings, work, folder, backend=model, concurrency=concurrency)
     wall = time.monotonic() - started
@@ -111,6 +154,8 @@ async def run(
     scorer_ms = (time.perf_counter() - t0) * 1000 / rounds / len(pack)
     latencies = [a.latency_s for a in attempts]
     return {
+        **loading,
+        "runtimes_opened": opened[0],  # target 1: one runtime for every attempt
         "scenarios": len(pack),
         "concurrency": concurrency,
         "latency_per_call_s": latency,
@@ -147,13 +192,19 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--only", help="scenario ids matching these patterns")
+    parser.add_argument("--pack", help="a bundled pack or a folder (default: the default pack)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        out = asyncio.run(run(args.concurrency, args.latency, Path(tmp), args.only))
+        out = asyncio.run(run(args.concurrency, args.latency, Path(tmp), args.only, args.pack))
     print_table(
         f"eval pack, concurrency {out['concurrency']}, {out['latency_per_call_s']} s per call",
         [
-            ["scenarios", out["scenarios"]],
+            ["pack (MB on disk)", f"{out['pack']} ({out['pack_mb']})"],
+            [
+                "pack load s: first · best of 3",
+                f"{out['pack_load_first_s']} · {out['pack_load_best_s']}",
+            ],
+            ["scenarios · runtimes opened", f"{out['scenarios']} · {out['runtimes_opened']}"],
             ["wall s", out["wall_s"]],
             ["sum of critical paths / concurrency s", out["ideal_s"]],
             ["wall / ideal (target <= 1.15)", out["wall_over_ideal"]],

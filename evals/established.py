@@ -3,8 +3,8 @@ that returned them, the share of findings verified, and the answer's length.
 
 A must-establish value counts when a key finding (its ``finding`` or ``evidence``)
 writes it **and** cites (``evidence_refs``) a tool call whose arguments or result hold
-it (``Attempt.evidence``: each successful call's text, as the model saw it); citing
-``alert`` counts only for a value the alert holds. The summary establishes nothing.
+it (``Attempt.evidence``: each successful call's text, as the model saw it). The summary
+and a citation of the alert establish nothing (the values are never in the alert).
 
 The verified share is the review's (findings it verified against the results they
 cite); without a review figure it is the same code check (``agent.review.grounding``)
@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent.concluder import Conclusion
-from agent.review.evidence import ALERT_REF, Evidence, EvidenceItem, normalize_ref
+from agent.review.evidence import Evidence, EvidenceItem, normalize_ref
 from agent.review.grounding import check_conclusion
 from evals.normalise import contains, normalise
 from evals.results import Attempt
@@ -30,12 +30,16 @@ def findings(conclusion: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [f for f in conclusion.get("key_findings") or [] if isinstance(f, Mapping)]
 
 
-def answer_chars(conclusion: Mapping[str, Any]) -> int:
-    """Characters of the summary and every finding's text and evidence."""
+def answer_parts(conclusion: Mapping[str, Any]) -> list[str]:
+    """The summary and every finding's text and evidence."""
     parts = [str(conclusion.get("summary") or "")]
     for item in findings(conclusion):
         parts += [str(item.get("finding") or ""), str(item.get("evidence") or "")]
-    return sum(len(p) for p in parts)
+    return parts
+
+
+def answer_chars(conclusion: Mapping[str, Any]) -> int:
+    return sum(len(p) for p in answer_parts(conclusion))
 
 
 def _refs(item: Mapping[str, Any]) -> list[str]:
@@ -44,17 +48,17 @@ def _refs(item: Mapping[str, Any]) -> list[str]:
 
 
 def cited(
-    conclusion: Mapping[str, Any],
-    evidence: Mapping[str, str],
-    alert_text: str,
-    values: Sequence[str],
+    conclusion: Mapping[str, Any], evidence: Mapping[str, str], values: Sequence[str]
 ) -> tuple[list[str], list[str]]:
     """``values`` split into those a finding establishes by citation, and the rest."""
     hits: set[str] = set()
+    sources: dict[tuple[str, ...], str] = {}  # many findings cite the same calls
     for item in findings(conclusion):
         text = normalise(f"{item.get('finding') or ''}\n{item.get('evidence') or ''}")
-        sources = [alert_text if r == ALERT_REF else evidence.get(r, "") for r in _refs(item)]
-        source = normalise("\n".join(sources))
+        refs = tuple(r for r in _refs(item) if r in evidence)
+        if refs not in sources:
+            sources[refs] = normalise("\n".join(evidence[r] for r in refs))
+        source = sources[refs]
         hits |= {v for v in values if contains(text, v) and contains(source, v)}
     return [v for v in values if v in hits], [v for v in values if v not in hits]
 
@@ -77,4 +81,4 @@ def verified_share(attempt: Attempt, alert_text: str) -> float | None:
 
 
 def alert_text(alert: Mapping[str, Any]) -> str:
-    return json.dumps(alert, ensure_ascii=False)
+    return json.dumps(alert)

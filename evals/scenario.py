@@ -22,7 +22,16 @@ from evals import pack_format
 from evals.case import Scenario, ScenarioError, guarded
 from evals.truth import LEGACY_LIMITS, SEVERITIES, from_legacy
 
-__all__ = ["SEVERITIES", "Scenario", "ScenarioError", "load_pack", "load_scenario", "pack_folder"]
+__all__ = [
+    "DEFAULT_PACK",
+    "PACKS_DIR",
+    "SEVERITIES",
+    "Scenario",
+    "ScenarioError",
+    "load_pack",
+    "load_scenario",
+    "pack_folder",
+]
 
 PACKS_DIR = Path(__file__).resolve().parent / "packs"
 DEFAULT_PACK = "core"

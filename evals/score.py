@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evals.claims import compromised, made
-from evals.established import alert_text, answer_chars, cited, verified_share
+from evals.established import alert_text, answer_chars, answer_parts, cited, verified_share
 from evals.normalise import found, normalise
 from evals.results import Attempt
 from evals.scenario import SEVERITIES, Scenario
@@ -25,11 +25,7 @@ from store.eval_reports import Gates, Score
 
 def conclusion_text(conclusion: Mapping[str, Any]) -> str:
     """The summary and findings (finding and evidence), normalised once."""
-    parts = [str(conclusion.get("summary") or "")]
-    for item in conclusion.get("key_findings") or []:
-        if isinstance(item, Mapping):
-            parts += [str(item.get("finding") or ""), str(item.get("evidence") or "")]
-    return normalise("\n".join(parts))
+    return normalise("\n".join(answer_parts(conclusion)))
 
 
 def score(scenario: Scenario, attempt: Attempt) -> Score:
@@ -37,11 +33,9 @@ def score(scenario: Scenario, attempt: Attempt) -> Score:
     truth, limits = scenario.truth, scenario.limits
     concluded = attempt.conclusion is not None
     conclusion = attempt.conclusion or {}
-    given = conclusion.get("verdict") if concluded else None
-    severity = conclusion.get("severity") if concluded else None
-    alert = alert_text(scenario.alert)
+    given, severity = conclusion.get("verdict"), conclusion.get("severity")
     if limits.cite_values:
-        hits, missing = cited(conclusion, attempt.evidence, alert, truth.values)
+        hits, missing = cited(conclusion, attempt.evidence, truth.values)
     else:
         hits, missing = found(conclusion_text(conclusion), truth.values)
     recall = len(hits) / len(truth.values) if truth.values else None
@@ -49,16 +43,16 @@ def score(scenario: Scenario, attempt: Attempt) -> Score:
     technique, precision = technique_gate(
         truth.techniques, truth.techniques_accept, claimed, limits.min_technique_precision
     )
-    verified = verified_share(attempt, alert) if concluded else None
+    verified = verified_share(attempt, alert_text(scenario.alert))
     chars = answer_chars(conclusion) if concluded else None
-    forbidden_made = made(truth.forbidden, conclusion) if concluded else []
+    forbidden_made = made(truth.forbidden, conclusion)
     gates = Gates(
         verdict=concluded and truth.accepts(given, compromised(conclusion)),
-        severity=_in_band(severity, truth.severity) if concluded else False,
+        severity=_in_band(severity, truth.severity),
         recall=None if recall is None else concluded and recall >= limits.min_recall,
         verified=None if not limits.min_verified else (verified or 0.0) >= limits.min_verified,
         length=chars is not None and chars <= limits.max_answer_chars,
-        technique=technique if concluded else (False if truth.techniques else None),
+        technique=technique,
         forbidden=not forbidden_made,
     )
     return Score(

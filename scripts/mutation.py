@@ -38,7 +38,7 @@ from mutation_equivalent import CLAIMING, EQUIVALENT  # scripts/ is the first on
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRATCH = ROOT / "var" / "mutation"
-SOURCES = ("agent", "alerts", "bot", "cli", "config", "core", "store", "tools")
+SOURCES = ("agent", "alerts", "bot", "cli", "config", "core", "evals", "store", "tools")
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
 
 
@@ -267,6 +267,20 @@ GROUPS: dict[str, Group] = {
     "anthropic_schema": Group(  # what may be sent to Anthropic as a schema (fails closed)
         ("agent/model/anthropic_schema.py",),
         ("tests/agent/model/test_anthropic_schema.py",),
+    ),
+    "eval_scorer": Group(  # the eval's gates: cited values, precision, structured claims
+        (
+            "evals/score.py",
+            "evals/established.py",
+            "evals/techniques.py",
+            "evals/claims.py",
+            "evals/truth.py",
+        ),
+        (
+            "tests/evals/test_score.py",
+            "tests/evals/test_pack_format.py",
+            "tests/evals/test_scenario.py",
+        ),
     ),
 }
 # A fixed subset for CI: stand-alone tests that set their own clocks, nothing timed.

@@ -66,6 +66,18 @@ _PSEUDO_DEDUPE = "token_for hands the same value the same token: known() only sa
 _PSEUDO_NONE_FALSE = "json.dumps(ensure_ascii=None) is ensure_ascii=False (falsy)"
 _PSEUDO_KIND = "detector.value(None, …) finds no kind it would not find in the text itself"
 EQUIVALENT: dict[str, str] = {
+    # eval_scorer: the recorded calls rebuilt for the code check (only ``result`` is read
+    # through ``searchable``; ref, tool and args are not, args' "null" quotes no value)
+    **{
+        f"evals.established.x_verified_share__mutmut_{n}": "EvidenceItem fields the check"
+        " never reads"
+        for n in (13, 14, 15, 24)
+    },
+    **{
+        f"evals.established.x_cited__mutmut_{n}": 'a missing finding or evidence read as "XXXX":'
+        " no value to establish is XXXX"
+        for n in (10, 15)
+    },
     _G + "xǁHaystackǁ__init____mutmut_13": _STAMPS,
     _G + "xǁHaystackǁ__init____mutmut_30": _STAMPS,
     _G + "xǁHaystackǁ__init____mutmut_32": _STAMPS,

@@ -28,7 +28,7 @@ from config.settings import ConfigError, Settings
 from evals.report import report
 from evals.results import BASELINE, Attempt, RunFolder
 from evals.runner import Stop, estimate_cost
-from evals.scenario import Scenario, ScenarioError, load_pack, pack_folder
+from evals.scenario import DEFAULT_PACK, Scenario, ScenarioError, load_pack, pack_folder
 from store.eval_reports import RunMeta, write_report
 
 app = command_app(help="Measure verdict quality on a scenario pack.")
@@ -93,7 +93,7 @@ def run(
     """Run the pack on the engine (review and playbook as configured) and score it."""
     settings = with_model(load_settings_or_exit(announce=False), model)
     scenarios = _pack(pack, only)
-    name = pack or "core"
+    name = pack or DEFAULT_PACK
     folder = RunFolder(
         out or Path("var/eval") / f"{_slug(name)}-{_slug_model(settings.models.main)}"
     )

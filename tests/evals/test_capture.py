@@ -28,7 +28,7 @@ SQL = "SELECT event_time, actor, client_ip, outcome FROM `{table}` ORDER BY even
 async def investigated(url: str, tmp_path: Path, sql: str = SQL, **settings: object) -> str:
     """One real (scripted) investigation of the password-spray alert, stored as the
     CLI stores one (its alert row too), with an analyst's 👎 saying benign."""
-    pack = load_pack(None, "okta-password-spray")
+    pack = load_pack("core", "okta-password-spray")
     folder = RunFolder(tmp_path / "run")
     model = eval_model(pack, {pack[0].id: Answer("flip")}, step_sql=sql)
     config = Settings(database_url=url, **settings)  # type: ignore[arg-type]
@@ -70,7 +70,7 @@ def test_capture_writes_a_scenario_with_the_rows_and_the_analyst_verdict(
     assert result.exit_code == 0, result.output
 
     (scenario,) = load_pack(str(team))
-    original = load_pack(None, "okta-password-spray")[0]
+    original = load_pack("core", "okta-password-spray")[0]
     assert scenario.truth.verdict == "benign"  # the analyst's correction
     assert scenario.truth.severity == ("medium", "high")
     assert scenario.truth.values == ["91.92.240.17"]

@@ -60,7 +60,8 @@ async def recorded_run(tmp_path: Path, pack: list[Scenario], **kw: Any) -> RunFo
 
 def replay(env: Path, out: str) -> list[str]:
     """``socbot eval run`` on ONLY, answered from the recording in ``env/rec``."""
-    return ["eval", "run", "--only", ONLY, "--replay", str(env / "rec"), "--out", str(env / out)]
+    return ["eval", "run", "--pack", "core", "--only", ONLY, "--replay", str(env / "rec"),
+            "--out", str(env / out)]  # fmt: skip
 
 
 def scores(report: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -97,7 +98,7 @@ def test_list_json_shows_each_scenario(runner: CliRunner, env: Path) -> None:
 def test_the_alert_only_baseline_and_the_guess_sit_beside_the_run(
     runner: CliRunner, env: Path
 ) -> None:
-    pack = load_pack(None, ONLY)
+    pack = load_pack("core", ONLY)
     live = asyncio.run(recorded_run(env, pack, record=env / "rec"))
     settings = Settings(database_url=f"sqlite+aiosqlite:///{env / 'live.db'}")
     model = eval_model(pack, answers(pack))
@@ -123,7 +124,7 @@ def test_the_alert_only_baseline_and_the_guess_sit_beside_the_run(
 
 
 def test_replay_reproduces_the_recorded_run_exactly(runner: CliRunner, env: Path) -> None:
-    pack = load_pack(None, ONLY)
+    pack = load_pack("core", ONLY)
     live = asyncio.run(recorded_run(env, pack, record=env / "rec"))
     from evals.report import report
 
@@ -149,7 +150,7 @@ def test_replay_reproduces_the_recorded_run_exactly(runner: CliRunner, env: Path
 
 
 def test_max_cost_stops_and_the_next_run_resumes(runner: CliRunner, env: Path) -> None:
-    pack = load_pack(None, ONLY)
+    pack = load_pack("core", ONLY)
     asyncio.run(recorded_run(env, pack, record=env / "rec"))
     args = [*replay(env, "r"), "--concurrency", "1"]
 
@@ -169,7 +170,7 @@ def test_max_cost_stops_and_the_next_run_resumes(runner: CliRunner, env: Path) -
 
 
 def test_compare_flags_a_run_that_got_worse(runner: CliRunner, env: Path) -> None:
-    pack = load_pack(None, ONLY)
+    pack = load_pack("core", ONLY)
     good = RunFolder(env / "good")
     bad = RunFolder(env / "bad")
     settings = Settings(database_url=f"sqlite+aiosqlite:///{env / 'c.db'}")
@@ -191,14 +192,15 @@ def test_compare_flags_a_run_that_got_worse(runner: CliRunner, env: Path) -> Non
 
 def test_repeats_report_pass_hat_k(runner: CliRunner, env: Path) -> None:
     only = "okta-password-spray,edr-defender*"
-    pack = load_pack(None, only)
+    pack = load_pack("core", only)
     folder = RunFolder(env / "live")
     settings = Settings(database_url=f"sqlite+aiosqlite:///{env / 'live.db'}")
     model = eval_model(pack, {s.id: Answer("right") for s in pack})
     work = [(s, k) for s in pack for k in range(2)]
     asyncio.run(run_eval(settings, work, folder, backend=model, record=env / "rec"))
 
-    args = ["eval", "run", "--only", only, "--replay", str(env / "rec"), "--repeat", "2"]
+    args = ["eval", "run", "--pack", "core", "--only", only, "--replay", str(env / "rec")]
+    args += ["--repeat", "2"]
     result = runner.invoke(app, [*args, "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)

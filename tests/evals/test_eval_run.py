@@ -19,7 +19,7 @@ from cli.eval.run import run_eval
 from config.settings import Settings
 from evals.report import report
 from evals.results import RunFolder
-from evals.scenario import Scenario, load_pack
+from evals.scenario import PACKS_DIR, Scenario, load_pack
 from tests.fakes.eval_model import KINDS, Answer, eval_model
 from tests.fakes.model import text_response
 
@@ -166,10 +166,10 @@ async def test_always_true_positive_model_scores_the_pack_share_of_attacks(
     assert summary["fp_rejection"] == 0.0
 
 
-async def test_a_crash_fails_its_scenario_not_the_run(tmp_path: Path, pack: list[Scenario]) -> None:
+async def test_a_crash_fails_its_scenario_not_the_run(tmp_path: Path) -> None:
     team = tmp_path / "team"
     for name in ("aws-portprobe-public-web", "dns-tunnelling-txt"):
-        shutil.copytree(pack[0].folder.parent / name, team / name)
+        shutil.copytree(PACKS_DIR / "core" / name, team / name)
     chosen = load_pack(str(team))
     model = eval_model(chosen, {s.id: Answer("right") for s in chosen})
     crash = model.responders["planner"]
@@ -189,10 +189,8 @@ async def test_a_crash_fails_its_scenario_not_the_run(tmp_path: Path, pack: list
     assert by_id["dns-tunnelling-txt"].error == "socbot crashed (RuntimeError)"
 
 
-async def test_the_judge_adds_a_score_beside_the_gates_and_fails_open(
-    tmp_path: Path, pack: list[Scenario]
-) -> None:
-    chosen = [s for s in pack if s.id in ("okta-password-spray", "aws-portprobe-public-web")]
+async def test_the_judge_adds_a_score_beside_the_gates_and_fails_open(tmp_path: Path) -> None:
+    chosen = load_pack("core", "okta-password-spray,aws-portprobe-public-web")
     answers = {"okta-password-spray": Answer("right"), "aws-portprobe-public-web": Answer("flip")}
     model = eval_model(chosen, answers)
     folder = RunFolder(tmp_path / "judged")

@@ -20,7 +20,7 @@ SCENARIO = "aws-root-console-login-tor"  # CloudTrail table, AbuseIPDB answer fo
 
 @pytest.fixture
 async def tools(db: Database, tmp_path: Path) -> AsyncIterator[ToolRegistry]:
-    (scenario,) = load_pack(None, SCENARIO)
+    (scenario,) = load_pack("core", SCENARIO)
     settings = scenario_settings(Settings(), scenario, tmp_path / "links")
     async with httpx.AsyncClient() as http:
         registry = scenario_registry(settings, scenario, db, http)

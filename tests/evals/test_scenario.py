@@ -64,7 +64,7 @@ def test_unknown_pack_and_empty_selection_are_errors() -> None:
 
 
 def test_bundled_pack_keeps_its_promises() -> None:
-    pack = load_pack(None)
+    pack = load_pack("core")
     assert len(pack) >= 30
     not_attacks = [s for s in pack if s.truth.verdict != "true_positive"]
     assert len(not_attacks) * 3 >= len(pack)

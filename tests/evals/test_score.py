@@ -15,7 +15,7 @@ from evals.results import Attempt
 from evals.scenario import Scenario
 from evals.score import score
 from evals.techniques import claimed_techniques, technique_match
-from evals.truth import LEGACY_LIMITS, Limits, Truth
+from evals.truth import LEGACY_LIMITS, Limits, Truth, from_legacy
 
 
 @pytest.mark.parametrize(
@@ -128,6 +128,7 @@ def test_a_parroting_answer_fails(tmp_path: Path) -> None:
         (["T1110.003", "T1078", "T1059"], False, 1 / 3),  # extras cost
         (["T1110"], False, 0.0),  # a parent does not match the sub-technique the truth names
         (["T1110.003", "T1110.003"], True, 1.0),  # counted once
+        (["T1110.003", "T1078.004"], True, 0.5),  # a sub-technique of another parent: extra
     ],
 )
 def test_extra_techniques_cost_precision(
@@ -141,6 +142,8 @@ def test_a_listed_parent_matches_its_sub_techniques_and_accepted_ids_count(tmp_p
     s = scenario(tmp_path, techniques=["T1110"], techniques_accept=["T1078.004"])
     both = [{"id": "T1110.004"}, {"id": "T1078.004"}]
     assert score(s, attempt(techniques=both)).gates.technique is True
+    other = [{"id": "T1078.004"}, {"id": "T1021.001"}]
+    assert score(s, attempt(techniques=other)).technique_precision == 0.5
     benign = scenario(tmp_path, verdicts=["benign"], severity=("info", "low"))
     quiet = attempt(verdict="benign", severity="info")
     assert score(benign, quiet).gates.technique is None
@@ -257,10 +260,39 @@ def test_true_positive_without_impact(
     assert result.gates.verdict is right and result.attack is True
 
 
-def test_the_old_format_takes_values_anywhere_and_verdict_words(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"summary": "185.220.101.42"},
+        {"key_findings": [{"finding": "185.220.101.42 seen", "evidence": "rows"}]},
+        {"key_findings": [{"finding": "seen", "evidence": "185.220.101.42"}, "not a finding"]},
+    ],
+)
+def test_the_old_format_takes_values_anywhere(tmp_path: Path, where: dict[str, Any]) -> None:
     s = scenario(tmp_path, gates=LEGACY_LIMITS, **RIGHT)
-    a = attempt(summary="185.220.101.42", key_findings=[finding("seen", "s1#1")], techniques=SPRAY)
-    assert score(s, a).passed
+    base = {"summary": "", "key_findings": [finding("seen", "s1#1")], "techniques": SPRAY}
+    assert score(s, attempt(**{**base, **where})).passed
+    assert not score(s, attempt(**base)).passed
+
+
+def test_old_truths_read_as_new_ones() -> None:
+    old = {"verdict": "benign", "accept": ["false_positive"], "severity": ["info", "low"],
+           "forbidden": [" False Positive", "TRUE_POSITIVE", "lsass", "not benign"]}  # fmt: skip
+    new = Truth.model_validate(from_legacy(old))
+    assert new.verdicts == ["benign", "false_positive"]
+    assert [c.verdict for c in new.forbidden] == ["false_positive", "true_positive"]
+    assert from_legacy({"severity": ["low", "low"]})["verdicts"] == []  # refused by Truth
+
+
+def test_a_value_counts_from_the_finding_or_its_evidence(tmp_path: Path) -> None:
+    s = scenario(tmp_path, **RIGHT)
+    in_text = {"finding": "185.220.101.42 signed in", "evidence": "rows", "evidence_refs": ["s1#1"]}
+    in_evidence = {**in_text, "finding": "signed in", "evidence": "185.220.101.42"}
+    for item in (in_text, in_evidence):
+        assert score(s, attempt(key_findings=[item], techniques=SPRAY)).gates.recall is True
+    loose = {**in_text, "evidence_refs": "s"}  # not a list: cites nothing
+    scored = score(s, attempt({"s": ROWS}, key_findings=[loose], techniques=SPRAY))
+    assert scored.gates.recall is False
 
 
 def test_failed_run_fails_every_verdict_gate(tmp_path: Path) -> None:
@@ -292,3 +324,84 @@ def test_summary_with_repeats_gives_pass_hat_k_and_intervals(tmp_path: Path) -> 
     low, high = result["intervals"]["verdict_accuracy"]
     assert 0 <= low <= 0.5 <= high <= 1
     assert percentile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
+
+
+def test_the_score_carries_what_was_answered(tmp_path: Path) -> None:
+    s = scenario(tmp_path, must_establish=["185.220.101.42", "u9@corp.example"], min_recall=0.5)
+    a = attempt(severity="critical", techniques=[]).model_copy(
+        update={"investigation_id": "inv-1", "judge_score": 0.7, "judge_cost_usd": 0.02,
+                "error": "note"}
+    )  # fmt: skip
+    result = score(s, a)
+    assert (result.given_verdict, result.given_severity) == ("true_positive", "critical")
+    assert result.gates.severity is True and result.recall == 0.5 and result.gates.recall is True
+    assert result.missing == ["u9@corp.example"] and result.accepted_verdicts == ["true_positive"]
+    assert result.answer_chars == 2 * len("185.220.101.42 signed in as alice after failures")
+    assert (result.investigation_id, result.judge_score, result.error) == ("inv-1", 0.7, "note")
+    assert result.judge_cost_usd == 0.02
+
+
+@pytest.mark.parametrize(("severity", "held"), [("urgent", False), ("low", False), (None, False)])
+def test_a_severity_outside_the_known_ones_fails(
+    tmp_path: Path, severity: str | None, held: bool
+) -> None:
+    assert score(scenario(tmp_path), attempt(severity=severity)).gates.severity is held
+
+
+def test_the_length_cap_is_inclusive(tmp_path: Path) -> None:
+    s = scenario(tmp_path, max_answer_chars=300)
+    text = "185.220.101.42 signed in as alice after failures"
+    fill = "x" * (300 - 2 * len(text))
+    assert score(s, attempt(summary=fill)).gates.length is True
+    assert score(s, attempt(summary=fill + "x")).gates.length is False
+
+
+def test_compromised_entities_are_text_items_only(tmp_path: Path) -> None:
+    s = scenario(tmp_path, verdicts=["true_positive_no_impact"])
+    assert score(s, attempt(compromised=[5, " ", None])).gates.verdict is True
+    assert score(s, attempt(compromised=[5, "bob"])).gates.verdict is False
+    assert score(s, attempt(compromised="bob")).gates.verdict is True  # not a list: none
+
+
+def test_a_review_count_without_verified_findings_is_zero(tmp_path: Path) -> None:
+    a = attempt().model_copy(update={"review_findings": 4, "review_verified": None})
+    assert score(scenario(tmp_path, min_verified=0.1), a).verified_share == 0.0
+
+
+@pytest.mark.parametrize(
+    ("items", "ids"),
+    [
+        ([{"id": " t1110.003 "}, "T1110.003", {"id": "T1078"}], ["T1110.003", "T1078"]),
+        ([{"id": ""}, {"id": 7}, {"name": "x"}, "  "], []),
+    ],
+)
+def test_claimed_techniques_are_distinct_upper_case_ids(items: list[Any], ids: list[str]) -> None:
+    assert claimed_techniques({"techniques": items}) == ids
+
+
+def test_accepted_techniques_on_a_non_attack_hold(tmp_path: Path) -> None:
+    s = scenario(
+        tmp_path, verdicts=["benign"], severity=("info", "low"), techniques_accept=["T1046"]
+    )
+    result = score(s, attempt(verdict="benign", severity="low", techniques=[{"id": "T1046"}]))
+    assert result.gates.technique is True and result.technique_precision == 1.0
+
+
+def test_answer_length_counts_what_is_written(tmp_path: Path) -> None:
+    a = attempt(key_findings=[{"finding": "ab"}, {"evidence": "cd"}], summary="e")
+    assert score(scenario(tmp_path), a).answer_chars == 5
+
+
+def test_a_value_at_the_end_of_one_cited_result_counts(tmp_path: Path) -> None:
+    calls = {"a#1": "ip 185.220.101.42", "b#1": "x"}
+    item = {"finding": "185.220.101.42", "evidence": "", "evidence_refs": ["a#1", "b#1"]}
+    result = score(scenario(tmp_path, **RIGHT), attempt(calls, key_findings=[item]))
+    assert result.recall == 1.0
+
+
+def test_the_code_check_trusts_the_alert(tmp_path: Path) -> None:
+    item = finding("198.51.100.9 signed in", "s1#1")  # the alert's address, not in s1#1
+    a = attempt().model_copy(
+        update={"review_findings": None, "conclusion": _conclusion(key_findings=[item])}
+    )
+    assert score(scenario(tmp_path), a).verified_share == 1.0

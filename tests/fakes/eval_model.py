@@ -61,7 +61,7 @@ class Answer:
 
 def lookups(scenario: Scenario) -> list[tuple[str, str]]:
     """(value, SQL) for each must-establish value a query can find: the first column of
-    the scenario's tables holding it (read here with DuckDB), for packs whose values
+    the scenario's tables whose text holds it (read here with DuckDB), for packs whose values
     count only when cited. Empty for packs that take values anywhere (``core``)."""
     if not scenario.limits.cite_values:
         return []
@@ -71,7 +71,7 @@ def lookups(scenario: Scenario) -> list[tuple[str, str]]:
             column = _column_holding(table.files, value)
             if column is not None:
                 literal = "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-                where = f"LOWER(CAST(`{column}` AS STRING)) = LOWER({literal})"
+                where = f"STRPOS(LOWER(CAST(`{column}` AS STRING)), LOWER({literal})) > 0"
                 found.append((value, f"SELECT * FROM `{table.name}` WHERE {where} LIMIT 5"))
                 break
     return found
@@ -85,7 +85,8 @@ def _column_holding(files: list[Path], value: str) -> str | None:
         rel = con.sql(f"SELECT * FROM {reader}([{listed}])")
         for column in rel.columns:
             hit = con.execute(
-                f'SELECT 1 FROM rel WHERE lower(CAST("{column}" AS VARCHAR)) = lower(?) LIMIT 1',
+                f'SELECT 1 FROM rel WHERE strpos(lower(CAST("{column}" AS VARCHAR)), lower(?)) > 0'
+                " LIMIT 1",
                 [value],
             ).fetchone()
             if hit:
