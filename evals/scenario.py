@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 PACKS_DIR = Path(__file__).resolve().parent / "packs"
-DEFAULT_PACK = "core"
+DEFAULT_PACK = "org"
 PACK_FILE = "pack.toml"
 
 

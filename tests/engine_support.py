@@ -26,7 +26,7 @@ def scripted_engine(
     if settings is None:
         settings = Settings(limits=Limits(), review=ReviewSettings(enabled=False))
     return Engine(
-        gateway=LLMGateway(model, settings.gemini),
+        gateway=LLMGateway(model, settings.gemini, settings.models),
         registry=registry,
         history=History(db, settings.limits),
         investigations=InvestigationStore(db),

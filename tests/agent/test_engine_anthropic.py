@@ -1,5 +1,6 @@
-"""A whole investigation on Claude: the real engine, gateway, ``AnthropicBackend`` and
-``anthropic`` SDK against the wire-level fake, which refuses what the API refuses.
+"""A whole investigation on Claude: the real engine, gateway, ``RoutingBackend`` (the models
+named ``anthropic:…`` as an operator names them), ``AnthropicBackend`` and ``anthropic``
+SDK against the wire-level fake, which refuses what the API refuses.
 
 The fake routes on the stage as ``agent.prompts.stage_named`` reads it from the request
 the API received (system text, last user text), so what is checked is what was sent."""
@@ -13,9 +14,11 @@ import pytest
 
 from agent.engine import Request
 from agent.model.anthropic_backend import AnthropicBackend
+from agent.model.providers import RoutingBackend
 from agent.prompts import stage_named
 from config.anthropic_settings import AnthropicSettings
-from config.settings import GeminiSettings, Limits, ReviewSettings, fixed_settings
+from config.models_settings import ModelsSettings
+from config.settings import Limits, ReviewSettings, fixed_settings
 from store.db.engine import Database
 from tests.agent.test_engine import CONCLUSION, Lab, registry, step
 from tests.engine_support import scripted_engine
@@ -60,10 +63,15 @@ async def test_an_investigation_and_a_follow_up_on_claude(
     settings = fixed_settings(
         limits=Limits(),
         review=ReviewSettings(enabled=False),
-        gemini=GeminiSettings(model="claude-sonnet-4-6", light_model="claude-haiku-4-5"),
+        models=ModelsSettings(
+            main="anthropic:claude-sonnet-4-6", light="anthropic:claude-haiku-4-5"
+        ),
         anthropic=AnthropicSettings(),
     )
-    backend = AnthropicBackend.from_settings(settings, http_client=api.http_client())
+    claude = {
+        "anthropic": lambda: AnthropicBackend.from_settings(settings, http_client=api.http_client())
+    }
+    backend = RoutingBackend(settings, factories=claude)
     lab = Lab()
     engine = scripted_engine(db, backend, registry(lab), settings)  # type: ignore[arg-type]
     sink = EventSink()
@@ -75,9 +83,11 @@ async def test_an_investigation_and_a_follow_up_on_claude(
     assert [c[0] for c in lab.calls] == ["lookup_ip"]
     follow = await engine.run(Request(conversation_id="c1", text="Who was it?"), sink)
     assert follow.status in ("answered", "concluded") and "alice" in (follow.answer or "")
+    assert list(backend.backends) == ["anthropic"]  # Gemini's backend never built
     await backend.aclose()
 
     assert api.refusals == []
+    assert {b["model"] for b in api.requests} == {"claude-sonnet-4-6", "claude-haiku-4-5"}
     stages = [stage_of(b) for b in api.requests]
     assert stages[:6] == ["classifier", "planner", "step s1", "step s1", "reflector", "concluder"]
     step_loop = api.requests[3]["messages"]

@@ -38,7 +38,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_the_pack_on_openai_replayed_by_model_name_and_compared_with_gemini(env: Path) -> None:
-    pack = load_pack(None, ONLY)
+    pack = load_pack("core", ONLY)
     work = [(s, 0) for s in pack]
     right = {s.id: Answer("right") for s in pack}
     settings = Settings(
@@ -85,7 +85,7 @@ def test_a_local_model_without_a_price_reports_cost_unknown(env: Path) -> None:
     from evals.report import report
     from evals.runner import estimate_cost
 
-    pack = load_pack(None, "okta-password-spray")
+    pack = load_pack("core", "okta-password-spray")
     base = "http://127.0.0.1:11434/v1"
     settings = Settings(
         database_url=f"sqlite+aiosqlite:///{env / 'local.db'}",

@@ -5,13 +5,14 @@ conclusion per scenario and critique, read from and written as Chat Completions 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from evals.recording import ATTEMPT
 from evals.scenario import Scenario
 from tests.fakes import openai_api as oa
-from tests.fakes.eval_model import COUNT_SQL, CRITIQUE, TABLE, Answer, conclusion_for
+from tests.fakes.eval_model import COUNT_SQL, CRITIQUE, Answer, conclusion_for
 
 PLAN = {
     "objective": "Decide whether the alert is an attack",
@@ -25,6 +26,8 @@ PLAN = {
         }
     ],
 }
+
+TABLE = re.compile(r"\beval\.[a-z0-9_]+\.[a-z0-9_]+\b")  # a core scenario's table
 
 
 def eval_script(scenarios: list[Scenario], answers: Mapping[str, Answer]) -> dict[str, Any]:
