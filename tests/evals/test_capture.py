@@ -104,7 +104,8 @@ def test_capture_keeps_every_row_the_model_saw_cut(
     assert result.exit_code == 0, result.output
     (scenario,) = load_pack(str(team))
     (table,) = scenario.tables
-    rows = [json.loads(line) for line in (scenario.folder / table.file).read_text().splitlines()]
+    (data,) = table.files
+    rows = [json.loads(line) for line in data.read_text().splitlines()]
     original = load_pack("core", "okta-password-spray")[0].folder / "logs" / "system_log.jsonl"
     assert len(rows) == len(original.read_text().splitlines()) == 42
     assert "cut short" not in result.output

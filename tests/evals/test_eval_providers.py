@@ -58,7 +58,18 @@ def test_the_pack_on_openai_replayed_by_model_name_and_compared_with_gemini(env:
 
     # socbot eval run --model openai:…, answered from the recording: no key, no network
     runner = CliRunner()
-    args = ["eval", "run", "--only", ONLY, "--model", MODEL, "--replay", str(env / "rec")]
+    args = [
+        "eval",
+        "run",
+        "--pack",
+        "core",
+        "--only",
+        ONLY,
+        "--model",
+        MODEL,
+        "--replay",
+        str(env / "rec"),
+    ]
     replayed = runner.invoke(app, [*args, "--json"])
     assert replayed.exit_code == 0, replayed.output
     report = json.loads(replayed.stdout)
@@ -76,7 +87,9 @@ def test_the_pack_on_openai_replayed_by_model_name_and_compared_with_gemini(env:
 
 
 def test_an_unknown_provider_on_the_command_line_is_one_line(env: Path) -> None:
-    result = CliRunner().invoke(app, ["eval", "run", "--only", ONLY, "--model", "opnai:gpt-5"])
+    result = CliRunner().invoke(
+        app, ["eval", "run", "--pack", "core", "--only", ONLY, "--model", "opnai:gpt-5"]
+    )
     assert result.exit_code == 2 and "known providers" in result.output
 
 
