@@ -14,6 +14,7 @@ run here over the recorded calls.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,6 +25,14 @@ from agent.review.evidence import Evidence, EvidenceItem, normalize_ref
 from agent.review.grounding import check_conclusion
 from evals.normalise import contains, normalise
 from evals.results import Attempt
+
+_JSON_ESCAPE = re.compile(r'\\(["\\/])')
+
+
+def as_read(result: str) -> str:
+    """A call's text as a person reads its values: the JSON string escapes of quotes,
+    backslashes and slashes undone (a registry path's one backslash is two in JSON)."""
+    return _JSON_ESCAPE.sub(r"\1", result)
 
 
 def findings(conclusion: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -57,7 +66,7 @@ def cited(
         text = normalise(f"{item.get('finding') or ''}\n{item.get('evidence') or ''}")
         refs = tuple(r for r in _refs(item) if r in evidence)
         if refs not in sources:
-            sources[refs] = normalise("\n".join(evidence[r] for r in refs))
+            sources[refs] = normalise(as_read("\n".join(evidence[r] for r in refs)))
         source = sources[refs]
         hits |= {v for v in values if contains(text, v) and contains(source, v)}
     return [v for v in values if v in hits], [v for v in values if v not in hits]

@@ -399,6 +399,23 @@ def test_a_value_at_the_end_of_one_cited_result_counts(tmp_path: Path) -> None:
     assert result.recall == 1.0
 
 
+@pytest.mark.parametrize(
+    "value", ["HKLM\\SAM", 'C:\\Windows\\System32\\reg.exe save "hklm\\sam"', "a/b"]
+)
+def test_a_value_with_escapes_in_a_json_result_counts_as_written(
+    tmp_path: Path, value: str
+) -> None:
+    """The result is JSON (backslashes, quotes and slashes escaped); a finding writes
+    the value once, as the analyst reads it."""
+    calls = {"s1#1": json.dumps({"rows": [[value]]}).replace("/", "\\/")}  # as JSON may
+    truth = {**RIGHT, "must_establish": [{"value": value, "table": "sysmon"}]}
+    item = finding(f"{value} ran", "s1#1")
+    assert score(scenario(tmp_path, **truth), attempt(calls, key_findings=[item])).recall == 1.0
+    elsewhere = finding(f"{value} ran", "s1#2")  # the value, citing a call without it
+    wrong = {**calls, "s1#2": json.dumps({"rows": [["other"]]})}
+    assert score(scenario(tmp_path, **truth), attempt(wrong, key_findings=[elsewhere])).recall == 0
+
+
 def test_the_code_check_trusts_the_alert(tmp_path: Path) -> None:
     item = finding("198.51.100.9 signed in", "s1#1")  # the alert's address, not in s1#1
     a = attempt().model_copy(
