@@ -245,6 +245,22 @@ async def settle_until(
     raise AssertionError("condition not met after the work in flight ended")
 
 
+async def start_up_pruned(h: SlackHarness) -> None:
+    """Wait for the prune the start-up queued to end, so that a test counting the slots
+    its investigations take is not racing it (the prune holds one until it settles)."""
+    from sqlalchemy import select
+
+    from store.queue.types import PRUNE_KIND
+    from store.schema import WorkRow, WorkState
+
+    async def pruned() -> bool:
+        async with h.db.session() as session:
+            states = await session.scalars(select(WorkRow.state).where(WorkRow.kind == PRUNE_KIND))
+            return all(s == WorkState.DONE for s in states) and h.app.coordinator.running == 0
+
+    await settle_until(h, pruned)
+
+
 def _is_listener_task(task: asyncio.Task[Any]) -> bool:
     """Bolt runs each listener in a task of ``run_ack_function_asynchronously``."""
     coro = task.get_coro()

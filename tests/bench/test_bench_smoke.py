@@ -121,7 +121,8 @@ async def test_eval_bench_tiny(tmp_path: Path) -> None:
     from tools.base import ToolRegistry
 
     dispatch = ToolRegistry.dispatch
-    out = await bench_eval.run(2, 0.0, tmp_path, only="aws-root*,okta-password-spray")
+    only = "aws-root*,okta-password-spray"
+    out = await bench_eval.run(2, 0.0, tmp_path, only=only, pack_name="core")
     assert out["scenarios"] == 2 and out["model_calls"] >= 8
     assert out["sum_critical_paths_s"] > 0 and out["scorer_ms_per_scenario"] > 0
     assert out["tool_calls"] == 2  # each scenario's one query, timed

@@ -33,6 +33,7 @@ from tests.slack_support import (
     SlackHarness,
     make_settings,
     settle_until,
+    start_up_pruned,
 )
 
 AUTH = {"Authorization": f"Bearer {WEBHOOK_TOKEN}"}
@@ -220,6 +221,7 @@ async def test_shutdown_with_a_queue_posts_nothing_and_hands_the_waiting_alerts_
     investigate.gate = asyncio.Event()  # never opened: the first run holds the only slot
     h = harness(fake, tmp_path, investigate, max_concurrent_investigations=1)
     async with h:
+        await start_up_pruned(h)  # the one slot is the alerts'
         bodies = [payload(f"Odd login for user{n}", f"9.9.{n}.1") for n in range(6)]
         ids = await post_all(h, bodies)
         await h.handed_over()  # each admitted alert submitted (and claimed)
@@ -497,6 +499,7 @@ async def test_deferred_forwarded_alerts_resume_in_their_own_thread_after_a_rest
         h.db, h.owns_db = db, False
         bodies = [payload(f"New MFA device {w}", f"9.9.{n}.1") for n, w in enumerate("abcd")]
         async with h:
+            await start_up_pruned(h)  # the one slot is the alerts'
             stamps = await send_forwarded(h, bodies)
             webhook_id = (await post_all(h, [payload("Port scan", "7.7.7.7")]))[0]
             await h.handed_over()  # each admitted alert submitted (and claimed)
