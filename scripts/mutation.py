@@ -254,6 +254,18 @@ GROUPS: dict[str, Group] = {
         ("agent/history.py",),
         ("tests/agent/test_history.py",),
     ),
+    "retention": Group(  # what is past its lifetime goes; what is in use never does
+        ("store/retention.py",),
+        (
+            "tests/store/test_retention.py",
+            "tests/store/test_retention_in_use.py",
+            "tests/store/test_retention_edges.py",
+        ),
+    ),
+    "demo": Group(  # the demo runs offline and leaves nothing behind
+        ("cli/demo/command.py", "cli/demo/intel.py"),
+        ("tests/cli/test_demo.py",),
+    ),
     "cases_auth": Group(  # who may take, assign, resolve or reopen a case
         ("bot/decisions/case_rules.py", "bot/decisions/cases.py"),
         ("tests/bot/decisions/test_case_rules.py",),

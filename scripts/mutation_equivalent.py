@@ -66,6 +66,15 @@ _PSEUDO_DEDUPE = "token_for hands the same value the same token: known() only sa
 _PSEUDO_NONE_FALSE = "json.dumps(ensure_ascii=None) is ensure_ascii=False (falsy)"
 _PSEUDO_KIND = "detector.value(None, …) finds no kind it would not find in the text itself"
 EQUIVALENT: dict[str, str] = {
+    # retention: ``since`` is read from the clock inside request_prune; no finished row
+    # can carry that very instant, so ">=" and ">" select the same rows
+    "store.retention.x_request_prune__mutmut_15": "since is the clock's own instant",
+    **{
+        f"store.retention.x_request_prune__mutmut_{n}": "the column's default is that value"
+        " (queued, priority 0 for background work, 0 attempts, not stopped, {}, utcnow)"
+        for n in (18, 19, 24, 25, 27, 29, 30, 35, 36, 37, 38)
+    },
+    "store.retention.xǁPrunerǁ_batch__mutmut_29": "a composite key's columns share one table",
     # eval_scorer: the recorded calls rebuilt for the code check (only ``result`` is read
     # through ``searchable``; ref, tool and args are not, args' "null" quotes no value)
     **{

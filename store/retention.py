@@ -3,8 +3,8 @@
 ``Pruner.prune`` deletes in batches of ``retention.batch`` rows, one short transaction
 each (on SQLite the one writer is free between batches, so serving goes on), and
 ``Pruner.plan`` counts what would go (``socbot db prune --dry-run``). Rows in use are
-never pruned: an alert still in triage, a running investigation, queued or running
-work. A pruned investigation takes its trace and the thread history it wrote with it,
+never pruned: an alert still in triage or awaited by queued or running work, a running
+investigation, queued or running work. A pruned investigation takes its trace and the thread history it wrote with it,
 and the alerts it concluded keep their verdict and summary but no longer point at it,
 so history and ``search_past_alerts`` never meet a dangling id.
 """
@@ -100,6 +100,7 @@ def _kinds() -> dict[str, tuple[str, list[Target]]]:
                     lambda c: [
                         AlertRow.created_at < c,
                         AlertRow.status.is_(None) | AlertRow.status.not_in(IN_TRIAGE),
+                        AlertRow.id.not_in(_awaited()),
                     ],
                 )
             ],
@@ -144,6 +145,14 @@ def _kinds() -> dict[str, tuple[str, list[Target]]]:
             ],
         ),
     }
+
+
+def _awaited() -> Select[Any]:
+    """Alerts a queued or running work row still points at (a held ``over_budget`` alert's
+    ``policy_deferred`` row, an alert's own run): never pruned from under it."""
+    return select(WorkRow.alert_id).where(
+        WorkRow.alert_id.is_not(None), WorkRow.state.not_in(FINISHED_WORK)
+    )
 
 
 def _running() -> Select[Any]:
