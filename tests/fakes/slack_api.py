@@ -49,6 +49,7 @@ from aiohttp import web
 from bench.loopback import serve
 from tests.fakes.block_kit import problems, view_problems
 from tests.fakes.signals import WAIT_S, Changes
+from tests.fakes.slack_stream import FakeStreams
 
 BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
@@ -115,6 +116,7 @@ class FakeSlackAPI:
         self.base_url = ""
         self.changes = Changes()  # notified once each call is answered
         self.scopes: list[str] | None = None  # sent as ``x-oauth-scopes`` when set
+        self.streams = FakeStreams(self)  # chat.*Stream: ``tests/fakes/slack_stream.py``
 
     # lifecycle ---------------------------------------------------------------
 
@@ -264,6 +266,7 @@ class FakeSlackAPI:
             "reactions.remove": _ok,
             "chat.postEphemeral": self._ephemeral,
             "views.open": self._views_open,
+            **self.streams.handlers(),
         }
 
     def _next_ts(self) -> str:
