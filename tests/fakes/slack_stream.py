@@ -65,7 +65,9 @@ class FakeStreams:
         self.channel_refusals[channel] = error
 
     def in_thread(self, channel: str, thread_ts: str) -> list[Stream]:
-        return [s for s in self.streams.values() if (s.channel, s.thread_ts) == (channel, thread_ts)]
+        return [
+            s for s in self.streams.values() if (s.channel, s.thread_ts) == (channel, thread_ts)
+        ]
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -95,7 +97,9 @@ class FakeStreams:
             return _error(problem)
         ts = self.fake._next_ts()
         recipient = (args.get("recipient_team_id"), args.get("recipient_user_id"))
-        stream = Stream(channel, ts, str(args["thread_ts"]), recipient, args.get("task_display_mode"))
+        stream = Stream(
+            channel, ts, str(args["thread_ts"]), recipient, args.get("task_display_mode")
+        )
         self.streams[ts] = stream
         self._apply(stream, args)
         self.fake.add_message(
@@ -165,7 +169,9 @@ def _chunk_problem(args: dict[str, Any]) -> str | None:
         if chunk["type"] == "plan_update" and not chunk.get("title"):
             return "invalid_arguments"
         if chunk["type"] == "task_update" and (
-            not chunk.get("id") or not chunk.get("title") or chunk.get("status") not in TASK_STATUSES
+            not chunk.get("id")
+            or not chunk.get("title")
+            or chunk.get("status") not in TASK_STATUSES
         ):
             return "invalid_arguments"
     return "msg_too_long" if markdown > STREAM_MARKDOWN_CHARS else None

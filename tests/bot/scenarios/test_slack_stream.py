@@ -170,7 +170,9 @@ async def test_a_restart_mid_stream_closes_the_old_stream_and_the_run_streams_on
     assert new.stopped and "**True positive**" in new.text
     assert all(t["status"] == "complete" for t in new.tasks.values())
     assert len(conclusions(fake, thread)) == 1  # no duplicate verdict
-    assert not [c for c in thread_posts(fake, WEBHOOK_CHANNEL, thread) if c not in conclusions(fake, thread)]
+    assert not [
+        c for c in thread_posts(fake, WEBHOOK_CHANNEL, thread) if c not in conclusions(fake, thread)
+    ]
 
 
 def _task_running(streams: list[Stream]) -> bool:
