@@ -1,4 +1,8 @@
-"""One investigation in a Slack thread: engine → live status message → outcome messages.
+"""One investigation in a Slack thread: engine → live progress → outcome messages.
+
+The live progress is streamed into the thread where Slack allows it
+(``bot.slack.streaming``, decided by ``bot.slack.stream_gate``), else the status message
+(``bot.slack.progress``); ``_progress`` keeps one stream per run.
 
 Run by the worker (``bot.work.worker``), it keeps what it posts with the work row
 (``current_run``, ``bot.slack.post_once``): the status message, so that a replica taking

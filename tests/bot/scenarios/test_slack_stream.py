@@ -177,3 +177,42 @@ async def test_a_restart_mid_stream_closes_the_old_stream_and_the_run_streams_on
 
 def _task_running(streams: list[Stream]) -> bool:
     return any(t["status"] == "in_progress" for s in streams for t in s.tasks.values())
+
+
+async def test_a_stream_ended_under_the_run_hands_on_to_the_checklist(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    fake.streams.allow()
+    fake.fail_next("chat.appendStream", error="message_not_in_streaming_state")  # Slack ended it
+    async with running_bot(
+        fake, make_settings(tmp_path, fake.base_url), ScriptedModel(alert_model())
+    ) as h:
+        await post_alert(h)
+        await h.settle()
+        thread = card_ts(fake)
+    [stream] = fake.streams.in_thread(WEBHOOK_CHANNEL, thread)
+    assert stream.calls == 1  # started; its first append was refused: Slack had ended it
+    status, conclusion = thread_posts(fake, WEBHOOK_CHANNEL, thread)
+    assert conclusions(fake, thread) == [conclusion]
+    final = str(fake.calls_to("chat.update")[-1].args["blocks"])
+    assert PLAN["objective"] in final and final.count("✅") >= 2  # the checklist carried on
+    assert status.at < conclusion.at and not fake.calls_to("chat.stopStream")
+    assert len(fake.calls_to("chat.startStream")) == 1  # no second stream for the run
+
+
+async def test_a_rate_limited_append_waits_as_slack_asks(
+    fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    fake.streams.allow()
+    fake.fail_next("chat.appendStream", status=429, retry_after=1)
+    async with running_bot(
+        fake, make_settings(tmp_path, fake.base_url), ScriptedModel(alert_model())
+    ) as h:
+        await post_alert(h)
+        await h.settle()
+        thread = card_ts(fake)
+    [stream] = fake.streams.in_thread(WEBHOOK_CHANNEL, thread)
+    limited, after = fake.calls_to("chat.appendStream")[:2]
+    assert limited.status == 429 and after.at - limited.at >= 1.0
+    assert stream.stopped and "**True positive**" in stream.text
+    assert len(conclusions(fake, thread)) == 1
