@@ -23,15 +23,23 @@ from store.schema import WorkRow
 from tests.bot.scenarios.test_slack_flows import (
     ALERTS,
     CONCLUSION,
+    MENTION_TS,
     PLAN,
     alert_model,
     running_bot,
     thread_posts,
 )
-from tests.fakes.model import ModelRequest, ScriptedModel
+from tests.fakes.model import ModelRequest, ScriptedModel, json_response
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlackAPI
 from tests.fakes.slack_stream import Stream
-from tests.slack_support import WEBHOOK_CHANNEL, WEBHOOK_TOKEN, SlackHarness, make_settings
+from tests.slack_support import (
+    SOC,
+    WEBHOOK_CHANNEL,
+    WEBHOOK_TOKEN,
+    SlackHarness,
+    load,
+    make_settings,
+)
 
 ALERT = (ALERTS / "leveret-scc.json").read_text()
 
@@ -216,3 +224,30 @@ async def test_a_rate_limited_append_waits_as_slack_asks(
     assert limited.status == 429 and after.at - limited.at >= 1.0
     assert stream.stopped and "**True positive**" in stream.text
     assert len(conclusions(fake, thread)) == 1
+
+
+async def test_stop_closes_the_stream_saying_so(fake: FakeSlackAPI, tmp_path: Path) -> None:
+    fake.streams.allow()
+    script = alert_model()
+    script["classifier"] = [json_response({"needs_plan": True, "reason": "needs logs"})]
+    never = asyncio.Event()
+
+    async def planning_until_stopped(_request: ModelRequest) -> GenerateContentResponse:
+        await never.wait()  # the planner is still thinking when `stop` arrives
+        raise AssertionError("the stopped run went on")
+
+    script["planner"] = [planning_until_stopped]
+    model = ScriptedModel(script)
+    async with running_bot(fake, make_settings(tmp_path, fake.base_url), model) as h:
+        await h.event(load("app_mention.json"))
+        await model.changes.until(lambda: bool(model.requests_for("planner")))
+        await fake.wait_for(lambda: bool(fake.streams.in_thread(SOC, MENTION_TS)))
+        stop = load("message_thread_reply.json")
+        stop["event"]["text"] = "stop"
+        await h.event(stop)
+        await h.settle()
+    [stream] = fake.streams.in_thread(SOC, MENTION_TS)
+    assert stream.recipient == (TEAM_ID, "UANALYST1")  # for the person who asked
+    assert stream.stopped and "Cancelled" in stream.text
+    texts = [c.args["text"] for c in thread_posts(fake, SOC, MENTION_TS)]
+    assert any("cancelled" in t.lower() for t in texts)
