@@ -31,7 +31,8 @@ Blocks and modals over Slack's Block Kit limits are refused as Slack refuses the
 ``fake.scopes = [...]`` makes every answer carry ``x-oauth-scopes`` as Slack's do.
 ``fake.hold("chat.postMessage", when=...)`` makes matching calls take effect but
 never answer (the caller's process "dies" mid-call) until ``release_held()`` or
-``stop()``.
+``stop()``. Streams (``chat.startStream`` / ``appendStream`` / ``stopStream``) are
+``fake.streams`` (``tests/fakes/slack_stream.py``): refused until ``fake.streams.allow()``.
 """
 
 from __future__ import annotations
