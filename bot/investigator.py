@@ -1,4 +1,8 @@
-"""One investigation in a Slack thread: engine → live status message → outcome messages.
+"""One investigation in a Slack thread: engine → live progress → outcome messages.
+
+The live progress is streamed into the thread where Slack allows it
+(``bot.slack.streaming``, decided by ``bot.slack.stream_gate``), else the status message
+(``bot.slack.progress``); ``_progress`` keeps one stream per run.
 
 Run by the worker (``bot.work.worker``), it keeps what it posts with the work row
 (``current_run``, ``bot.slack.post_once``): the status message, so that a replica taking
@@ -24,24 +28,29 @@ from agent.engine import Outcome, Request
 from agent.run import Mode
 from alerts.parse import Alert
 from bot.blocks.kit import Message
+from bot.blocks.status import StatusView
 from bot.decisions.approvals import SlackApprovals
 from bot.notify.notifier import Notifier, investigation_data
 from bot.observe.runlog import logged_run
 from bot.slack.pacer import Pacer
-from bot.slack.post_once import RunPosts, ThreadSearch
+from bot.slack.post_once import RunPosts, ThreadSearch, new_token
 from bot.slack.posting import POST_ATTEMPTS, POST_BACKOFF_S, outcome_messages
 from bot.slack.progress import SlackProgress
+from bot.slack.stream_gate import StreamGate, StreamingMode
+from bot.slack.streaming import SlackStream, stop_earlier
 from bot.work.contracts import SlackRefused, ThreadRef, Unavailable, current_run
 from bot.work.run_link import INTERRUPTED, RunLink, earlier_run
 from core.events import Sink
 from store.cases.opening import open_for_run
 from store.investigations.runs import InvestigationStore
+from store.slack import SlackStore
 from store.triage.alerts import AlertStore
 from store.triage.policy import Asked, PolicyStore
 
 MODEL_UNAVAILABLE = "Gemini is unavailable right now."
 MODES: dict[str, Mode] = {"direct": "direct", "planned": "planned"}
 SLACK_REFUSED = "Slack did not accept my messages."
+STREAM_INTERRUPTED = "↻ socbot restarted during run `{old}`; a new run continues below."
 
 
 class EngineLike(Protocol):
@@ -69,6 +78,7 @@ class EngineInvestigator:
         notifier: Notifier | None = None,
         cases: bool = False,
         model: str | None = None,
+        streaming: StreamingMode = "auto",
     ) -> None:
         self.engine = engine
         self.cases = cases  # conclusions open cases and carry their buttons (``[cases]``)
@@ -83,6 +93,7 @@ class EngineInvestigator:
         self.post_attempts = post_attempts
         self.post_backoff_s = post_backoff_s
         self.search = ThreadSearch(client)
+        self.gate = StreamGate(self.search, SlackStore(alerts.db), streaming)  # ``slack.streaming``
         self.investigations = InvestigationStore(alerts.db)
         self.policy = policy  # the engine mode an alert's policy rule asks for
 
@@ -104,20 +115,8 @@ class EngineInvestigator:
             return
         if posts.posted.get("outcome_ts"):
             return  # (a row of an older socbot) the outcome was posted already
-        status_ts, status_metadata = await posts.status()
         indicators = [i.value for i in alert.indicators] if alert else []
-        progress = SlackProgress(
-            self.client,
-            channel=thread.channel,
-            thread_ts=thread.thread_ts,
-            pacer=self.pacer,
-            indicators=indicators,
-            update_interval=self.update_interval,
-            status_ts=status_ts,
-            on_status_posted=posts.status_posted,
-            status_metadata=status_metadata,
-            pages_url=self.pages_url,
-        )
+        progress = await self._progress(posts, thread, indicators, user)
         earlier = earlier_run(posts.posted)
         if earlier is not None:  # taken over: the status message says what became of it
             progress.view.note = INTERRUPTED.format(old=earlier[:12])
@@ -166,6 +165,61 @@ class EngineInvestigator:
             cases=self.cases,
         )
         await self._deliver(posts, messages, outcome.investigation_id)
+
+    async def _progress(
+        self, posts: RunPosts, thread: ThreadRef, indicators: list[str], user: str | None
+    ) -> SlackProgress | SlackStream:
+        """The run's live progress: streamed where Slack allows it, else the checklist.
+
+        One stream per run: its intent (``stream_post``) is recorded before it starts and
+        its ts once it did; a run whose earlier attempt used the checklist keeps it, and
+        one whose earlier stream was never recorded (a crash mid-start) uses the checklist
+        rather than open a second stream it cannot find. An earlier attempt's stream is
+        stopped with a note (``stop_earlier``) and this attempt streams anew.
+        """
+
+        async def checklist() -> SlackProgress:
+            status_ts, status_metadata = await posts.status()
+            return SlackProgress(
+                self.client,
+                channel=thread.channel,
+                thread_ts=thread.thread_ts,
+                pacer=self.pacer,
+                indicators=indicators,
+                update_interval=self.update_interval,
+                status_ts=status_ts,
+                on_status_posted=posts.status_posted,
+                status_metadata=status_metadata,
+                pages_url=self.pages_url,
+            )
+
+        posted = posts.posted
+        earlier = posted.get("stream_ts")
+        unfound = isinstance(posted.get("stream_post"), str) and not isinstance(earlier, str)
+        if "status_post" in posted or unfound or not await self.gate.allows(thread.channel):
+            return await checklist()
+        recipient = await self.gate.recipient(user)
+        if recipient is None:
+            return await checklist()
+        if isinstance(earlier, str):
+            note = STREAM_INTERRUPTED.format(old=str(earlier_run(posted) or "")[:12])
+            await stop_earlier(
+                self.client, self.pacer, channel=thread.channel, ts=earlier, note=note
+            )
+            await posts.record("stream_ts", None)
+        await posts.record("stream_post", new_token())
+        return SlackStream(
+            self.client,
+            channel=thread.channel,
+            thread_ts=thread.thread_ts,
+            pacer=self.pacer,
+            view=StatusView(tuple(indicators), self.pages_url),
+            gate=self.gate,
+            recipient=recipient,
+            fallback=checklist,
+            on_started=lambda ts: posts.record("stream_ts", ts),
+            update_interval=self.update_interval,
+        )
 
     async def _deliver(self, posts: RunPosts, messages: list[Message] | None, what: str) -> None:
         unposted = await posts.outcome(

@@ -109,6 +109,11 @@ class SlackSettings(Section):
     )
     http_port: int = 3000
     max_alert_bytes: int = 256 * 1024
+    streaming: Literal["auto", "off"] = Field(
+        "auto",
+        description="auto: investigations stream into their thread (chat.startStream) where "
+        "Slack allows it, else the updated checklist; off: always the checklist",
+    )
 
 
 class WorkSettings(Section):

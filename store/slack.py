@@ -2,7 +2,8 @@
 
 * Seen keys (``seen_events``) make deduplication survive restarts: ``claim(key)``
   inserts the key and says whether this caller was first. Old keys are pruned
-  (Slack retries within minutes; a day is plenty).
+  (Slack retries within minutes; a day is plenty). ``seen(key)`` asks without claiming:
+  a workspace that refused streaming is remembered so (``bot.slack.stream_gate``).
 * A thread socbot is part of is a conversation whose id is
   ``slack:<channel>:<thread_root_ts>`` — the same row the history hangs on, so
   "socbot is in this thread" and "this thread has history" cannot disagree.
@@ -45,6 +46,11 @@ class SlackStore:
         async with self.db.session() as session:
             result = await session.execute(statement)
             return isinstance(result, CursorResult) and result.rowcount == 1
+
+    async def seen(self, key: str) -> bool:
+        """True when ``key`` was claimed (and not pruned yet)."""
+        async with self.db.session() as session:
+            return await session.get(SeenEvent, key[:200]) is not None
 
     async def prune(self) -> int:
         """Delete seen keys older than the TTL; returns how many went."""

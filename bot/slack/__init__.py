@@ -1,6 +1,6 @@
 """Talking to Slack: the Web API client, the error set a call may raise, pacing, posting
-(once, retried, edited in place), the progress sink, the thread reporter, and answering a
-person who clicked.
+(once, retried, edited in place), the progress sink and the streamed one (and when to
+stream), the thread reporter, and answering a person who clicked.
 
 May import blocks, work, observe. Pure Block Kit goes in ``bot.blocks``, not here."""
 
@@ -15,4 +15,6 @@ __all__ = [
     "posting",
     "progress",
     "reporter",
+    "stream_gate",
+    "streaming",
 ]

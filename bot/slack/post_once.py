@@ -54,18 +54,23 @@ class ThreadSearch:
 
     def __init__(self, client: AsyncWebClient) -> None:
         self.client = client
-        self._bot_id: str | None = None
+        self._auth: dict[str, str] | None = None
 
-    async def bot_id(self) -> str | None:
-        """socbot's bot id (``auth.test``), None when Slack cannot say."""
-        if self._bot_id is None:
+    async def identity(self) -> dict[str, str]:
+        """``auth.test``'s ``bot_id``, ``user_id`` and ``team_id`` (empty when Slack cannot say)."""
+        if self._auth is None:
             try:
                 response = await self.client.auth_test()
             except SLACK_ERRORS as error:
                 log.warning("auth.test failed; cannot recognise earlier posts: %s", error)
-                return None
-            self._bot_id = str(response.get("bot_id") or "") or None
-        return self._bot_id
+                return {}
+            keys = ("bot_id", "user_id", "team_id")
+            self._auth = {k: str(response.get(k) or "") for k in keys}
+        return self._auth
+
+    async def bot_id(self) -> str | None:
+        """socbot's bot id (``auth.test``), None when Slack cannot say."""
+        return (await self.identity()).get("bot_id") or None
 
     async def find(self, thread: ThreadRef, work_id: int, tokens: set[str]) -> dict[str, str]:
         """``{token: ts}`` of our posts of ``work_id`` in ``thread`` (those not found left out).

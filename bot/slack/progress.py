@@ -99,6 +99,10 @@ class SlackProgress:
 
     # the worker ----------------------------------------------------------------
 
+    def refresh(self) -> None:
+        """Show the current state (a stream handed over to this checklist mid-run)."""
+        self._kick()
+
     def _kick(self) -> None:
         self._dirty = True
         if self._worker is None or self._worker.done():

@@ -123,6 +123,7 @@ async def serve_until(
             notifier=webhooks.notifier,
             cases=settings.cases.enabled,
             model=settings.gemini.model,
+            streaming=settings.slack.streaming,
         )
         review = SlackReview(client, PlaybookStore(rt.db), settings.learning, webhooks.notifier)
         learner = Learner(

@@ -31,7 +31,8 @@ Blocks and modals over Slack's Block Kit limits are refused as Slack refuses the
 ``fake.scopes = [...]`` makes every answer carry ``x-oauth-scopes`` as Slack's do.
 ``fake.hold("chat.postMessage", when=...)`` makes matching calls take effect but
 never answer (the caller's process "dies" mid-call) until ``release_held()`` or
-``stop()``.
+``stop()``. Streams (``chat.startStream`` / ``appendStream`` / ``stopStream``) are
+``fake.streams`` (``tests/fakes/slack_stream.py``): refused until ``fake.streams.allow()``.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from aiohttp import web
 from bench.loopback import serve
 from tests.fakes.block_kit import problems, view_problems
 from tests.fakes.signals import WAIT_S, Changes
+from tests.fakes.slack_stream import FakeStreams
 
 BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
@@ -115,6 +117,7 @@ class FakeSlackAPI:
         self.base_url = ""
         self.changes = Changes()  # notified once each call is answered
         self.scopes: list[str] | None = None  # sent as ``x-oauth-scopes`` when set
+        self.streams = FakeStreams(self)  # chat.*Stream: ``tests/fakes/slack_stream.py``
 
     # lifecycle ---------------------------------------------------------------
 
@@ -264,6 +267,7 @@ class FakeSlackAPI:
             "reactions.remove": _ok,
             "chat.postEphemeral": self._ephemeral,
             "views.open": self._views_open,
+            **self.streams.handlers(),
         }
 
     def _next_ts(self) -> str:
