@@ -4,4 +4,4 @@ cases' buttons and thread messages, and run figures.
 
 May import work and observe. A new message shape goes here."""
 
-__all__ = ["cards", "case", "escape", "investigation", "kit", "stats", "status"]
+__all__ = ["cards", "case", "escape", "feedback", "investigation", "kit", "pane", "stats", "status"]

@@ -3,4 +3,4 @@ middleware every request passes (deduplication, the gatekeeper); who may stop a 
 
 May import intake and the wings below it. A new kind of event: a route in ``listeners``."""
 
-__all__ = ["listeners", "middleware"]
+__all__ = ["listeners", "middleware", "pane"]
