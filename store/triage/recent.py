@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from store.db.engine import Database
 from store.schema import AlertRow, Investigation
@@ -25,11 +25,12 @@ async def recent_in(
     limit: int = RECENT_LIMIT,
 ) -> list[StoredAlert]:
     """Alerts posted in ``channels`` (``thread_ts``: only the one of that thread), newest
-    first, each with its investigation's outline (objective, verdict)."""
+    first by when socbot received them (``since``: received since), each with its
+    investigation's outline (objective, verdict)."""
     wanted = [c for c in channels if c]
     if not wanted:
         return []
-    when = func.coalesce(AlertRow.event_time, AlertRow.created_at)
+    when = AlertRow.created_at
     query = select(AlertRow, Investigation).outerjoin(
         Investigation, Investigation.id == AlertRow.investigation_id
     )

@@ -65,5 +65,6 @@ ASSISTANT: dict[str, Callable[[Call], dict[str, Any]]] = {
 
 
 def accepted(fake: FakeSlackAPI, method: str) -> list[Call]:
-    """The calls of ``method`` the fake answered ``ok`` (neither refused nor failed)."""
+    """The calls of ``method`` the fake's rules took (a failure scripted with
+    ``fail_next`` on HTTP 200 is not told apart: count those calls instead)."""
     return [c for c in fake.calls_to(method) if c.status == 200 and refusal(method, c.args) is None]
