@@ -151,7 +151,8 @@ def outcome_messages(
 
 
 def _refused(error: BaseException, code: str) -> bool:
-    return isinstance(error, SlackApiError) and error.response.get("error") == code
+    data = error.response.data if isinstance(error, SlackApiError) else None
+    return isinstance(data, dict) and data.get("error") == code  # a 5xx answers text
 
 
 def retry_after(error: BaseException) -> float:

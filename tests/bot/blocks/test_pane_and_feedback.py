@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from slack_sdk.models.blocks import Block
 
+from agent.concluder import Conclusion
 from bot.blocks.feedback import (
     FEEDBACK_ELEMENT,
     has_element,
@@ -13,6 +14,7 @@ from bot.blocks.feedback import (
     vote_of,
     with_vote_buttons,
 )
+from bot.blocks.investigation import conclusion_messages
 from bot.blocks.pane import MAX_PROMPTS, Offer, greeting_message, prompts, thread_title
 from tests.fakes.block_kit import problems
 
@@ -80,3 +82,31 @@ def test_the_fallback_swaps_the_element_for_the_buttons_in_place() -> None:
     assert [e["action_id"] for e in votes["elements"]] == ["feedback_correct", "feedback_incorrect"]
     assert {e["value"] for e in votes["elements"]} == {"inv-0001"}
     assert fallback["blocks"][0] == greeting["blocks"][0]
+
+
+def test_a_verdict_with_the_element_keeps_its_other_buttons_and_slacks_limits() -> None:
+    conclusion = Conclusion(
+        verdict="true_positive",
+        severity="high",
+        confidence="medium",
+        summary=HOSTILE,
+        key_findings=[],
+        uncertainties=[],
+        recommendations=[],
+    )
+    for element in (True, False):
+        [message] = conclusion_messages(
+            conclusion,
+            investigation_id="inv-0001",
+            limits_hit=[],
+            suppress=True,
+            case=True,
+            element=element,
+        )
+        assert problems(message["blocks"]) == []
+        for block in message["blocks"]:
+            Block.parse(block).validate_json()  # type: ignore[union-attr]
+        ids = [e.get("action_id") for b in message["blocks"] for e in b.get("elements") or []]
+        assert "policy_suppress" in ids and any(str(i).startswith("case_") for i in ids)
+        assert has_element(message) is element
+        assert ("feedback_correct" in ids) is not element
