@@ -268,6 +268,7 @@ GROUPS: dict[str, Group] = {
         ("bot/events/_pane_rules.py", "bot/events/pane.py", "bot/blocks/feedback.py"),
         (
             "tests/bot/events/test_pane_rules.py",
+            "tests/bot/events/test_pane.py",
             "tests/bot/blocks/test_pane_and_feedback.py",
             "tests/bot/scenarios/test_slack_pane.py",
         ),

@@ -61,6 +61,7 @@ def test_the_feedback_element_is_valid_block_kit_and_reads_back_as_a_vote() -> N
     assert element["action_id"] == FEEDBACK_ELEMENT
     assert vote_of(FEEDBACK_ELEMENT, element["positive_button"]["value"]) == (True, "inv-0001")
     assert vote_of(FEEDBACK_ELEMENT, element["negative_button"]["value"]) == (False, "inv-0001")
+    assert vote_of(FEEDBACK_ELEMENT, "correct:inv:1") == (True, "inv:1")  # the first colon
     assert vote_of("feedback_correct", "inv-0002") == (True, "inv-0002")
     assert vote_of("feedback_incorrect", "inv-0002") == (False, "inv-0002")
     for action, value in [
