@@ -220,7 +220,7 @@ class Pane:
         offer = Offer(
             case_id=case.id if case is not None else None,
             case_title=case.title if case is not None else "",
-            here=here in channels and any(a.slack_channel == here for a in alerts),
+            here=any(a.slack_channel == here for a in alerts),  # alerts: of ``channels`` only
             ip=_first(alerts, ("ipv4", "ipv6"), private=False),
             host=_first(alerts, ("domain",), private=True) or _first(alerts, ("domain",)),
         )

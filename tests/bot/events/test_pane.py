@@ -8,6 +8,7 @@ offer a member and a stranger. Alerts, cases and runs are invented rows.
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -179,13 +180,17 @@ async def test_a_stranger_beside_the_channel_gets_nothing_of_it(world: World) ->
     assert world.last("assistant.threads.setTitle").args["title"] == "what happened?"
 
 
-async def test_a_case_by_number_for_its_members_only(world: World) -> None:
+async def test_a_case_by_number_for_its_members_only(
+    world: World, caplog: pytest.LogCaptureFixture
+) -> None:
     run = await world.alert(OLD_TS, [IP])
     await world.alert(NEW_TS, [IP])
     number = await world.case(run, WEBHOOK_CHANNEL, OLD_TS)
     await world.open(STRANGER, None)
+    caplog.set_level(logging.INFO, logger="bot.events.pane")
     assert await world.ask(STRANGER, f"case #{number}?") == []
     assert world.told(STRANGER) == [NOT_YOURS]
+    assert f"pane: case #{number} is not {STRANGER}'s to see" in caplog.messages
     assert world.last("assistant.threads.setTitle").args["title"] == f"case #{number}?"
     brought = await world.ask(ME, f"where is case #{number}?")
     assert brought == [BROUGHT, f"investigate {OLD_TS}", f"concluded {OLD_TS}"]
@@ -203,6 +208,14 @@ async def test_a_case_without_its_thread_brings_nothing(
     await world.open(ME, None)
     assert await world.ask(ME, f"case #{number}") == []
     assert await world.ask(ME, "case #999") == []  # no such case
+    assert world.told(ME) == []
+
+
+async def test_a_case_whose_thread_has_no_alert_brings_nothing(world: World) -> None:
+    run = await world.alert(OLD_TS, [IP])
+    number = await world.case(run, WEBHOOK_CHANNEL, "1700000999.000999")
+    await world.open(ME, None)
+    assert await world.ask(ME, f"case #{number}") == []
     assert world.told(ME) == []
 
 
@@ -240,12 +253,19 @@ async def test_prompts_offer_what_a_member_may_see(world: World) -> None:
 
 async def test_prompts_from_the_alert_channels_too_and_only_this_weeks(world: World) -> None:
     await world.alert(OLD_TS, [IP], channel=ALERTS, age_days=8)
-    await world.alert(NEW_TS, [Indicator(kind="domain", value="evil.example")], channel=ALERTS)
+    fresh = [
+        Indicator(kind="domain", value="evil.example"),
+        Indicator(kind="ipv6", value="2a00:1450::1"),
+    ]
+    await world.alert(NEW_TS, fresh, channel=ALERTS)
     await world.open(ME, {"channel_id": "CQUIET001"})  # beside a channel with no alert
     messages = [
         p["message"] for p in world.last("assistant.threads.setSuggestedPrompts").args["prompts"]
     ]
-    assert messages == ["What did we conclude about evil.example this week?"]
+    assert messages == [
+        "Is 2a00:1450::1 known bad?",
+        "What did we conclude about evil.example this week?",
+    ]
 
 
 async def test_a_stranger_is_offered_nothing_of_channels_they_are_not_in(world: World) -> None:
