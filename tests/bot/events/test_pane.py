@@ -252,7 +252,8 @@ async def test_prompts_offer_what_a_member_may_see(world: World) -> None:
 
 
 async def test_prompts_from_the_alert_channels_too_and_only_this_weeks(world: World) -> None:
-    await world.alert(OLD_TS, [IP], channel=ALERTS, age_days=8)
+    stale = [IP, Indicator(kind="domain", value="db-prod-02.corp", private=True)]
+    await world.alert(OLD_TS, stale, channel=ALERTS, age_days=8)  # last week's: not offered
     fresh = [
         Indicator(kind="domain", value="evil.example"),
         Indicator(kind="ipv6", value="2a00:1450::1"),
