@@ -28,6 +28,7 @@ from bot.decisions.playbook_review import SlackReview
 from bot.decisions.votes import FeedbackActions
 from bot.events.listeners import Listeners, ack_only
 from bot.events.middleware import Deduper, Gatekeeper
+from bot.events.pane import Pane
 from bot.intake.alert_channels import AlertIntake
 from bot.intake.alerts_endpoint import AlertWebhook
 from bot.intake.policy.dispatch import PolicedTriage
@@ -168,10 +169,11 @@ def create_socbot(
     gate, suppress = policy_parts(settings, db, alerts)
     notifier = Webhooks.notifier_of(webhooks)
     case_posts = CasePosts(db, client, pacer, settings.cases, coordinator, notifier)
+    members = ChannelMembers(client)  # who is in a channel: cases and the pane ask alike
     cases = CaseActions(
         db,
         settings.cases,
-        ChannelMembers(client),
+        members,
         admins=slack.admin_users,
         feedback=FeedbackStore(db),
         learn=learn,
@@ -188,6 +190,7 @@ def create_socbot(
         intake=intake,
         reporter=reporter,
         triages=policed,
+        pane=Pane(db, slack, members, deduper),
     )
     bolt = build_bolt_app(
         slack,

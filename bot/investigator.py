@@ -163,6 +163,7 @@ class EngineInvestigator:
             self.pages_url,
             alert=alert is not None,
             cases=self.cases,
+            element=thread.channel.startswith("D"),  # the pane and DMs: Slack's own 👍 / 👎
         )
         await self._deliver(posts, messages, outcome.investigation_id)
 

@@ -276,6 +276,22 @@ GROUPS: dict[str, Group] = {
             "bot.decisions.cases.xǁCaseActionsǁ_case_of_run*",
         ),
     ),
+    "pane_auth": Group(  # the assistant pane shows only what the person's channels hold
+        ("bot/events/_pane_rules.py", "bot/events/pane.py", "bot/blocks/feedback.py"),
+        (
+            "tests/bot/events/test_pane_rules.py",
+            "tests/bot/events/test_pane.py",
+            "tests/bot/blocks/test_pane_and_feedback.py",
+            "tests/bot/scenarios/test_slack_pane.py",
+        ),
+        only=(
+            "bot.events._pane_rules.*",
+            "bot.events.pane.xǁPaneǁ_target*",
+            "bot.events.pane.xǁPaneǁ_visible*",
+            "bot.events.pane.xǁPaneǁ_offer*",
+            "bot.blocks.feedback.x_vote_of*",
+        ),
+    ),
     "anthropic_schema": Group(  # what may be sent to Anthropic as a schema (fails closed)
         ("agent/model/anthropic_schema.py",),
         ("tests/agent/model/test_anthropic_schema.py",),

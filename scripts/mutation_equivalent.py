@@ -65,6 +65,9 @@ _PSEUDO_SLICE = "text[None:i] is text[0:i]"
 _PSEUDO_DEDUPE = "token_for hands the same value the same token: known() only saves a lookup"
 _PSEUDO_NONE_FALSE = "json.dumps(ensure_ascii=None) is ensure_ascii=False (falsy)"
 _PSEUDO_KIND = "detector.value(None, …) finds no kind it would not find in the text itself"
+_PANE = "bot.events.pane.xǁPaneǁ"
+_NEWEST = "only found[0] is read, the newest under any limit"
+
 EQUIVALENT: dict[str, str] = {
     # retention: ``since`` is read from the clock inside request_prune; no finished row
     # can carry that very instant, so ">=" and ">" select the same rows
@@ -75,6 +78,10 @@ EQUIVALENT: dict[str, str] = {
         for n in (18, 19, 24, 25, 27, 29, 30, 35, 36, 37, 38)
     },
     "store.retention.xǁPrunerǁ_batch__mutmut_29": "a composite key's columns share one table",
+    # pane_auth: the limit of a query whose first row alone is used; the case title is
+    # read only beside a case id (``bot.blocks.pane.prompts``)
+    **{f"{_PANE}_target__mutmut_{n}": _NEWEST for n in (40, 41, 71, 72)},
+    f"{_PANE}_offer__mutmut_44": "case_title is shown only with a case_id, None here",
     # eval_scorer: the recorded calls rebuilt for the code check (only ``result`` is read
     # through ``searchable``; ref, tool and args are not, args' "null" quotes no value)
     **{

@@ -4,4 +4,15 @@ chunks, alert cards, cases' buttons and thread messages, and run figures.
 
 May import work and observe. A new message shape goes here."""
 
-__all__ = ["cards", "case", "escape", "investigation", "kit", "stats", "status", "stream"]
+__all__ = [
+    "cards",
+    "case",
+    "escape",
+    "feedback",
+    "investigation",
+    "kit",
+    "pane",
+    "stats",
+    "status",
+    "stream",
+]

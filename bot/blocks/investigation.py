@@ -17,6 +17,7 @@ from agent.planner import Plan
 from agent.review.critic import Review
 from bot.blocks.case import case_actions
 from bot.blocks.escape import escape, mrkdwn
+from bot.blocks.feedback import vote_element
 from bot.blocks.kit import (
     MAX_BLOCKS,
     SEVERITY_EMOJI,
@@ -121,8 +122,12 @@ def feedback_actions(investigation_id: str, *, suppress: bool = False) -> Block:
         button("👎 Verdict incorrect", "feedback_incorrect", investigation_id, "danger"),
     ]
     if suppress:
-        elements.append(button("🔕 Suppress similar…", "policy_suppress", investigation_id))
+        elements.append(_suppress(investigation_id))
     return {"type": "actions", "block_id": "feedback", "elements": elements}
+
+
+def _suppress(investigation_id: str) -> Block:
+    return button("🔕 Suppress similar…", "policy_suppress", investigation_id)
 
 
 def conclusion_messages(
@@ -136,11 +141,13 @@ def conclusion_messages(
     suppress: bool = False,
     pages_url: str | None = None,
     case: bool = False,
+    element: bool = False,
 ) -> list[Message]:
     """The verdict as Block Kit, split into as many messages as Slack's limits need.
 
     ``suppress``: the verdict is an alert's, so similar alerts may be suppressed;
-    ``case``: it carries its case's buttons (Take it, Assign…, Resolve…).
+    ``case``: it carries its case's buttons (Take it, Assign…, Resolve…); ``element``:
+    👍 / 👎 as Slack's feedback element (``bot.blocks.feedback``), not buttons.
 
     With a ``review``, the key findings say how many were verified against the tool
     results, and each unverified one carries ⚠️ and the reason.
@@ -191,7 +198,19 @@ def conclusion_messages(
         footer.append(stats.text())
     if limits_hit:
         footer.insert(0, "⚠️ Stopped early: " + escape("; ".join(limits_hit)))
-    tail = [context_block(*footer), feedback_actions(investigation_id, suppress=suppress)]
+    tail = [context_block(*footer)]
+    if not element:
+        tail.append(feedback_actions(investigation_id, suppress=suppress))
+    else:
+        tail.append(vote_element(investigation_id))
+        if suppress:
+            tail.append(
+                {
+                    "type": "actions",
+                    "block_id": "feedback",
+                    "elements": [_suppress(investigation_id)],
+                }
+            )
     if case:
         tail.append(case_actions(investigation_id))
     fallback = f"{verdict_title(conclusion)}: {mrkdwn(conclusion.summary, ind)}"

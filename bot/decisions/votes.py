@@ -1,4 +1,5 @@
-"""👍 / 👎 under a conclusion, and the 👎 dialog asking for the right verdict.
+"""👍 / 👎 under a conclusion (buttons, or Slack's feedback element: ``bot.blocks.feedback``,
+one handler for both), and the 👎 dialog asking for the right verdict.
 
 Only an investigation socbot concluded in *that* channel and thread can be voted on
 (``FeedbackStore.votable``, against the stored record; anything else is refused, fail
@@ -21,6 +22,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.concluder import VERDICT_LABELS
+from bot.blocks.feedback import FEEDBACK_ELEMENT, vote_of
 from bot.notify.notifier import Facts, Notifier
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.interaction import clicked_at, clicked_thread, clicker, tell
@@ -85,6 +87,7 @@ class FeedbackActions:
 
     def register(self, app: AsyncApp) -> None:
         app.action(re.compile(r"^feedback_(correct|incorrect)$"))(self.on_vote)
+        app.action(FEEDBACK_ELEMENT)(self.on_vote)  # Slack's own 👍 / 👎 element
         app.view(VIEW_ID)(self.on_verdict)
 
     async def on_vote(
@@ -92,16 +95,16 @@ class FeedbackActions:
     ) -> None:
         """A 👍 / 👎 click: check, record (or change) the vote, then thank or ask why."""
         await ack()
-        investigation_id = str(action.get("value") or "")
+        read = vote_of(str(action.get("action_id") or ""), str(action.get("value") or ""))
+        correct, investigation_id = read if read is not None else (False, "")
         user, channel, _ = clicked_at(body)
         thread_ts = clicked_thread(body)
         if not user:
             return
-        if not await self.feedback.votable(investigation_id, channel, thread_ts):
+        if read is None or not await self.feedback.votable(investigation_id, channel, thread_ts):
             log.warning("vote by %s on %r refused: not socbot's here", user, investigation_id)
             await tell(client, channel, user, REFUSED, thread_ts)
             return
-        correct = action.get("action_id") == "feedback_correct"
         voted = await self.feedback.vote(
             investigation_id, user, "correct" if correct else "incorrect"
         )

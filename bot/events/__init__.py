@@ -1,6 +1,7 @@
 """What a Slack event means: the bolt listeners (mention, follow-up, stop, alert), and the
-middleware every request passes (deduplication, the gatekeeper); who may stop a run.
+middleware every request passes (deduplication, the gatekeeper); who may stop a run; the
+assistant pane (``pane``: greeting, prompts, context; what it may show: ``_pane_rules``).
 
 May import intake and the wings below it. A new kind of event: a route in ``listeners``."""
 
-__all__ = ["listeners", "middleware"]
+__all__ = ["listeners", "middleware", "pane"]

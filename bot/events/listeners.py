@@ -30,6 +30,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events._stop_policy import StopPolicy
 from bot.events.middleware import Deduper
+from bot.events.pane import Pane
 from bot.intake.alert_channels import AlertIntake, alert_from_message, posted_by
 from bot.work.contracts import AlertDispatch
 from bot.work.worker import Coordinator, Reporter, ThreadRef
@@ -55,8 +56,6 @@ NOOP_EVENTS = (
     "app_home_opened",
     "app_uninstalled",
     "tokens_revoked",
-    "assistant_thread_started",
-    "assistant_thread_context_changed",
     "reaction_added",
     "reaction_removed",
 )
@@ -117,8 +116,10 @@ class Listeners:
         intake: AlertIntake,
         reporter: Reporter,
         triages: Mapping[str, AlertDispatch] | None = None,
+        pane: Pane | None = None,
     ) -> None:
         self.settings = settings
+        self.pane = pane  # the assistant pane: a DM question first passes ``Pane.prepare``
         self.triages: Mapping[str, AlertDispatch] = triages if triages is not None else {}
         self.store = store
         self.deduper = deduper
@@ -131,6 +132,8 @@ class Listeners:
     def register(self, app: AsyncApp) -> None:
         app.event("app_mention")(self.on_message)
         app.event("message")(self.on_message)
+        if self.pane is not None:
+            self.pane.register(app)
         for name in NOOP_EVENTS:
             app.event(name)(ack_only)
         app.event(re.compile(r".*"))(ack_only)  # anything else subscribed: ack, never 404
@@ -156,7 +159,7 @@ class Listeners:
             return
         root = str(event.get("thread_ts") or ts)
         try:
-            await self._handle(event, channel, ts, root, context.get("bot_user_id"), client)
+            await self._handle(event, channel, ts, root, context, client)
         except Exception as error:  # fail open: tell the thread, never fail silently
             log.exception("could not handle message %s in %s", ts, channel)
             await self.reporter.failed(ThreadRef(channel, root), error)
@@ -167,9 +170,10 @@ class Listeners:
         channel: str,
         ts: str,
         root: str,
-        bot_user_id: str | None,
+        context: dict[str, Any],
         client: AsyncWebClient,
     ) -> None:
+        bot_user_id = context.get("bot_user_id")
         known = root != ts and await self.store.is_known_thread(channel, root)
         action = route(
             event,
@@ -196,6 +200,8 @@ class Listeners:
             return
         await self.store.remember_thread(channel, root)
         await self.reporter.seen(channel, ts)
+        if self.pane is not None and channel.startswith("D") and user:
+            await self.pane.prepare(thread, user, text, context, client)
         await self.start(thread, Job(action, channel, root, text, requester=user or None))
 
     async def _alert(self, channel: str, event: dict[str, Any]) -> None:

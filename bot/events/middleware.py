@@ -188,6 +188,9 @@ def _is_bot_event(body: dict[str, Any]) -> bool:
 def _who_where(body: dict[str, Any]) -> tuple[str | None, str | None, str | None, bool]:
     """(channel, user, user's team, channel is externally shared) of an event or action."""
     event = body.get("event")
+    if isinstance(event, dict) and isinstance(event.get("assistant_thread"), dict):
+        pane = event["assistant_thread"]  # the pane's events: its DM and its person
+        return _s(pane.get("channel_id")), _s(pane.get("user_id")), None, False
     if isinstance(event, dict):
         channel = event.get("channel")
         if isinstance(channel, dict):  # channel_created and friends

@@ -17,6 +17,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.blocks.feedback import has_element, with_vote_buttons
 from bot.blocks.investigation import (
     answer_messages,
     cancelled_message,
@@ -77,7 +78,9 @@ async def post_until_accepted(
 ) -> str | None:
     """Post ``message``, again after each refusal; its ts, or None when Slack never took it.
 
-    ``what`` names the message in the log (e.g. the investigation id).
+    ``what`` names the message in the log (e.g. the investigation id). A message whose
+    feedback element Slack refuses (``invalid_blocks``) goes again at once with today's
+    vote buttons (``bot.blocks.feedback``).
     """
     for attempt in range(1, attempts + 1):
         try:
@@ -90,6 +93,10 @@ async def post_until_accepted(
                 metadata=metadata,
             )
         except SLACK_ERRORS as error:
+            if _refused(error, "invalid_blocks") and has_element(message):
+                log.info("the feedback element was refused for %s: buttons instead", what)
+                message = with_vote_buttons(message)
+                continue
             log.warning(
                 "could not post the outcome of %s (%d/%d): %s", what, attempt, attempts, error
             )
@@ -105,11 +112,13 @@ def outcome_messages(
     *,
     alert: bool = False,
     cases: bool = False,
+    element: bool = False,
 ) -> list[Message]:
     """What the thread is told at the end of a run, in posting order (``pages_url``: the
     pages' ``web.base_url``, to link the investigation's page; ``alert``: the run
     investigated an alert: its conclusion offers "Suppress similar…"; ``cases``: a
-    conclusion carries its case's buttons)."""
+    conclusion carries its case's buttons; ``element``: its 👍 / 👎 as Slack's feedback
+    element)."""
     messages: list[Message] = []
     stats = RunStats.from_outcome(outcome.usage, outcome.record)
     if outcome.conclusion is not None:
@@ -123,6 +132,7 @@ def outcome_messages(
             suppress=alert,
             pages_url=pages_url,
             case=cases,
+            element=element,
         )
     elif outcome.answer:
         messages += answer_messages(
@@ -138,6 +148,11 @@ def outcome_messages(
     elif outcome.status == InvestigationStatus.CANCELLED:
         messages.append(cancelled_message())
     return messages
+
+
+def _refused(error: BaseException, code: str) -> bool:
+    data = error.response.data if isinstance(error, SlackApiError) else None
+    return isinstance(data, dict) and data.get("error") == code  # a 5xx answers text
 
 
 def retry_after(error: BaseException) -> float:

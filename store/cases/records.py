@@ -5,6 +5,7 @@ severity), newest first or oldest first ("by age")."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -63,6 +64,21 @@ async def listed(db: Database, listing: Listing) -> list[CaseRow]:
     statement = statement.order_by(*order).limit(max(1, min(listing.limit, LIST_LIMIT)))
     async with db.reading() as session:
         return list((await session.scalars(statement)).all())
+
+
+async def newest_open_in(db: Database, channels: Collection[str]) -> CaseRow | None:
+    """The newest open (or acknowledged) case in one of ``channels``; none for none."""
+    wanted = [c for c in channels if c]
+    if not wanted:
+        return None
+    statement = (
+        select(CaseRow)
+        .where(CaseRow.channel.in_(wanted), CaseRow.status != CaseStatus.RESOLVED)
+        .order_by(CaseRow.created_at.desc(), CaseRow.id.desc())
+        .limit(1)
+    )
+    async with db.reading() as session:
+        return await session.scalar(statement)
 
 
 async def history(db: Database, case_id: int) -> list[CaseEvent]:

@@ -3,4 +3,4 @@ post, the alert policy's records, suppressions, and what a dead replica left beh
 
 May import queue, investigations, db, schema."""
 
-__all__ = ["alerts", "policy", "states", "storm_posts", "storms", "suppressions"]
+__all__ = ["alerts", "policy", "recent", "states", "storm_posts", "storms", "suppressions"]

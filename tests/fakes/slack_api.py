@@ -13,7 +13,8 @@ exactly what the app sent::
 Canned responses exist for chat.postMessage (returns a fresh ``ts``), chat.update,
 chat.postEphemeral, views.open (needs a ``trigger_id`` and a modal; the view is
 recorded decoded),
-assistant.threads.setStatus, reactions.add, conversations.replies (returns what was
+assistant.threads.setStatus / setTitle / setSuggestedPrompts (``slack_assistant``),
+reactions.add, conversations.replies (returns what was
 posted or seeded in that thread), chat.getPermalink (of a message it holds), auth.test,
 users.info, usergroups.users.list and conversations.members (seed with ``add_user`` /
 ``add_usergroup`` / ``add_members``). Unknown methods answer
@@ -51,6 +52,7 @@ from bench.loopback import serve
 from tests.fakes.block_kit import problems, view_problems
 from tests.fakes.signals import WAIT_S, Changes
 from tests.fakes.slack_stream import FakeStreams
+from tests.fakes.slack_assistant import ASSISTANT
 
 BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
@@ -262,7 +264,7 @@ class FakeSlackAPI:
             "users.info": self._users_info,
             "usergroups.users.list": self._usergroup_users,
             "conversations.members": self._members,
-            "assistant.threads.setStatus": _ok,
+            **ASSISTANT,  # assistant.threads.* (tests/fakes/slack_assistant.py)
             "reactions.add": _ok,
             "reactions.remove": _ok,
             "chat.postEphemeral": self._ephemeral,

@@ -355,6 +355,7 @@ def test_app_manifest_declares_what_socbot_uses() -> None:
         "usergroups:read",
         "channels:read",  # conversations.members: who decides on a case (docs/cases.md)
         "groups:read",
+        "assistant:write",  # the assistant pane: prompts, titles, status (docs/slack.md)
     } == scopes
     settings = manifest["settings"]
     assert settings["event_subscriptions"]["bot_events"] == [
@@ -362,7 +363,10 @@ def test_app_manifest_declares_what_socbot_uses() -> None:
         "message.channels",
         "message.groups",
         "message.im",
+        "assistant_thread_started",
+        "assistant_thread_context_changed",
     ]
+    assert manifest["features"]["assistant_view"]["assistant_description"]
     assert settings["socket_mode_enabled"] is True
     assert settings["interactivity"]["is_enabled"] is True
     assert "request_url" not in settings["event_subscriptions"]  # Socket Mode by default

@@ -256,3 +256,20 @@ async def test_a_request_naming_no_channel_is_checked_by_user_only(api: FakeSlac
         assert await keeper.refusal(mention(channel=channel, user="U0BOB001")) == (
             "user not allowed"
         )
+
+
+async def test_the_assistant_panes_events_name_its_person_and_its_dm(api: FakeSlackAPI) -> None:
+    def opened(user: Any, channel: Any = "D0PANE001", team: str = "T0TEST01") -> dict[str, Any]:
+        pane = {"user_id": user, "channel_id": channel, "thread_ts": "1700000300.000300"}
+        pane["context"] = {"channel_id": "C0SECRET1", "team_id": "T0EVIL01"}
+        event = {"type": "assistant_thread_started", "assistant_thread": pane}
+        return {"type": "event_callback", "team_id": team, "event": event}
+
+    keeper = gate(api, allowed_users=["U0ALICE1"], allowed_channels=[ALLOWED])
+    assert await keeper.refusal(opened("U0ALICE1")) is None  # their DM, a listed user
+    assert await keeper.refusal(opened("U0BOB001")) == "user not allowed"
+    assert await keeper.refusal(opened(None)) == "user not allowed"
+    assert await keeper.refusal(opened(["U0ALICE1"])) == "user not allowed"
+    assert await keeper.refusal(opened("U0ALICE1", "C0OTHER1")) == "channel not allowed"
+    assert await keeper.refusal(opened("U0ALICE1", None)) is None  # no channel: users decide
+    assert await gate(api).refusal(opened("U0BOB001")) is None  # no lists: anyone
