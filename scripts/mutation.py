@@ -262,9 +262,10 @@ GROUPS: dict[str, Group] = {
             "tests/store/test_retention_edges.py",
         ),
     ),
-    "demo": Group(  # the demo runs offline and leaves nothing behind
-        ("cli/demo/command.py", "cli/demo/intel.py"),
+    "demo": Group(  # the demo runs offline and leaves nothing behind: its settings
+        ("cli/demo/command.py",),
         ("tests/cli/test_demo.py",),
+        only=("cli.demo.command.x_demo_settings*",),
     ),
     "cases_auth": Group(  # who may take, assign, resolve or reopen a case
         ("bot/decisions/case_rules.py", "bot/decisions/cases.py"),

@@ -78,6 +78,24 @@ EQUIVALENT: dict[str, str] = {
         for n in (18, 19, 24, 25, 27, 29, 30, 35, 36, 37, 38)
     },
     "store.retention.xǁPrunerǁ_batch__mutmut_29": "a composite key's columns share one table",
+    # demo: what the one scripted investigation never reads
+    **{
+        f"cli.demo.command.x_demo_settings__mutmut_{n}": why
+        for n, why in (
+            (3, "the catalogue is ASCII: any codec reads it alike"),
+            (6, _UTF8),
+            (9, "the script never asks for a runbook"),
+            (12, "the script never asks for a runbook"),
+            (32, "investigate never reads the chat history file"),
+            (40, "investigate never reads the chat history file"),
+            (36, "learning runs only on feedback; the demo takes none"),
+            (53, "learning runs only on feedback; the demo takes none"),
+            (38, "any file name inside the temporary folder, deleted with it"),
+            (39, "any file name inside the temporary folder, deleted with it"),
+            (49, "the recorded answers take any non-empty key"),
+            (50, "the recorded answers take any non-empty key"),
+        )
+    },
     # pane_auth: the limit of a query whose first row alone is used; the case title is
     # read only beside a case id (``bot.blocks.pane.prompts``)
     **{f"{_PANE}_target__mutmut_{n}": _NEWEST for n in (40, 41, 71, 72)},
