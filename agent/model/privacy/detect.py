@@ -30,6 +30,7 @@ _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _DOMAIN = rf"{_LABEL}(?:\.{_LABEL})*\.[A-Za-z]{{2,24}}(?![A-Za-z0-9-])"
 EMAIL = re.compile(rf"(?<![\w.+-])[\w+-](?:[\w.+-]{{0,63}})(?:@|%40)({_DOMAIN})", re.IGNORECASE)
 _AT = re.compile(r"@|%40")
+_LOCAL_RUN = re.compile(r"[\w.+-]*")  # letters, digits and ._+- (an e-mail's local part)
 _AT_DOMAIN = re.compile(rf"(?:@|%40){_DOMAIN}", re.IGNORECASE)
 DOMAIN_USER = re.compile(r"(?<![\w\\])([A-Z][A-Z0-9-]{1,14})\\{1,2}([A-Za-z][\w.-]{1,63})")
 # No look-behinds in front (they make a scan of 100 kB ten times slower): a match glued
@@ -165,17 +166,18 @@ def _alone(text: str, m: re.Match[str], joiners: str) -> bool:
 
 
 def _emails(text: str) -> Iterator[str]:
-    """The e-mail addresses in ``text`` (also ``local%40domain``), found from their @."""
+    """The e-mail addresses in ``text`` (also ``local%40domain``), found from their @: the
+    local part is up to 64 letters, digits and ``._+-`` before it, leading dots dropped."""
     end = 0
-    for at in _AT.finditer(text):
+    for at in _AT.finditer(text) if "%40" in text else _ats(text):
         if at.start() < end:
             continue
         domain = _AT_DOMAIN.match(text, at.start())
         if domain is None:
             continue
-        start = at.start()
-        while start > 0 and at.start() - start < 64 and _local(text[start - 1]):
-            start -= 1
+        window = text[max(0, at.start() - 64) : at.start()]
+        local = _LOCAL_RUN.match(window[::-1])  # the run of local characters, read backwards
+        start = at.start() - (local.end() if local else 0)
         while start < at.start() and text[start] == ".":
             start += 1
         if start < at.start():
@@ -183,8 +185,14 @@ def _emails(text: str) -> Iterator[str]:
             yield text[start:end]
 
 
-def _local(char: str) -> bool:
-    return char.isalnum() or char in "._+-"
+def _ats(text: str) -> Iterator[re.Match[str]]:
+    """Every ``@`` of ``text`` (``str.find`` is faster than a pattern for one character)."""
+    at = text.find("@")
+    while at >= 0:
+        found = _AT.match(text, at)
+        if found is not None:
+            yield found
+        at = text.find("@", at + 1)
 
 
 def _phones(text: str) -> Iterator[Finding]:

@@ -45,7 +45,7 @@ class Pseudonymiser:
         self.detector = Detector(settings, internal_suffixes=internal_suffixes)
         self.marked = frozenset(c.lower() for c in marked)
         self._aliases: dict[str, str] = {}  # spelling, lower() -> token
-        self._pattern: re.Pattern[str] | None = None
+        self._patterns: dict[bool, re.Pattern[str]] = {}  # lowered? -> known spellings
         self._memo: dict[str, tuple[int, str]] = {}
         for token, value in self.map.values():
             if not token.startswith("LITERAL_"):
@@ -64,7 +64,7 @@ class Pseudonymiser:
         for spelling in _spellings(finding.spelling):
             if self._aliases.get(spelling) != token:
                 self._aliases[spelling] = token
-                self._pattern = None
+                self._patterns.clear()
         return token
 
     def seed_alert(self, alert: Alert) -> None:
@@ -132,16 +132,20 @@ class Pseudonymiser:
 
     def _replace(self, text: str) -> str:
         """Known values by their pseudonyms, look-alikes by literals, in one pass each."""
-        pattern = self._compiled()
+        # An ASCII text is searched lowered with a case-sensitive pattern: the same
+        # matches as IGNORECASE (ASCII letters fold only to ASCII), at half the cost.
+        lowered = text.isascii()
+        haystack = text.lower() if lowered else text
+        pattern = self._compiled(lowered)
         aliases = self._aliases
         looks = lookalikes(text)
         if pattern is None and not looks:
             return text
         spans: list[tuple[int, int, str]] = []
-        for m in pattern.finditer(text) if pattern is not None else ():
-            start = m.start()
-            if not (start and text[start - 1].isalnum()):  # not inside a longer word
-                spans.append((start, m.end(), aliases.get(m.group(0).lower(), m.group(0))))
+        for m in pattern.finditer(haystack) if pattern is not None else ():
+            start, end = m.span()
+            if not (start and _glued(haystack[start - 1])):  # not inside a longer word
+                spans.append((start, end, aliases.get(m.group(0).lower(), text[start:end])))
         if looks:
             taken = [(a, b) for a, b, _ in spans]
             for start, end in looks:
@@ -157,14 +161,19 @@ class Pseudonymiser:
         out.append(text[at:])
         return "".join(out)
 
-    def _compiled(self) -> re.Pattern[str] | None:
-        if self._pattern is None and self._aliases:
+    def _compiled(self, lowered: bool) -> re.Pattern[str] | None:
+        """The known spellings as one pattern: case-sensitive for a lowered text."""
+        if not self._aliases:
+            return None
+        pattern = self._patterns.get(lowered)
+        if pattern is None:
             body = trie_regex(sorted(self._aliases))
             # Not glued to a letter or digit (an underscore does not protect a value:
             # ``jdoe_laptop`` becomes ``USER_1_laptop``, which restores to nothing).
             # (the start is checked by ``_glued``: a leading look-behind makes it slow).
-            self._pattern = re.compile(rf"(?:{body})(?![^\W_])", re.IGNORECASE)
-        return self._pattern
+            flags = 0 if lowered else re.IGNORECASE
+            pattern = self._patterns[lowered] = re.compile(rf"(?:{body})(?![^\W_])", flags)
+        return pattern
 
 
 def _glued(char: str) -> bool:
