@@ -262,6 +262,7 @@ GROUPS: dict[str, Group] = {
             "bot.decisions.cases.xǁCaseActionsǁ_allowed*",
             "bot.decisions.cases.xǁCaseActionsǁ_bot_user*",
             "bot.decisions.cases.xǁCaseActionsǁ_case_of_run*",
+            "bot.decisions.cases.xǁCaseActionsǁ_decide*",
         ),
     ),
     "anthropic_schema": Group(  # what may be sent to Anthropic as a schema (fails closed)
