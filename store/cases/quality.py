@@ -76,7 +76,7 @@ def _period(since: datetime, until: datetime | None) -> ColumnElement[bool]:
 FIGURES = ("source", "format", "model", "rule", "severity", "week", "bullets", "holdout")
 
 
-def _keys(sqlite: bool) -> dict[str, Column[Any]]:
+def _keys(sqlite: bool) -> dict[str, Any]:
     """What an ``Outcome`` may be grouped by, beyond the verdict and the human's truth."""
     return {
         "source": CaseRow.source,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from store.schema.cases import QUALITY_COLUMNS, run_figures
+from store.schema import run_figures
 
 revision: str = "0015"
 down_revision: str | None = "0014"
@@ -22,6 +22,27 @@ branch_labels: str | None = None
 depends_on: str | None = None
 
 BATCH = 1000
+QUALITY_COLUMNS = [  # store.schema.cases.QUALITY_COLUMNS as of this revision
+    "created_at",
+    "socbot_verdict",
+    "status",
+    "disposition",
+    "auto_resolved",
+    "audit",
+    "audit_disposition",
+    "policy_rule",
+    "used_bullets",
+    "holdout",
+    "source",
+    "format",
+    "model",
+    "severity",
+    "tokens",
+    "seconds",
+    "cost_usd",
+    "acknowledged_at",
+    "resolved_at",
+]
 TYPES = {"tokens": sa.Integer, "cost_usd": sa.Float, "seconds": sa.Float, "holdout": sa.Boolean}
 CASES = sa.table(
     "cases",
@@ -80,7 +101,7 @@ def upgrade() -> None:
                 batch.add_column(_column(name))
     _fill()
     with op.batch_alter_table("cases") as batch:
-        batch.create_index("ix_cases_quality", list(QUALITY_COLUMNS), unique=False)
+        batch.create_index("ix_cases_quality", QUALITY_COLUMNS, unique=False)
 
 
 def downgrade() -> None:
