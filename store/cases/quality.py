@@ -240,7 +240,7 @@ async def percentiles(
     """Seconds from opening to the first owner (``acknowledge``) and to the resolution by a
     person (``resolve``; auto-resolved cases are not counted), at each of ``ps`` (nearest
     rank), over the cases of the period that got there. One scan reads both spans (two
-    floats a case); they are sorted here."""
+    floats a case); they are sorted here. PostgreSQL ranks them itself (``_ranked``)."""
     sqlite = db.is_sqlite
     by_person = and_(CaseRow.status == CaseStatus.RESOLVED, CaseRow.auto_resolved.is_(False))
     query = select(
@@ -250,6 +250,8 @@ async def percentiles(
         _period(since, until),
         or_(CaseRow.acknowledged_at.is_not(None), CaseRow.resolved_at.is_not(None)),
     )
+    if not sqlite:
+        return await _ranked(db, since, until, ps)
     spans: dict[Span, list[float]] = {"acknowledge": [], "resolve": []}
     async with db.session() as session:
         for ack, done in (await session.execute(query)).all():
@@ -263,4 +265,27 @@ async def percentiles(
         found[span] = {
             p: round(values[nearest_rank(p, len(values))], 1) if values else None for p in ps
         }
+    return found
+
+
+async def _ranked(
+    db: Database, since: datetime, until: datetime | None, ps: tuple[float, ...]
+) -> dict[Span, dict[float, float | None]]:
+    """PostgreSQL ranks in the server: ``percentile_disc`` is the nearest rank."""
+    by_person = and_(CaseRow.status == CaseStatus.RESOLVED, CaseRow.auto_resolved.is_(False))
+    spans: dict[Span, tuple[Any, ColumnElement[bool]]] = {
+        "acknowledge": (CaseRow.acknowledged_at, CaseRow.acknowledged_at.is_not(None)),
+        "resolve": (CaseRow.resolved_at, and_(by_person, CaseRow.resolved_at.is_not(None))),
+    }
+    found: dict[Span, dict[float, float | None]] = {}
+    async with db.session() as session:
+        for span, (end, reached) in spans.items():
+            value = _seconds(CaseRow.created_at, end, False)
+            ranks = [func.percentile_disc(p).within_group(value) for p in ps]
+            row = (
+                await session.execute(select(*ranks).where(_period(since, until), reached))
+            ).one()
+            found[span] = {
+                p: None if v is None else round(float(v), 1) for p, v in zip(ps, row, strict=True)
+            }
     return found
