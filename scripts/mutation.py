@@ -275,6 +275,7 @@ GROUPS: dict[str, Group] = {
             "bot.decisions.cases.xǁCaseActionsǁ_allowed*",
             "bot.decisions.cases.xǁCaseActionsǁ_bot_user*",
             "bot.decisions.cases.xǁCaseActionsǁ_case_of_run*",
+            "bot.decisions.cases.xǁCaseActionsǁ_decide*",
         ),
     ),
     "pane_auth": Group(  # the assistant pane shows only what the person's channels hold

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -45,6 +45,16 @@ Ack = Callable[..., Awaitable[Any]]
 Learn = Callable[[str], Awaitable[None]]
 TOO_LATE = "Someone decided on this case just before you: it is {state} now."
 NO_CHANGE = "Nothing to change: the case is {state} already."
+
+
+@dataclass(frozen=True)
+class Click:
+    """An allowed click: the case, who clicked, and in which thread."""
+
+    case: CaseRow
+    user: str
+    channel: str
+    thread_ts: str
 
 
 class CaseActions:
@@ -124,56 +134,70 @@ class CaseActions:
             return None
         return await open_for_run(self.db, investigation_id, via="slack")
 
-    async def on_take(
-        self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
-    ) -> None:
+    async def _decide(
+        self,
+        kind: Decision,
+        ack: Ack,
+        body: dict[str, Any],
+        client: AsyncWebClient,
+        *,
+        run: str = "",
+        case_id: str = "",
+        assignee: str = "",
+    ) -> Click | None:
+        """A click: acknowledged, who clicked where, the case (of the conclusion ``run``, or
+        ``case_id``), allowed or refused (the clicker is told why). None when refused."""
         await ack()
         user, channel, _ = clicked_at(body)
         thread_ts = clicked_thread(body)
-        case = await self._case_of_run(str(action.get("value") or ""), channel, thread_ts)
-        why = await self._allowed("take", user, channel, thread_ts, case, "")
+        if case_id:
+            case = await records.get(self.db, int(case_id)) if case_id.isdigit() else None
+        else:
+            case = await self._case_of_run(run, channel, thread_ts)
+        why = await self._allowed(kind, user, channel, thread_ts, case, assignee)
         if why is not None or case is None:
-            await self._refuse(client, "take", user, channel, thread_ts, why)
-            return
-        done = await transitions.take(self.db, case.id, user, seen=case.revision, via="slack")
-        await self._told(client, done, case.id, user, channel, thread_ts)
+            await self._refuse(client, kind, user, channel, thread_ts, why)
+            return None
+        return Click(case, user, channel, thread_ts)
+
+    async def on_take(
+        self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        click = await self._decide("take", ack, body, client, run=str(action.get("value") or ""))
+        if click is not None:
+            done = await transitions.take(
+                self.db, click.case.id, click.user, seen=click.case.revision, via="slack"
+            )
+            await self._told(client, done, click)
 
     async def on_assign(
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
-        await ack()
-        user, channel, _ = clicked_at(body)
-        thread_ts = clicked_thread(body)
         block = str(action.get("block_id") or "")
-        investigation_id = block.removeprefix(CASE_BLOCK) if block.startswith(CASE_BLOCK) else ""
+        run = block.removeprefix(CASE_BLOCK) if block.startswith(CASE_BLOCK) else ""
         assignee = str(action.get("selected_user") or "")
-        case = await self._case_of_run(investigation_id, channel, thread_ts)
-        why = await self._allowed("assign", user, channel, thread_ts, case, assignee)
-        if why is not None or case is None:
-            await self._refuse(client, "assign", user, channel, thread_ts, why)
-            return
-        done = await transitions.assign(
-            self.db, case.id, user, assignee, seen=case.revision, via="slack"
-        )
-        await self._told(client, done, case.id, user, channel, thread_ts)
+        click = await self._decide("assign", ack, body, client, run=run, assignee=assignee)
+        if click is not None:
+            done = await transitions.assign(
+                self.db, click.case.id, click.user, assignee, seen=click.case.revision, via="slack"
+            )
+            await self._told(client, done, click)
 
     async def on_resolve_button(
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
-        await ack()
-        user, channel, _ = clicked_at(body)
-        thread_ts = clicked_thread(body)
-        case = await self._case_of_run(str(action.get("value") or ""), channel, thread_ts)
-        why = await self._allowed("resolve", user, channel, thread_ts, case, "")
-        if why is not None or case is None:
-            await self._refuse(client, "resolve", user, channel, thread_ts, why)
+        click = await self._decide("resolve", ack, body, client, run=str(action.get("value") or ""))
+        if click is None:
             return
+        case, user = click.case, click.user
         if case.status == CaseStatus.RESOLVED:
-            await tell(client, channel, user, NO_CHANGE.format(state="resolved"), thread_ts)
+            text = NO_CHANGE.format(state="resolved")
+            await tell(client, click.channel, user, text, click.thread_ts)
             return
         votes = await self.feedback.votes(case.investigation_id)
         given = next((v.verdict for v in votes if v.user == user and v.verdict), None)
-        view = resolve_dialog(Target(case.id, channel, thread_ts), case.socbot_verdict, given)
+        target = Target(case.id, click.channel, click.thread_ts)
+        view = resolve_dialog(target, case.socbot_verdict, given)
         try:
             await client.views_open(trigger_id=str(body.get("trigger_id") or ""), view=view)
         except SLACK_ERRORS as error:
@@ -205,22 +229,18 @@ class CaseActions:
             await self._vote(
                 case, user, resolution.disposition, resolution.missed or resolution.reason
             )
-        await self._told(client, done, case.id, user, target.channel, target.thread_ts)
+        await self._told(client, done, Click(case, user, target.channel, target.thread_ts))
 
     async def on_reopen(
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
-        await ack()
-        user, channel, _ = clicked_at(body)
-        thread_ts = clicked_thread(body)
         value = str(action.get("value") or "")
-        case = await records.get(self.db, int(value)) if value.isdigit() else None
-        why = await self._allowed("reopen", user, channel, thread_ts, case, "")
-        if why is not None or case is None:
-            await self._refuse(client, "reopen", user, channel, thread_ts, why)
-            return
-        done = await transitions.reopen(self.db, case.id, user, seen=case.revision, via="slack")
-        await self._told(client, done, case.id, user, channel, thread_ts)
+        click = await self._decide("reopen", ack, body, client, case_id=value)
+        if click is not None:
+            done = await transitions.reopen(
+                self.db, click.case.id, click.user, seen=click.case.revision, via="slack"
+            )
+            await self._told(client, done, click)
 
     async def _vote(self, case: CaseRow, user: str, disposition: str, why: str | None) -> None:
         """The disposition as the analyst's vote on socbot's verdict (one verdict, not two)."""
@@ -239,14 +259,9 @@ class CaseActions:
             await self.learn(case.investigation_id)
 
     async def _told(
-        self,
-        client: AsyncWebClient,
-        done: transitions.Decided | None,
-        case_id: int,
-        user: str,
-        channel: str,
-        thread_ts: str,
+        self, client: AsyncWebClient, done: transitions.Decided | None, click: Click
     ) -> None:
+        case_id, user = click.case.id, click.user
         if done is not None:
             log.info("case %d: %s by %s", case_id, done.event.action, user)
             self.nudge()
@@ -255,7 +270,7 @@ class CaseActions:
         state = _state(now)
         mine = now is not None and now.owner == user and now.status != CaseStatus.RESOLVED
         text = NO_CHANGE.format(state=state) if mine else TOO_LATE.format(state=state)
-        await tell(client, channel, user, text, thread_ts)
+        await tell(client, click.channel, user, text, click.thread_ts)
 
     async def _refuse(
         self,

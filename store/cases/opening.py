@@ -29,6 +29,7 @@ from store.schema import (
     Investigation,
     InvestigationStatus,
     PolicyHit,
+    run_figures,
     utcnow,
 )
 
@@ -76,6 +77,7 @@ async def open_for_run(
             "socbot_severity": _word(conclusion.get("severity")),
             "socbot_confidence": _word(conclusion.get("confidence")),
             "used_bullets": bool(conclusion.get("used_bullets")),
+            **run_figures(run.usage, record, run.created_at, run.finished_at),
         }
         alert_severity = _word(ref.get("severity") or (alert.severity if alert else None))
         now = utcnow()

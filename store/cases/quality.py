@@ -1,10 +1,11 @@
 """The cases as the quality figures read them (``core.quality``, ``core.playbook_effect``).
 
 ``outcomes`` groups the cases created in a period in SQL — by socbot's verdict, the
-human decision, source, format, model, rule, severity, week, bullets and holdout — with
-the count and the summed tokens, seconds and cost of each group, so 100,000 cases come
-back as a few hundred rows. Tokens and cost are the case's latest run's (``usage``), the
-seconds its wall clock, the holdout its record's (``record.playbook.holdout``). The
+human decision and ``keys`` (by default every dimension, the bullets and the holdout) —
+with the count and the summed tokens, seconds and cost of each group, so 100,000 cases
+come back as a few thousand rows. It
+reads the cases table alone: the run's tokens, cost, wall clock and holdout are copied
+onto the case (``store.schema.cases.run_figures``). The
 disagreements, the counts by status and disposition and the percentiles of time to
 acknowledge and to resolve are their own queries (``disagreements``, ``counts``,
 ``percentiles``); nothing here loads a row per case.
@@ -13,23 +14,30 @@ acknowledge and to resolve are their own queries (``disagreements``, ``counts``,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Any, Literal
 
-from sqlalchemy import Boolean, ColumnElement, Date, and_, case, cast, func, literal, or_, select
+from sqlalchemy import ColumnElement, Date, Integer, and_, case, cast, func, literal, or_, select
 from sqlalchemy.sql.elements import ColumnElement as Column
 
 from core.quality import NEGATIVE, POSITIVE, Outcome, iso_week, nearest_rank
 from store.db.engine import Database
-from store.schema import CaseRow, CaseStatus, Investigation
+from store.schema import CaseRow, CaseStatus
 
 Span = Literal["acknowledge", "resolve"]
 
 
+EPOCH_MONDAY = date(1970, 1, 5)
+EPOCH_JULIAN = 2440591.5  # julianday('1970-01-05')
+
+
 def _day(value: Any, sqlite: bool) -> Column[Any]:
-    """The Monday of ``value``'s ISO week, as a date (UTC)."""
+    """The ISO week of ``value`` (UTC): its Monday on PostgreSQL; on SQLite, whose date
+    functions cost more than the rest of the scan, the weeks since ``EPOCH_MONDAY`` of the
+    first ten characters (SQLite stores ``YYYY-MM-DD HH:MM:SS`` in UTC)."""
     if sqlite:
-        return func.date(value, "weekday 0", "-6 days")
+        return cast((func.julianday(func.substr(value, 1, 10)) - EPOCH_JULIAN) / 7, Integer)
     return cast(func.date_trunc("week", func.timezone("UTC", value)), Date)
 
 
@@ -65,70 +73,91 @@ def _period(since: datetime, until: datetime | None) -> ColumnElement[bool]:
     return and_(when, CaseRow.created_at < until) if until is not None else when
 
 
-async def outcomes(db: Database, since: datetime, until: datetime | None = None) -> list[Outcome]:
-    """The cases created in ``[since, until)``, one ``Outcome`` per group of alike cases."""
-    sqlite = db.is_sqlite
-    holdout = func.coalesce(
-        cast(Investigation.record[("playbook", "holdout")].as_boolean(), Boolean), False
-    )
-    keys = (
+FIGURES = ("source", "format", "model", "rule", "severity", "week", "bullets", "holdout")
+
+
+def _keys(sqlite: bool) -> dict[str, Any]:
+    """What an ``Outcome`` may be grouped by, beyond the verdict and the human's truth."""
+    return {
+        "source": CaseRow.source,
+        "format": CaseRow.format,
+        "model": CaseRow.model,
+        "rule": CaseRow.policy_rule,
+        "severity": CaseRow.severity,
+        "week": _day(CaseRow.created_at, sqlite),
+        "bullets": CaseRow.used_bullets,
+        "holdout": CaseRow.holdout,
+    }
+
+
+async def outcomes(
+    db: Database,
+    since: datetime,
+    until: datetime | None = None,
+    *,
+    keys: tuple[str, ...] = FIGURES,
+) -> list[Outcome]:
+    """The cases created in ``[since, until)``, one ``Outcome`` per group of cases alike in
+    socbot's verdict, the human's truth, auto-resolution and audit, and ``keys`` (other
+    attributes are left at ``Outcome``'s defaults), with the summed tokens, seconds and
+    cost the case copied from its run. One scan of the covering index ``ix_cases_quality``:
+    on SQLite (which groups by sorting) one wide key costs less than a scan per dimension."""
+    columns = _keys(db.is_sqlite)
+    grouped = (
         CaseRow.socbot_verdict,
         _truth().label("truth"),
-        CaseRow.source,
-        CaseRow.format,
-        CaseRow.model,
-        CaseRow.policy_rule,
-        CaseRow.severity,
-        _day(CaseRow.created_at, sqlite).label("week"),
         CaseRow.auto_resolved,
         CaseRow.audit,
-        CaseRow.used_bullets,
-        holdout.label("holdout"),
-    )
-    sums = (
-        func.count().label("n"),
-        func.sum(func.coalesce(Investigation.usage["total_tokens"].as_integer(), 0)),
-        func.sum(
-            func.coalesce(_seconds(Investigation.created_at, Investigation.finished_at, sqlite), 0)
-        ),
-        func.sum(func.coalesce(Investigation.usage["cost_usd"].as_float(), 0.0)),
+        *(columns[k].label(k) for k in keys),
     )
     query = (
-        select(*keys, *sums)
-        .select_from(CaseRow)
-        .outerjoin(Investigation, Investigation.id == CaseRow.investigation_id)
+        select(
+            *grouped,
+            func.count(),
+            func.sum(CaseRow.tokens),
+            func.sum(CaseRow.seconds),
+            func.sum(CaseRow.cost_usd),
+        )
         .where(_period(since, until))
-        .group_by(*keys)
+        .group_by(*grouped)
     )
     async with db.session() as session:
         rows = (await session.execute(query)).all()
-    return [_outcome(row) for row in rows]
+    return [_outcome(row, keys) for row in rows]
 
 
-def _outcome(row: Any) -> Outcome:
-    verdict, truth, source, fmt, model, rule, severity, week, auto, audited, bullets, held = row[
-        :12
-    ]
-    n, tokens, seconds, cost = row[12:]
-    monday = week if isinstance(week, date) else date.fromisoformat(str(week))
+@lru_cache(maxsize=1024)
+def _week(monday: date | int) -> str:
+    if isinstance(monday, date):
+        return iso_week(monday)
+    return iso_week(EPOCH_MONDAY + timedelta(weeks=int(monday)))
+
+
+_TEXT = {"source": "unknown", "format": "unknown", "model": "unknown", "rule": "none"}
+
+
+def _outcome(row: Any, keys: tuple[str, ...]) -> Outcome:
+    verdict, truth, auto, audited = row[:4]
+    n, tokens, seconds, cost = row[-4:]
+    found: dict[str, Any] = {}
+    for key, value in zip(keys, row[4:-4], strict=True):
+        if key == "week":
+            found[key] = _week(value)
+        elif key in ("bullets", "holdout"):
+            found[key] = bool(value)
+        else:
+            found[key] = value or _TEXT.get(key, "unknown")
     return Outcome(
         verdict=verdict,
         disposition=None if auto else truth,
-        source=source or "unknown",
-        format=fmt or "unknown",
-        model=model or "unknown",
-        rule=rule or "none",
-        severity=severity or "unknown",
-        week=iso_week(monday),
         auto_resolved=bool(auto),
         audited=bool(audited),
         audit_disposition=truth if auto else None,
-        bullets=bool(bullets),
-        holdout=bool(held),
         tokens=int(tokens or 0),
         seconds=float(seconds or 0.0),
         cost_usd=float(cost or 0.0),
         count=int(n),
+        **found,
     )
 
 
@@ -211,7 +240,7 @@ async def percentiles(
     """Seconds from opening to the first owner (``acknowledge``) and to the resolution by a
     person (``resolve``; auto-resolved cases are not counted), at each of ``ps`` (nearest
     rank), over the cases of the period that got there. One scan reads both spans (two
-    floats a case); they are sorted here."""
+    floats a case); they are sorted here. PostgreSQL ranks them itself (``_ranked``)."""
     sqlite = db.is_sqlite
     by_person = and_(CaseRow.status == CaseStatus.RESOLVED, CaseRow.auto_resolved.is_(False))
     query = select(
@@ -221,6 +250,8 @@ async def percentiles(
         _period(since, until),
         or_(CaseRow.acknowledged_at.is_not(None), CaseRow.resolved_at.is_not(None)),
     )
+    if not sqlite:
+        return await _ranked(db, since, until, ps)
     spans: dict[Span, list[float]] = {"acknowledge": [], "resolve": []}
     async with db.session() as session:
         for ack, done in (await session.execute(query)).all():
@@ -234,4 +265,27 @@ async def percentiles(
         found[span] = {
             p: round(values[nearest_rank(p, len(values))], 1) if values else None for p in ps
         }
+    return found
+
+
+async def _ranked(
+    db: Database, since: datetime, until: datetime | None, ps: tuple[float, ...]
+) -> dict[Span, dict[float, float | None]]:
+    """PostgreSQL ranks in the server: ``percentile_disc`` is the nearest rank."""
+    by_person = and_(CaseRow.status == CaseStatus.RESOLVED, CaseRow.auto_resolved.is_(False))
+    spans: dict[Span, tuple[Any, ColumnElement[bool]]] = {
+        "acknowledge": (CaseRow.acknowledged_at, CaseRow.acknowledged_at.is_not(None)),
+        "resolve": (CaseRow.resolved_at, and_(by_person, CaseRow.resolved_at.is_not(None))),
+    }
+    found: dict[Span, dict[float, float | None]] = {}
+    async with db.session() as session:
+        for span, (end, reached) in spans.items():
+            value = _seconds(CaseRow.created_at, end, False)
+            ranks = [func.percentile_disc(p).within_group(value) for p in ps]
+            row = (
+                await session.execute(select(*ranks).where(_period(since, until), reached))
+            ).one()
+            found[span] = {
+                p: None if v is None else round(float(v), 1) for p, v in zip(ps, row, strict=True)
+            }
     return found

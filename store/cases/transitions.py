@@ -86,38 +86,21 @@ def _owner_is_not(user: str) -> ColumnElement[bool]:
 
 async def take(db: Database, case_id: int, user: str, *, seen: int, via: str) -> Decided | None:
     """``user`` owns the case now (from no owner or from another)."""
-    now = _now(db)
-    return await _decide(
-        db,
-        case_id,
-        seen,
-        _Change(
-            CaseAction.TAKEN,
-            user,
-            via,
-            and_(_not_resolved(), _owner_is_not(user)),
-            {"owner": user, "status": CaseStatus.ACKNOWLEDGED, "acknowledged_at": _first(now)},
-        ),
-    )
+    return await assign(db, case_id, user, user, seen=seen, via=via)
 
 
 async def assign(
     db: Database, case_id: int, actor: str, assignee: str, *, seen: int, via: str
 ) -> Decided | None:
-    """``actor`` gives the case to ``assignee``."""
-    now = _now(db)
-    return await _decide(
-        db,
-        case_id,
-        seen,
-        _Change(
-            CaseAction.ASSIGNED,
-            actor,
-            via,
-            and_(_not_resolved(), _owner_is_not(assignee)),
-            {"owner": assignee, "status": CaseStatus.ACKNOWLEDGED, "acknowledged_at": _first(now)},
-        ),
-    )
+    """``actor`` gives the case to ``assignee`` (taken, when that is the actor)."""
+    action = CaseAction.TAKEN if actor == assignee else CaseAction.ASSIGNED
+    values = {
+        "owner": assignee,
+        "status": CaseStatus.ACKNOWLEDGED,
+        "acknowledged_at": _first(_now(db)),
+    }
+    allowed = and_(_not_resolved(), _owner_is_not(assignee))
+    return await _decide(db, case_id, seen, _Change(action, actor, via, allowed, values))
 
 
 async def resolve(

@@ -19,7 +19,14 @@ from sqlalchemy import CursorResult, select, update
 
 from core.events import Event
 from store.db.engine import Database
-from store.schema import Investigation, InvestigationStatus, TraceEvent, utcnow
+from store.schema import (
+    CaseRow,
+    Investigation,
+    InvestigationStatus,
+    TraceEvent,
+    run_figures,
+    utcnow,
+)
 from store.schema.search import digest_of
 
 log = logging.getLogger(__name__)
@@ -63,6 +70,7 @@ class InvestigationStore:
         recorder = self._recorders.pop(investigation_id, None)
         if recorder is not None:
             await recorder.flush()
+        finished = utcnow()
         async with self.db.session() as session:
             result = await session.execute(
                 update(Investigation)
@@ -78,11 +86,20 @@ class InvestigationStore:
                     digest=digest_of(record) or None,
                     usage=usage,
                     error=error,
-                    finished_at=utcnow(),
+                    finished_at=finished,
                 )
             )
             if isinstance(result, CursorResult) and result.rowcount == 0:
                 log.warning("finish() for unknown investigation %r", investigation_id)
+                return
+            created = await session.scalar(
+                select(Investigation.created_at).where(Investigation.id == investigation_id)
+            )
+            await session.execute(  # a case opened before the run finished keeps up
+                update(CaseRow)
+                .where(CaseRow.investigation_id == investigation_id)
+                .values(**run_figures(usage, record, created, finished))
+            )
 
     async def interrupt(
         self,

@@ -8,7 +8,7 @@ from store.schema.alerts import AlertGroup, AlertRow, AlertStorm
 from store.schema.approvals import ApprovalRow
 from store.schema.base import Base, utcnow
 from store.schema.caches import IntelCache
-from store.schema.cases import CaseEvent, CaseRow
+from store.schema.cases import CaseEvent, CaseRow, run_figures
 from store.schema.investigations import (
     Conversation,
     Investigation,
@@ -68,6 +68,7 @@ __all__ = [
     "WorkKind",
     "WorkRow",
     "WorkState",
+    "run_figures",
     "search",  # the text index: its DDL and its conditions
     "utcnow",
 ]

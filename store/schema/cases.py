@@ -3,14 +3,46 @@ who did what (``store.cases``)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.schema.base import Base, utcnow
 from store.schema.states import CaseStatus
+
+QUALITY_COLUMNS = (  # what the quality report reads: its index covers them (no table reads)
+    "created_at",
+    "socbot_verdict",
+    "status",
+    "disposition",
+    "auto_resolved",
+    "audit",
+    "audit_disposition",
+    "policy_rule",
+    "used_bullets",
+    "holdout",
+    "source",
+    "format",
+    "model",
+    "severity",
+    "tokens",
+    "seconds",
+    "cost_usd",
+    "acknowledged_at",
+    "resolved_at",
+)
 
 
 class CaseRow(Base):
@@ -21,7 +53,9 @@ class CaseRow(Base):
     also bumps it, so of two replicas deciding at once one wins and the event it writes
     (``case_events``, unique on ``(case_id, revision)``) is recorded once. The ``socbot_*``
     columns and ``source`` … ``policy_rule`` are copied when the case opens, so the
-    agreement figures read one table. ``severity`` is socbot's severity, else the alert's.
+    agreement figures read one table; so are the run's figures (``tokens``, ``cost_usd``,
+    ``seconds``, ``holdout``: ``run_figures``), again when the run finishes or a newer
+    run of the alert takes the case. ``severity`` is socbot's severity, else the alert's.
     Audit: an auto-resolved case drawn for blind review (``audit``) gets a human's
     disposition in ``audit_disposition`` without seeing socbot's.
     """
@@ -56,6 +90,10 @@ class CaseRow(Base):
     audit_disposition: Mapped[str | None] = mapped_column(String(32), nullable=True)
     audit_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     audit_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    tokens: Mapped[int] = mapped_column(Integer, default=0)  # the run's, copied
+    cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)  # the run's wall clock
+    holdout: Mapped[bool] = mapped_column(Boolean, default=False)  # ran without the playbook
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     acknowledged_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
@@ -68,9 +106,39 @@ class CaseRow(Base):
         Index("ix_cases_status", "status", "severity", "created_at"),
         Index("ix_cases_owner", "owner", "status"),
         Index("ix_cases_created", "created_at", "id"),
+        Index("ix_cases_quality", *QUALITY_COLUMNS),
         Index("ix_cases_resolved", "resolved_at", "id"),
         Index("ix_cases_thread", "channel", "thread_ts"),
     )
+
+
+def run_figures(
+    usage: Any, record: Any, created: datetime | None, finished: datetime | None
+) -> dict[str, Any]:
+    """What a case copies from its run: tokens and cost (``usage``), the wall clock, and
+    whether it ran as a playbook holdout (``record.playbook.holdout``). A value of the
+    wrong type counts as nothing."""
+    usage = usage if isinstance(usage, dict) else {}
+    book = record.get("playbook") if isinstance(record, dict) else None
+    seconds = 0.0
+    if created is not None and finished is not None:
+        seconds = max(0.0, (_naive(finished) - _naive(created)).total_seconds())
+    return {
+        "tokens": _number(usage.get("total_tokens"), int),
+        "cost_usd": _number(usage.get("cost_usd"), float),
+        "seconds": seconds,
+        "holdout": isinstance(book, dict) and book.get("holdout") is True,
+    }
+
+
+def _number(value: Any, kind: type[Any]) -> Any:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+    return kind(value) if ok and value == value and value != float("inf") else kind(0)
+
+
+def _naive(at: datetime) -> datetime:
+    """UTC without a zone (SQLite hands back naive UTC, PostgreSQL aware)."""
+    return at.astimezone(UTC).replace(tzinfo=None) if at.tzinfo else at
 
 
 class CaseEvent(Base):

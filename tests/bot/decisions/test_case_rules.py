@@ -27,6 +27,7 @@ from config.cases_settings import CaseSettings
 from store.cases import records, transitions
 from store.db.engine import Database
 from store.playbook.feedback import FeedbackStore
+from store.schema import CaseDisposition
 from tests.bot.decisions.click_support import Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlackAPI
@@ -238,3 +239,46 @@ async def test_socbot_not_knowing_its_id_assigns_nobody(
     stored = await records.of_run(db, "inv-0001")
     assert stored is not None and stored.owner == BOB
     assert len(fake.calls_to("auth.test")) == 2
+
+
+@pytest.mark.parametrize(("value", "reopened"), [("{id}", True), ("x{id}", False), ("", False)])
+async def test_reopen_finds_the_case_by_its_id(
+    db: Database, fake: FakeSlackAPI, value: str, reopened: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.add_members(SOC, [ANA])
+    case = await a_case(db, "inv-0001", channel=SOC, thread_ts=THREAD)
+    done = await transitions.resolve(
+        db, case.id, ANA, transitions.Resolution(CaseDisposition.BENIGN), seen=1, via="cli"
+    )
+    assert done is not None
+    handler, nudged = actions(db, fake)
+    body = click("case_reopen", value.format(id=case.id), user=ANA, channel=SOC, thread_ts=THREAD)
+    acks = Acks()
+    with caplog.at_level(logging.WARNING, logger="bot.decisions.cases"):
+        await handler.on_reopen(acks, body, body["actions"][0], web_client(fake))
+    stored = await records.get(db, case.id)
+    assert stored is not None and acks.calls == [{}]
+    assert (stored.status == "acknowledged", stored.revision) == (reopened, 3 if reopened else 2)
+    assert nudged == ([1] if reopened else [])
+    assert [t[1:3] for t in told(fake)] == ([] if reopened else [(ANA, NOT_HERE)])
+    assert ("case reopen by" in caplog.text) is not reopened
+
+
+async def test_every_click_is_acknowledged_once(db: Database, fake: FakeSlackAPI) -> None:
+    fake.add_members(SOC, [ANA, BOB])
+    await a_case(db, "inv-0001", channel=SOC, thread_ts=THREAD)
+    handler, _ = actions(db, fake)
+    for name, handle in (
+        ("case_take", handler.on_take),
+        ("case_resolve", handler.on_resolve_button),
+    ):
+        acks = Acks()
+        body = click(name, "inv-0001", user=BOB, channel=SOC, thread_ts=THREAD)
+        await handle(acks, body, body["actions"][0], web_client(fake))
+        assert acks.calls == [{}]
+    acks = Acks()
+    body = click("case_assign", None, user=ANA, channel=SOC, thread_ts=THREAD)
+    body["actions"][0].update(block_id="case:inv-0001", selected_user=ANA)
+    await handler.on_assign(acks, body, body["actions"][0], web_client(fake))
+    stored = await records.of_run(db, "inv-0001")
+    assert acks.calls == [{}] and stored is not None and stored.owner == ANA

@@ -11,7 +11,7 @@ from sqlalchemy import insert
 
 from core.quality import Outcome
 from store.db.engine import Database
-from store.schema import CaseRow, CaseStatus, Investigation, InvestigationStatus
+from store.schema import CaseRow, CaseStatus, Investigation, InvestigationStatus, run_figures
 
 
 def opened_at(outcome: Outcome, k: int) -> datetime:
@@ -62,6 +62,7 @@ def rows(
         "auto_resolved": outcome.auto_resolved,
         "audit": outcome.audited,
         "audit_disposition": outcome.audit_disposition,
+        **run_figures(run["usage"], run["record"], at, run["finished_at"]),
         "created_at": at,
         "acknowledged_at": at + timedelta(seconds=ack_s)
         if decided and not outcome.auto_resolved

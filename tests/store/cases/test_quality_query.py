@@ -35,7 +35,10 @@ async def test_the_grouped_outcomes_give_the_seeds_figures(
     assert sum(o.count for o in found) == 200 and len(found) < 200
     assert tally(found).as_dict() == tally(seed).as_dict()
     for dimension in DIMENSIONS:
+        alone = await quality.outcomes(any_db, SINCE, keys=(dimension,))
+        assert tally(alone).as_dict() == tally(seed).as_dict()
         got = {k: t.as_dict() for k, t in breakdown(found, by(dimension)).items()}
+        assert {k: t.as_dict() for k, t in breakdown(alone, by(dimension)).items()} == got
         assert got == {k: t.as_dict() for k, t in breakdown(seed, by(dimension)).items()}
     assert confusion(found).as_dict() == confusion(seed).as_dict()
     assert {k: a.as_dict() for k, a in audits(found).items()} == {
