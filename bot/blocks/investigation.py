@@ -19,9 +19,11 @@ from bot.blocks.case import case_actions
 from bot.blocks.escape import escape, mrkdwn
 from bot.blocks.kit import (
     MAX_BLOCKS,
+    MESSAGE_CHARS,
     SEVERITY_EMOJI,
     Block,
     Message,
+    block_chars,
     button,
     context_block,
     continued_messages,
@@ -79,14 +81,18 @@ def plan_message(
         lines = [_step_line(s.id, s.description, s.status, indicators) for s in plan.steps]
         if lines:
             blocks += section_blocks("\n".join(lines))
-    blocks.append(
-        context_block(
-            status_line,
-            f"investigation `{escape(investigation_id)}`",
-            *page_link(pages_url, investigation_id),
-        )
+    footer = context_block(
+        status_line,
+        f"investigation `{escape(investigation_id)}`",
+        *page_link(pages_url, investigation_id),
     )
-    blocks = blocks[: MAX_BLOCKS - 1] + blocks[-1:] if len(blocks) > MAX_BLOCKS else blocks
+    room, kept = MESSAGE_CHARS - block_chars(footer), list[Block]()
+    for block in blocks[: MAX_BLOCKS - 1]:  # what fits in one message, the footer always
+        room -= block_chars(block)
+        if room < 0:
+            break
+        kept.append(block)
+    blocks = [*kept, footer]
     objective = f"Investigating: {plan.objective}" if plan is not None else "socbot is working"
     return {"text": fallback_text(mrkdwn(objective, indicators)), "blocks": blocks}
 
