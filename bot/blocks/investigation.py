@@ -18,16 +18,14 @@ from agent.review.critic import Review
 from bot.blocks.case import case_actions
 from bot.blocks.escape import escape, mrkdwn
 from bot.blocks.kit import (
-    MAX_BLOCKS,
-    MESSAGE_CHARS,
     SEVERITY_EMOJI,
     Block,
     Message,
-    block_chars,
     button,
     context_block,
     continued_messages,
     fallback_text,
+    fit_message,
     header_block,
     notice_message,
     one_line,
@@ -86,13 +84,7 @@ def plan_message(
         f"investigation `{escape(investigation_id)}`",
         *page_link(pages_url, investigation_id),
     )
-    room, kept = MESSAGE_CHARS - block_chars(footer), list[Block]()
-    for block in blocks[: MAX_BLOCKS - 1]:  # what fits in one message, the footer always
-        room -= block_chars(block)
-        if room < 0:
-            break
-        kept.append(block)
-    blocks = [*kept, footer]
+    blocks = fit_message(blocks, [footer])
     objective = f"Investigating: {plan.objective}" if plan is not None else "socbot is working"
     return {"text": fallback_text(mrkdwn(objective, indicators)), "blocks": blocks}
 
@@ -254,7 +246,8 @@ def answer_messages(
     if stats is not None:
         footer.append(stats.text())
     tail = [context_block(*footer)] if footer else []
-    return continued_messages(pack_messages(blocks, tail), fallback_text(mrkdwn(text, indicators)))
+    fallback = fallback_text(mrkdwn(text, indicators)) or "(no answer)"
+    return continued_messages(pack_messages(blocks, tail), fallback)
 
 
 # --- short notices ------------------------------------------------------------------

@@ -51,11 +51,11 @@ def hard_cut(line: str, size: int) -> list[str]:
     pieces: list[str] = []
     while len(line) > size:
         cut = size
-        space = line.rfind(" ", size - 200, size)
+        space = line.rfind(" ", max(0, size - 200), size)
         if space > 0:
             cut = space + 1  # prefer a word boundary
         amp = line.rfind("&", max(0, cut - 6), cut)
-        if amp >= 0 and ";" not in line[amp:cut]:
+        if amp > 0 and ";" not in line[amp:cut]:
             cut = amp  # would split "&amp;" / "&lt;" / "&gt;"
         pieces.append(line[:cut])
         line = line[cut:]
@@ -166,12 +166,31 @@ def continued_messages(messages: list[list[Block]], fallback: str) -> list[Messa
 
 
 def context_block(*texts: str) -> Block:
-    return {
-        "type": "context",
-        "elements": [
-            {"type": "mrkdwn", "text": clip(t, SECTION_CHARS)} for t in texts if t
-        ][:CONTEXT_ELEMENTS],
-    }
+    """A context line of ``texts`` (already mrkdwn): at most ``CONTEXT_ELEMENTS`` of them,
+    ``SECTION_CHARS`` in all (the later ones clipped, or left out once none is left)."""
+    elements, room = [], SECTION_CHARS
+    for text in [t for t in texts if t][:CONTEXT_ELEMENTS]:
+        if room < 2:
+            break
+        shown = clip(text, room)
+        elements.append({"type": "mrkdwn", "text": shown})
+        room -= len(shown)
+    return {"type": "context", "elements": elements}
+
+
+def fit_message(blocks: Sequence[Block], tail: Sequence[Block] = ()) -> list[Block]:
+    """``blocks`` then ``tail`` in one message: the blocks that fit ``MAX_BLOCKS`` and
+    ``MESSAGE_CHARS`` (``tail`` always kept), and a note of how many were left out."""
+    room = MESSAGE_CHARS - NOTE_CHARS - block_chars(list(tail))
+    kept: list[Block] = []
+    for block in blocks[: MAX_BLOCKS - 1 - len(tail)]:
+        room -= block_chars(block)
+        if room < 0:
+            break
+        kept.append(block)
+    if len(kept) < len(blocks):
+        kept.append(context_block(f"…{len(blocks) - len(kept)} more not shown (too long)"))
+    return [*kept, *tail]
 
 
 def header_block(text: str) -> Block:

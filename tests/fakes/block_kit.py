@@ -167,7 +167,7 @@ def view_problems(view: Any) -> list[str]:
     if len(str(view.get("callback_id") or "")) > 255:
         found.append("callback_id over 255")
     try:
-        View(**{k: v for k, v in view.items() if k != "blocks"}).to_dict()
+        View(**view).to_dict()
     except _SDK_ERRORS as error:
         found.append(f"view: slack_sdk: {error}")
     return found
