@@ -23,8 +23,14 @@ from bot.blocks.kit import notice_message
 from bot.blocks.stats import RunStats
 from bot.blocks.status import StatusView
 from bot.decisions import _approval_message as approval
-from bot.decisions import _case_dialog, _playbook_dialog, _suppression_dialog, approvals
-from bot.decisions import playbook_review, votes
+from bot.decisions import (
+    _case_dialog,
+    _playbook_dialog,
+    _suppression_dialog,
+    approvals,
+    playbook_review,
+    votes,
+)
 from bot.events import listeners, middleware
 from bot.work import contracts, run_link
 from core.approvals import ApprovalRequest
@@ -40,7 +46,9 @@ INJECT = (
 )
 TITLE = ("Suspicious " + INJECT) * 40 + "T" * 5000  # well over 5,000 characters
 LONG = INJECT * 30  # ~4,000 characters, with fences
-ANSWER = "\n\n".join(f"## Part {n}\n{INJECT}\n```sql\nSELECT {n}\n```\n" + "x " * 400 for n in range(60))
+ANSWER = "\n\n".join(
+    f"## Part {n}\n{INJECT}\n```sql\nSELECT {n}\n```\n" + "x " * 400 for n in range(60)
+)
 NOW = datetime(2026, 11, 28, 6, 0, tzinfo=UTC)
 ID = "a1b2c3d4e5f6"
 
@@ -175,8 +183,11 @@ def decision_messages() -> Iterator[tuple[str, Payload]]:
             missed=LONG,
         )
         yield f"case {action}", message
-    yield "case reminder", case.reminder_message(
-        ID * 30, severity=INJECT, waited=timedelta(days=999), oncall="S0ONCALL"
+    yield (
+        "case reminder",
+        case.reminder_message(
+            ID * 30, severity=INJECT, waited=timedelta(days=999), oncall="S0ONCALL"
+        ),
     )
     request = ApprovalRequest(
         tool=INJECT, args={"sql": "SELECT 1 ```\n<!channel>" * 500}, why=LONG, estimate=LONG
@@ -200,7 +211,10 @@ def decision_messages() -> Iterator[tuple[str, Payload]]:
     )
     yield "approval decided", {"text": "Approval", "blocks": approval.decided_blocks(decided)}
     for status in ("proposed", "approved", "rejected", "lifted"):
-        yield f"suppression {status}", {"text": "s", "blocks": _suppression_dialog.review_blocks(suppression(status))}
+        yield (
+            f"suppression {status}",
+            {"text": "s", "blocks": _suppression_dialog.review_blocks(suppression(status))},
+        )
     bullet = playbook_bullet()
     blocks = playbook_review.proposal_blocks(bullet, [bullet] * 30, evidence_chars=2000)
     yield "playbook proposal", {"text": "Playbook proposal", "blocks": blocks}

@@ -60,7 +60,7 @@ def test_long_answer_parts_keep_a_margin_with_every_text_counted() -> None:
 
 def test_fences_in_tool_arguments_stay_inside_the_code_block() -> None:
     """The other near miss: a ``` in model-written arguments closed the block early."""
-    (_, payload), = [(n, p) for n, p in MESSAGES if n == "approval request"]
+    ((_, payload),) = [(n, p) for n, p in MESSAGES if n == "approval request"]
     args = payload["blocks"][2]["text"]["text"]
     assert args.startswith("*Arguments:*\n```\n") and args.endswith("\n```")
     assert args.count("```") == 2 and "closed early" not in args
@@ -100,7 +100,10 @@ PLANTED: dict[str, tuple[dict[str, Any], str]] = {
     "51 blocks": ({"text": "t", "blocks": [_section("x")] * 51}, "invalid_blocks"),
     "section 3,001": ({"text": "t", "blocks": [_section("x" * 3001)]}, "invalid_blocks"),
     "header 151": (
-        {"text": "t", "blocks": [{"type": "header", "text": {"type": "plain_text", "text": "h" * 151}}]},
+        {
+            "text": "t",
+            "blocks": [{"type": "header", "text": {"type": "plain_text", "text": "h" * 151}}],
+        },
         "invalid_blocks",
     ),
     "11 context elements": (
