@@ -19,7 +19,6 @@ from bot.blocks.case import case_actions
 from bot.blocks.escape import escape, mrkdwn
 from bot.blocks.feedback import vote_element
 from bot.blocks.kit import (
-    MAX_BLOCKS,
     SEVERITY_EMOJI,
     Block,
     Message,
@@ -27,6 +26,7 @@ from bot.blocks.kit import (
     context_block,
     continued_messages,
     fallback_text,
+    fit_message,
     header_block,
     notice_message,
     one_line,
@@ -80,14 +80,12 @@ def plan_message(
         lines = [_step_line(s.id, s.description, s.status, indicators) for s in plan.steps]
         if lines:
             blocks += section_blocks("\n".join(lines))
-    blocks.append(
-        context_block(
-            status_line,
-            f"investigation `{escape(investigation_id)}`",
-            *page_link(pages_url, investigation_id),
-        )
+    footer = context_block(
+        status_line,
+        f"investigation `{escape(investigation_id)}`",
+        *page_link(pages_url, investigation_id),
     )
-    blocks = blocks[: MAX_BLOCKS - 1] + blocks[-1:] if len(blocks) > MAX_BLOCKS else blocks
+    blocks = fit_message(blocks, [footer])
     objective = f"Investigating: {plan.objective}" if plan is not None else "socbot is working"
     return {"text": fallback_text(mrkdwn(objective, indicators)), "blocks": blocks}
 
@@ -267,7 +265,8 @@ def answer_messages(
     if stats is not None:
         footer.append(stats.text())
     tail = [context_block(*footer)] if footer else []
-    return continued_messages(pack_messages(blocks, tail), fallback_text(mrkdwn(text, indicators)))
+    fallback = fallback_text(mrkdwn(text, indicators)) or "(no answer)"
+    return continued_messages(pack_messages(blocks, tail), fallback)
 
 
 # --- short notices ------------------------------------------------------------------

@@ -1,10 +1,13 @@
 """Block Kit building blocks shared by every message socbot posts.
 
-Slack limits are kept here: 3,000 characters per section text, 150 per header,
-50 blocks per message. Long text is split on line boundaries; a split inside a
-``` code block closes the block and reopens it in the next section, so every
-section renders on its own. Messages are also kept under ``MESSAGE_CHARS`` of text
-so a long answer arrives as a few readable messages rather than one wall.
+Slack's Block Kit limits are kept here, one constant each (api.slack.com/reference/
+block-kit; the test fake states them again independently, so a wrong number here is
+caught). Long text is split on line boundaries; a split inside a ``` code block closes
+the block and reopens it in the next section, so every section renders on its own. A
+message's blocks carry at most ``MESSAGE_CHARS`` of text, counting every text in them
+(notes and footers too): Slack refuses more with ``msg_blocks_too_long`` somewhere
+between about 11,300 and 13,200 characters, so the budget keeps a margin below that,
+and a long answer arrives as a few readable messages rather than one wall.
 Text given to these helpers is already safe mrkdwn (``bot.blocks.escape``), except
 ``header`` and ``one_line``, which escape what they are given, and a ``button``'s label
 (a constant of socbot's own).
@@ -15,15 +18,28 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bot.blocks.escape import mrkdwn, plain
+from bot.blocks.escape import defang, escape, mrkdwn, plain
 
 Block = dict[str, Any]
 Message = dict[str, Any]
 
-SECTION_CHARS = 3000
-HEADER_CHARS = 150
-MAX_BLOCKS = 50
-MESSAGE_CHARS = 12_000
+SECTION_CHARS = 3000  # a section's text
+HEADER_CHARS = 150  # a header's text
+MAX_BLOCKS = 50  # blocks in a message
+VIEW_BLOCKS = 100  # blocks in a modal or Home view
+CONTEXT_ELEMENTS = 10  # elements in a context block
+ACTIONS_ELEMENTS = 25  # elements in an actions block
+BUTTON_TEXT_CHARS = 75
+BUTTON_VALUE_CHARS = 2000
+ID_CHARS = 255  # block_id, action_id, callback_id
+DIALOG_TEXT_CHARS = 24  # a modal's title, submit and close
+PRIVATE_METADATA_CHARS = 3000
+OPTION_TEXT_CHARS = 75
+OPTION_VALUE_CHARS = 150
+TEXT_CHARS = 40_000  # a message's top-level ``text``
+STREAM_CHARS = 12_000  # markdown_text of one chat.startStream/appendStream/stopStream call
+MESSAGE_CHARS = 10_000  # every text in a message's blocks (Slack refuses from ~11,300)
+NOTE_CHARS = 100  # kept free in each part for the "continued" note
 FALLBACK_CHARS = 300
 SAFE_POST_FLAGS: dict[str, bool] = {"unfurl_links": False, "unfurl_media": False}
 SEVERITY_EMOJI = {"critical": "🔴", "high": "🟠", "medium": "🟡", "low": "🔵", "info": "⚪"}
@@ -35,11 +51,11 @@ def hard_cut(line: str, size: int) -> list[str]:
     pieces: list[str] = []
     while len(line) > size:
         cut = size
-        space = line.rfind(" ", size - 200, size)
+        space = line.rfind(" ", max(0, size - 200), size)
         if space > 0:
             cut = space + 1  # prefer a word boundary
         amp = line.rfind("&", max(0, cut - 6), cut)
-        if amp >= 0 and ";" not in line[amp:cut]:
+        if amp > 0 and ";" not in line[amp:cut]:
             cut = amp  # would split "&amp;" / "&lt;" / "&gt;"
         pieces.append(line[:cut])
         line = line[cut:]
@@ -76,6 +92,17 @@ def clip(text: str, size: int) -> str:
     return text if len(text) <= size else hard_cut(text, size - 1)[0] + "…"
 
 
+def code_block(text: str, size: int, indicators: Iterable[str] = ()) -> str:
+    """Untrusted ``text`` as one mrkdwn code block of at most ``size`` characters.
+
+    Escaped and defanged; a run of backticks in it is broken with zero-width spaces, so
+    a triple backtick the text carries cannot close the block early (nor open one), and the
+    body is cut after escaping, so the closing fence is always there.
+    """
+    body = escape(defang(text.replace("`", "`\u200b"), indicators)).strip("\n")
+    return f"{FENCE}\n{clip(body, size - 2 * (len(FENCE) + 1))}\n{FENCE}"
+
+
 def section(text: str) -> Block:
     """One section of ``text`` (already mrkdwn), clipped to Slack's limit."""
     return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, SECTION_CHARS)}}
@@ -89,29 +116,37 @@ def section_blocks(text: str, *, heading: str = "") -> list[Block]:
     ]
 
 
-def _block_chars(block: Block) -> int:
-    text = block.get("text")
-    if isinstance(text, dict):
-        return len(str(text.get("text", "")))
-    elements = block.get("elements", [])
-    return sum(len(str(e.get("text", ""))) for e in elements if isinstance(e, dict))
+def block_chars(value: Any) -> int:
+    """Every character of text in ``value`` (a block, a list of them): each ``text`` string
+    at any depth (sections, fields, context elements, headers, buttons' labels)."""
+    if isinstance(value, list):
+        return sum(block_chars(v) for v in value)
+    if not isinstance(value, dict):
+        return 0
+    own = value.get("text")
+    return (len(own) if isinstance(own, str) else 0) + sum(
+        block_chars(v) for k, v in value.items() if not (k == "text" and isinstance(v, str))
+    )
 
 
 def pack_messages(blocks: Sequence[Block], tail: Sequence[Block] = ()) -> list[list[Block]]:
-    """Group blocks into messages (≤ MAX_BLOCKS, ≤ MESSAGE_CHARS); ``tail`` ends the last."""
+    """Group blocks into messages (≤ MAX_BLOCKS, ≤ MESSAGE_CHARS of text with the
+    "continued" note ``continued_messages`` adds); ``tail`` ends the last."""
     room = MAX_BLOCKS - 1  # one block kept for the "continued" note
+    budget = MESSAGE_CHARS - NOTE_CHARS
     messages: list[list[Block]] = [[]]
     chars = 0
     for block in blocks:
-        size = _block_chars(block)
+        size = block_chars(block)
         current = messages[-1]
-        if current and (len(current) >= room or chars + size > MESSAGE_CHARS):
+        if current and (len(current) >= room or chars + size > budget):
             messages.append([])
             chars = 0
         messages[-1].append(block)
         chars += size
     if tail:
-        if len(messages[-1]) + len(tail) > room:
+        full = len(messages[-1]) + len(tail) > room or chars + block_chars(list(tail)) > budget
+        if messages[-1] and full:
             messages.append([])
         messages[-1].extend(tail)
     return [m for m in messages if m]
@@ -131,10 +166,31 @@ def continued_messages(messages: list[list[Block]], fallback: str) -> list[Messa
 
 
 def context_block(*texts: str) -> Block:
-    return {
-        "type": "context",
-        "elements": [{"type": "mrkdwn", "text": t[:SECTION_CHARS]} for t in texts if t][:10],
-    }
+    """A context line of ``texts`` (already mrkdwn): at most ``CONTEXT_ELEMENTS`` of them,
+    ``SECTION_CHARS`` in all (the later ones clipped, or left out once none is left)."""
+    elements, room = [], SECTION_CHARS
+    for text in [t for t in texts if t][:CONTEXT_ELEMENTS]:
+        if room < 2:
+            break
+        shown = clip(text, room)
+        elements.append({"type": "mrkdwn", "text": shown})
+        room -= len(shown)
+    return {"type": "context", "elements": elements}
+
+
+def fit_message(blocks: Sequence[Block], tail: Sequence[Block] = ()) -> list[Block]:
+    """``blocks`` then ``tail`` in one message: the blocks that fit ``MAX_BLOCKS`` and
+    ``MESSAGE_CHARS`` (``tail`` always kept), and a note of how many were left out."""
+    room = MESSAGE_CHARS - NOTE_CHARS - block_chars(list(tail))
+    kept: list[Block] = []
+    for block in blocks[: MAX_BLOCKS - 1 - len(tail)]:
+        room -= block_chars(block)
+        if room < 0:
+            break
+        kept.append(block)
+    if len(kept) < len(blocks):
+        kept.append(context_block(f"…{len(blocks) - len(kept)} more not shown (too long)"))
+    return [*kept, *tail]
 
 
 def header_block(text: str) -> Block:
@@ -148,9 +204,9 @@ def button(label: str, action_id: str, value: str, style: str | None = None) -> 
     """A button whose ``value`` (an id) comes back with the click; ``style``: primary, danger."""
     block: Block = {
         "type": "button",
-        "text": {"type": "plain_text", "text": label, "emoji": True},
+        "text": {"type": "plain_text", "text": clip(label, BUTTON_TEXT_CHARS), "emoji": True},
         "action_id": action_id,
-        "value": value[:2000],
+        "value": value[:BUTTON_VALUE_CHARS],
     }
     if style:
         block["style"] = style

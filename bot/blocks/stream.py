@@ -29,7 +29,6 @@ from core.events import Event, Failed, PlanUpdated, Reflected, ToolCalled
 
 Chunk = dict[str, Any]
 
-STREAM_MARKDOWN_CHARS = 12_000  # Slack's limit for the markdown of one call
 MARKDOWN_PER_CALL = 11_000  # what socbot sends at most: a margin under Slack's limit
 TITLE_CHARS = 250  # task and plan titles (Slack cuts near 256)
 DETAIL_CHARS = 300  # one tool-call line of a task's details

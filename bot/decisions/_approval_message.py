@@ -1,7 +1,8 @@
 """The approval message: what will run, why, the estimate, Approve / Deny; then its outcome.
 
 The call's arguments were written by the model from untrusted data: they are shown in
-a code block, escaped and defanged (``bot.blocks.escape``), never as mrkdwn of their own.
+a code block, escaped and defanged, whose fence a triple backtick in them cannot close
+(``bot.blocks.kit.code_block``), never as mrkdwn of their own.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import json
 from typing import Any
 
 from bot.blocks.escape import mrkdwn
-from bot.blocks.kit import button, section
+from bot.blocks.kit import button, code_block, section
 from core.approvals import ApprovalRequest
 from store.approvals import Approval
 
@@ -28,7 +29,7 @@ def request_blocks(
     blocks: list[dict[str, Any]] = [
         {"type": "header", "text": {"type": "plain_text", "text": "Approval needed"}},
         section("\n".join(facts)),
-        section("*Arguments:*\n" + mrkdwn("```\n" + _args(request.args) + "\n```")),
+        section("*Arguments:*\n" + code_block(_args(request.args), ARGS_CHARS)),
         {
             "type": "context",
             "elements": [
@@ -65,5 +66,4 @@ def decided_blocks(approval: Approval) -> list[dict[str, Any]]:
 
 
 def _args(args: dict[str, Any]) -> str:
-    text = json.dumps(args, ensure_ascii=False, indent=1, default=str)
-    return text if len(text) <= ARGS_CHARS else text[: ARGS_CHARS - 1] + "…"
+    return json.dumps(args, ensure_ascii=False, indent=1, default=str)

@@ -20,7 +20,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.escape import mrkdwn, plain
-from bot.blocks.kit import SAFE_POST_FLAGS, button, section
+from bot.blocks.kit import SAFE_POST_FLAGS, button, context_block, fit_message, section
 from bot.decisions._playbook_dialog import EDIT_VIEW, MAX_CONTENT, edit_view, submitted
 from bot.notify.notifier import Facts, Notifier
 from bot.slack.errors import SLACK_ERRORS
@@ -80,31 +80,21 @@ def proposal_blocks(
     if shown:
         blocks.append(section(shown))
     origin = ", ".join(f"`{mrkdwn(str(i))}`" for i in prov.get("investigations") or [])
-    blocks.append(
-        {
-            "type": "context",
-            "elements": [
-                {
-                    "type": "mrkdwn",
-                    "text": f"Proposed by {mrkdwn(str(prov.get('proposed_by', '?')))}"
-                    + (f" from investigation {origin}" if origin else "")
-                    + ". Evidence is quoted from alerts and analysts: check it before approving.",
-                }
-            ],
-        }
+    note = context_block(
+        "Evidence is quoted from alerts and analysts: check it before approving.",
+        f"Proposed by {mrkdwn(str(prov.get('proposed_by', '?')))}"
+        + (f" from investigation {origin}" if origin else ""),
     )
-    blocks.append(
-        {
-            "type": "actions",
-            "block_id": "playbook_review",
-            "elements": [
-                button("Approve", "playbook_approve", bullet.id, "primary"),
-                button("Edit", "playbook_edit", bullet.id),
-                button("Reject", "playbook_reject", bullet.id, "danger"),
-            ],
-        }
-    )
-    return blocks
+    actions = {
+        "type": "actions",
+        "block_id": "playbook_review",
+        "elements": [
+            button("Approve", "playbook_approve", bullet.id, "primary"),
+            button("Edit", "playbook_edit", bullet.id),
+            button("Reject", "playbook_reject", bullet.id, "danger"),
+        ],
+    }
+    return fit_message(blocks, [note, actions])  # many targets, long evidence: one valid message
 
 
 def decided_blocks(bullet: PlaybookBullet, user: str, decision: str) -> list[dict[str, Any]]:

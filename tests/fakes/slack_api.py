@@ -27,8 +27,11 @@ Tests wait for calls with ``await fake.wait_for(lambda: ...)``, woken by each ca
 Message ``metadata`` (``event_type`` + ``event_payload``) given to chat.postMessage
 is kept with the message (chat.update keeps it unless it passes new metadata) and
 returned by conversations.replies when called with ``include_all_metadata``.
-Blocks and modals over Slack's Block Kit limits are refused as Slack refuses them
-(``tests/fakes/block_kit.py``: ``invalid_blocks``, ``invalid_arguments``).
+Every message (chat.postMessage, chat.update, chat.postEphemeral) and view (views.open,
+views.update, views.push, views.publish) is checked as Slack checks it and refused as Slack
+refuses it (``tests/fakes/block_kit.py``: ``no_text``, ``invalid_blocks``,
+``msg_blocks_too_long``, ``invalid_arguments``); ``fake.checked`` counts the payloads that
+passed the check.
 ``fake.scopes = [...]`` makes every answer carry ``x-oauth-scopes`` as Slack's do.
 ``fake.hold("chat.postMessage", when=...)`` makes matching calls take effect but
 never answer (the caller's process "dies" mid-call) until ``release_held()`` or
@@ -49,10 +52,10 @@ from typing import Any
 from aiohttp import web
 
 from bench.loopback import serve
-from tests.fakes.block_kit import problems, view_problems
+from tests.fakes.block_kit import check_message, check_view
 from tests.fakes.signals import WAIT_S, Changes
-from tests.fakes.slack_stream import FakeStreams
 from tests.fakes.slack_assistant import ASSISTANT
+from tests.fakes.slack_stream import FakeStreams
 
 BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
@@ -120,6 +123,7 @@ class FakeSlackAPI:
         self.changes = Changes()  # notified once each call is answered
         self.scopes: list[str] | None = None  # sent as ``x-oauth-scopes`` when set
         self.streams = FakeStreams(self)  # chat.*Stream: ``tests/fakes/slack_stream.py``
+        self.checked = 0  # messages and views that passed ``tests.fakes.block_kit``
 
     # lifecycle ---------------------------------------------------------------
 
@@ -270,6 +274,9 @@ class FakeSlackAPI:
             "chat.postEphemeral": self._ephemeral,
             "views.open": self._views_open,
             **self.streams.handlers(),
+            "views.update": self._view_shown,
+            "views.push": self._views_open,
+            "views.publish": self._view_shown,
         }
 
     def _next_ts(self) -> str:
@@ -279,8 +286,8 @@ class FakeSlackAPI:
         channel = str(call.args.get("channel", ""))
         if not channel:
             return {"ok": False, "error": "channel_not_found"}
-        if call.args.get("blocks") is not None and problems(call.args["blocks"]):
-            return {"ok": False, "error": "invalid_blocks", "errors": problems(call.args["blocks"])}
+        if refused := self.refusal(call):
+            return refused
         ts = self._next_ts()
         text = str(call.args.get("text") or "")
         thread = call.args.get("thread_ts")
@@ -295,9 +302,17 @@ class FakeSlackAPI:
         message = {"type": "message", "text": text, "user": self.bot_user_id, "ts": ts}
         return {"ok": True, "channel": channel, "ts": ts, "message": message}
 
+    def refusal(self, call: Call) -> dict[str, Any] | None:
+        """Slack's refusal of a message call (``block_kit.check_message``), or None."""
+        refused = check_message(call.args)
+        self.checked += refused is None
+        return refused
+
     def _ephemeral(self, call: Call) -> dict[str, Any]:
         if not call.args.get("channel") or not call.args.get("user"):
             return {"ok": False, "error": "channel_not_found"}
+        if refused := self.refusal(call):
+            return refused
         return {"ok": True, "message_ts": self._next_ts()}
 
     def _views_open(self, call: Call) -> dict[str, Any]:
@@ -310,14 +325,29 @@ class FakeSlackAPI:
             return {"ok": False, "error": "invalid_trigger_id"}
         if not isinstance(view, dict) or view.get("type") != "modal":
             return {"ok": False, "error": "invalid_arguments"}
-        if view_problems(view):
-            return {"ok": False, "error": "invalid_arguments", "errors": view_problems(view)}
+        if refused := check_view(view):
+            return refused
+        self.checked += 1
         return {"ok": True, "view": {**view, "id": f"V{next(self._ts):08d}"}}
+
+    def _view_shown(self, call: Call) -> dict[str, Any]:
+        """views.update (a view_id or external_id) and views.publish (a user_id): checked."""
+        view = call.args.get("view")
+        if isinstance(view, str):
+            view = json.loads(view)
+            call.args["view"] = view
+        needed = "user_id" if call.method == "views.publish" else "view_id"
+        if not call.args.get(needed) and not call.args.get("external_id"):
+            return {"ok": False, "error": "invalid_arguments"}
+        if refused := check_view(view):
+            return refused
+        self.checked += 1
+        return {"ok": True, "view": {**view, "id": str(call.args.get("view_id") or "VHOME001")}}
 
     def _update(self, call: Call) -> dict[str, Any]:
         channel, ts = str(call.args.get("channel", "")), str(call.args.get("ts", ""))
-        if call.args.get("blocks") is not None and problems(call.args["blocks"]):
-            return {"ok": False, "error": "invalid_blocks", "errors": problems(call.args["blocks"])}
+        if refused := self.refusal(call):
+            return refused
         for msg in self.messages:
             if msg.channel == channel and msg.ts == ts:
                 msg.text = str(call.args.get("text") or "")

@@ -22,10 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tests.fakes.block_kit import STREAM_CHARS
+
 if TYPE_CHECKING:
     from tests.fakes.slack_api import Call, FakeSlackAPI, Handler
 
-STREAM_MARKDOWN_CHARS = 12_000
 TASK_STATUSES = {"pending", "in_progress", "complete", "error"}
 CHUNK_TYPES = {"markdown_text", "task_update", "plan_update", "blocks"}
 
@@ -174,7 +175,7 @@ def _chunk_problem(args: dict[str, Any]) -> str | None:
             or chunk.get("status") not in TASK_STATUSES
         ):
             return "invalid_arguments"
-    return "msg_too_long" if markdown > STREAM_MARKDOWN_CHARS else None
+    return "msg_too_long" if markdown > STREAM_CHARS else None
 
 
 def _error(code: str) -> dict[str, Any]:

@@ -10,9 +10,9 @@ from slack_sdk.models.messages.chunk import Chunk
 
 from agent.concluder import Conclusion
 from agent.planner import Plan, Step
+from bot.blocks.kit import STREAM_CHARS
 from bot.blocks.stream import (
     MARKDOWN_PER_CALL,
-    STREAM_MARKDOWN_CHARS,
     TITLE_CHARS,
     TaskBoard,
     markdown_chars,
@@ -68,7 +68,7 @@ def test_a_call_never_carries_more_markdown_than_slack_takes() -> None:
     sent = 0
     while board.pending:
         batch = board.take(None)
-        assert 0 < markdown_chars(batch.chunks) <= MARKDOWN_PER_CALL < STREAM_MARKDOWN_CHARS
+        assert 0 < markdown_chars(batch.chunks) <= MARKDOWN_PER_CALL < STREAM_CHARS
         board.sent(batch)
         sent += batch.lines
     assert sent == 40
