@@ -35,7 +35,7 @@ from evals.alert_only import alert_only_settings, conclude_alert_only, no_tools
 from evals.judge import Judge
 from evals.recording import ATTEMPT
 from evals.results import Attempt, RunFolder
-from evals.sandbox import close_registry, scenario_registry, scenario_settings
+from evals.sandbox import Sandbox, scenario_registry, scenario_settings
 from evals.scenario import Scenario
 from store.investigations.runs import InvestigationStore
 from store.playbook.bullets import PlaybookStore
@@ -122,6 +122,7 @@ class EvalRunner:
         self.stop = Stop()
         self.judge = judge
         self.alert_only = alert_only  # the baseline: no tools, the alert alone
+        self._ahead = asyncio.Semaphore(self.concurrency)  # sandboxes prepared ahead
 
     async def run(self, work: Sequence[tuple[Scenario, int]]) -> Stop:
         """Run every (scenario, repeat) of ``work``; what ended early is in the result."""
@@ -143,35 +144,71 @@ class EvalRunner:
         return self.stop
 
     async def _guarded(self, gate: asyncio.Semaphore, scenario: Scenario, repeat: int) -> None:
-        async with gate:
+        # The sandbox (registry, DuckDB worker warming up) is prepared before the slot is
+        # taken, at most ``concurrency`` ahead, and closed after it is given back: a slot
+        # only ever waits for the investigation itself.
+        async with self._ahead:
             if self.stop.reason:
                 return
-            attempt = await self.attempt(scenario, repeat)
-            self.folder.save(attempt)
-            self.stop.spent_usd += attempt.cost_usd + attempt.judge_cost_usd
-            if self.max_cost is not None and self.stop.spent_usd >= self.max_cost:
-                self.stop.reason = f"--max-cost ${self.max_cost:g} reached"
-            self.on_done(attempt)
+            sandbox = await self.prepare(scenario)
+            try:
+                await gate.acquire()
+            except BaseException:  # cancelled while waiting for a slot
+                await asyncio.shield(sandbox.close())
+                raise
+        try:
+            if self.stop.reason:
+                return
+            attempt = await self.investigate(scenario, repeat, sandbox)
+        finally:
+            gate.release()
+            await sandbox.close()
+        self.folder.save(attempt)
+        self.stop.spent_usd += attempt.cost_usd + attempt.judge_cost_usd
+        if self.max_cost is not None and self.stop.spent_usd >= self.max_cost:
+            self.stop.reason = f"--max-cost ${self.max_cost:g} reached"
+        self.on_done(attempt)
 
     async def attempt(self, scenario: Scenario, repeat: int) -> Attempt:
-        """One scenario through a fresh engine over its own tools. An alert socbot cannot
+        """One scenario through a fresh engine over its own tools (sandbox opened and
+        closed around it)."""
+        sandbox = await self.prepare(scenario)
+        try:
+            return await self.investigate(scenario, repeat, sandbox)
+        finally:
+            await sandbox.close()
+
+    async def prepare(self, scenario: Scenario) -> Sandbox:
+        """The scenario's alert, settings and tools; an alert socbot cannot read is kept
+        as the reason its attempt fails."""
+        try:
+            alert = parse_alert(scenario.alert, catalogue=self.catalogue)
+        except (AgentError, ValueError) as exc:
+            return Sandbox(error=f"the alert is not one socbot reads: {exc}")
+        w = self.wiring
+        if self.alert_only:
+            return Sandbox(alert, alert_only_settings(w.settings), no_tools())
+        links = Path(tempfile.mkdtemp(prefix="socbot-eval-"))  # the tables' links (sandbox)
+        try:
+            settings = scenario_settings(w.settings, scenario, links)
+            registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
+        except BaseException:
+            shutil.rmtree(links, ignore_errors=True)
+            raise
+        return Sandbox(alert, settings, registry, links)
+
+    async def investigate(self, scenario: Scenario, repeat: int, sandbox: Sandbox) -> Attempt:
+        """One scenario through a fresh engine over its sandbox. An alert socbot cannot
         read, or an engine that crashes (a bug: logged), is a failed attempt; the run
         goes on."""
         w = self.wiring
         model = w.settings.models.main
-        try:
-            alert = parse_alert(scenario.alert, catalogue=self.catalogue)
-        except (AgentError, ValueError) as exc:
-            error = f"the alert is not one socbot reads: {exc}"
+        if sandbox.alert is None or sandbox.settings is None or sandbox.registry is None:
             return Attempt(
-                scenario=scenario.id, repeat=repeat, status=InvestigationStatus.FAILED, error=error
-            )
-        links = Path(tempfile.mkdtemp(prefix="socbot-eval-"))  # the tables' links (sandbox)
-        if self.alert_only:
-            settings, registry = alert_only_settings(w.settings), no_tools()
-        else:
-            settings = scenario_settings(w.settings, scenario, links)
-            registry = await asyncio.to_thread(scenario_registry, settings, scenario, w.db, w.http)
+                scenario=scenario.id, repeat=repeat, status=InvestigationStatus.FAILED,
+                error=sandbox.error,
+            )  # fmt: skip
+        alert, settings, registry = sandbox.alert, sandbox.settings, sandbox.registry
         key = attempt_key(scenario.id, repeat)
         self.forget(key)
         token = ATTEMPT.set(key)
@@ -208,8 +245,6 @@ class EvalRunner:
             )  # fmt: skip
         finally:
             ATTEMPT.reset(token)
-            await asyncio.to_thread(close_registry, registry)
-            shutil.rmtree(links, ignore_errors=True)
         return attempt
 
     async def _judged(self, attempt: Attempt, scenario: Scenario) -> None:

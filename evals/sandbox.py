@@ -10,11 +10,15 @@ an indicator not recorded is "not found".
 
 from __future__ import annotations
 
+import asyncio
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import SecretStr
 
+from alerts.model import Alert
 from config.settings import IntelSettings, Settings, TableSpec
 from evals.scenario import Scenario
 from tools.base import Tool, ToolRegistry
@@ -82,6 +86,24 @@ def close_registry(registry: ToolRegistry) -> None:
     if isinstance(tool, Tool) and isinstance(tool.deps, LogDeps):
         if isinstance(tool.deps.backend, DuckDBBackend):
             tool.deps.backend.close()
+
+
+@dataclass
+class Sandbox:
+    """One attempt's alert, settings and tools (``error``: why there are none)."""
+
+    alert: Alert | None = None
+    settings: Settings | None = None
+    registry: ToolRegistry | None = None
+    links: Path | None = None  # the tables' links, removed on close
+    error: str = ""
+
+    async def close(self) -> None:
+        """Stop the scenario's DuckDB workers and remove its links."""
+        if self.registry is not None:
+            await asyncio.to_thread(close_registry, self.registry)
+        if self.links is not None:
+            shutil.rmtree(self.links, ignore_errors=True)
 
 
 class RecordedService(IntelService):

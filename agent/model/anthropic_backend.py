@@ -22,10 +22,8 @@ does not enforce). ``structured_outputs = "text"`` is for models without it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
-import random
 from typing import Any
 
 import anthropic
@@ -35,6 +33,7 @@ from agent.errors import LLMUnavailable
 from agent.model.anthropic_reply import to_response
 from agent.model.anthropic_request import build_request
 from agent.model.anthropic_schema import SchemaRefused
+from agent.model.retry import Failure, RetryPolicy, with_retries
 from config.anthropic_settings import AnthropicSettings
 from config.settings import ConfigError, Settings
 from tools.retry_after import retry_after
@@ -101,45 +100,24 @@ class AnthropicBackend:
         return to_response(message, request.names)
 
     async def _create(self, model: str, params: dict[str, Any]) -> Any:
-        retries = max(0, self.settings.max_retries)
-        for attempt in range(retries + 1):
-            try:
-                async with asyncio.timeout(self.settings.timeout_s):
-                    return await self.client.messages.create(**params)
-            except anthropic.APIStatusError as exc:
+        def classify(exc: Exception) -> Failure:
+            if isinstance(exc, anthropic.APIStatusError):
                 if not _retryable(exc):
                     raise LLMUnavailable(_rejection(exc, model)) from exc
                 problem = f"HTTP {exc.status_code} {_error_type(exc)}".strip()
-                asked = server_delay(exc.response.headers)
-                cause: Exception = exc
-            except (anthropic.APIConnectionError, TimeoutError) as exc:
-                problem, asked, cause = type(exc).__name__, None, exc
-            if asked is not None and asked > self.settings.max_retry_wait_s:
-                raise LLMUnavailable(
-                    f"Anthropic is rate limiting or overloaded ({problem}) and asks to retry "
-                    f"in {asked:.0f}s, longer than the {self.settings.max_retry_wait_s:.0f}s "
-                    "this investigation may wait."
-                ) from cause
-            if attempt == retries:
-                raise LLMUnavailable(
-                    f"Anthropic is unavailable ({problem}) after {retries + 1} attempts."
-                ) from cause
-            wait = asked if asked is not None else self._backoff(attempt)
-            log.warning(
-                "Anthropic call to %s failed (%s), retry %d/%d in %.2fs",
-                model,
-                problem,
-                attempt + 1,
-                retries,
-                wait,
-            )
-            await asyncio.sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
+                return Failure(problem, server_delay(exc.response.headers), exc)
+            if isinstance(exc, anthropic.APIConnectionError | TimeoutError):
+                return Failure(type(exc).__name__, None, exc)
+            raise exc
 
-    def _backoff(self, attempt: int) -> float:
-        """Exponential backoff with jitter, capped at ``max_retry_wait_s``."""
-        base = min(self.settings.max_retry_wait_s, self.settings.retry_initial_s * 2.0**attempt)
-        return base * random.uniform(0.5, 1.0)
+        s = self.settings
+        policy = RetryPolicy(
+            "Anthropic", "rate limiting or overloaded", s.max_retries, s.retry_initial_s,
+            s.max_retry_wait_s, s.timeout_s,
+        )  # fmt: skip
+        return await with_retries(
+            lambda: self.client.messages.create(**params), policy, model, classify
+        )
 
 
 def _retryable(exc: anthropic.APIStatusError) -> bool:

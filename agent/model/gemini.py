@@ -14,12 +14,10 @@ refused because that cache is gone is sent once more inline, transparently.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import logging
 import os
-import random
 import re
 import ssl
 from typing import Any
@@ -32,6 +30,7 @@ from google.genai import errors, types
 
 from agent.errors import LLMUnavailable
 from agent.model.context_cache import ContextCache, names_cached_content
+from agent.model.retry import Failure, RetryPolicy, with_retries
 from config.settings import ConfigError, GeminiSettings
 from tools.retry_after import retry_after
 
@@ -60,6 +59,14 @@ class GeminiBackend:
         self.settings = settings
         self._owned_http = owned_http
         self.cache = cache
+
+    @property
+    def policy(self) -> RetryPolicy:
+        s = self.settings
+        return RetryPolicy(
+            "Gemini", "rate limiting or unavailable", s.max_retries, s.retry_initial_s,
+            s.max_retry_wait_s, s.timeout_s,
+        )  # fmt: skip
 
     @classmethod
     def from_settings(
@@ -155,59 +162,34 @@ class GeminiBackend:
         contents: list[types.Content],
         config: types.GenerateContentConfig,
     ) -> types.GenerateContentResponse:
-        retries = max(0, self.settings.max_retries)
-        for attempt in range(retries + 1):
-            try:
-                async with asyncio.timeout(self.settings.timeout_s):
-                    return await self.client.aio.models.generate_content(
-                        model=model, contents=contents, config=config
-                    )
-            except errors.APIError as exc:
+        async def call() -> types.GenerateContentResponse:
+            return await self.client.aio.models.generate_content(
+                model=model, contents=contents, config=config
+            )
+
+        def classify(exc: Exception) -> Failure:
+            if isinstance(exc, errors.APIError):
                 if config.cached_content and names_cached_content(exc):
                     raise _CacheGone from exc
                 if exc.code not in RETRY_STATUS:
                     raise LLMUnavailable(_rejection(exc, model)) from exc
                 problem = f"HTTP {exc.code} {exc.status or ''}".strip()
-                asked = server_delay(exc)
-                cause: Exception = exc
-            except GoogleAuthError as exc:
+                return Failure(problem, server_delay(exc), exc)
+            if isinstance(exc, GoogleAuthError):
                 raise LLMUnavailable(
                     "Vertex AI credentials could not be loaded or refreshed; run "
                     "'gcloud auth application-default login' or set GOOGLE_APPLICATION_CREDENTIALS."
                 ) from exc
-            except json.JSONDecodeError as exc:
+            if isinstance(exc, json.JSONDecodeError):
                 raise LLMUnavailable(
                     "Gemini (or a proxy in between) answered with something that is not JSON; "
                     "check SOCBOT_GEMINI_BASE_URL."
                 ) from exc
-            except (httpx.TransportError, TimeoutError) as exc:
-                problem, asked, cause = type(exc).__name__, None, exc
-            if asked is not None and asked > self.settings.max_retry_wait_s:
-                raise LLMUnavailable(
-                    f"Gemini is rate limiting or unavailable ({problem}) and asks to retry in "
-                    f"{asked:.0f}s, longer than the {self.settings.max_retry_wait_s:.0f}s "
-                    "this investigation may wait."
-                ) from cause
-            if attempt == retries:
-                raise LLMUnavailable(
-                    f"Gemini is unavailable ({problem}) after {retries + 1} attempts."
-                ) from cause
-            wait = asked if asked is not None else self._backoff(attempt)
-            log.warning(
-                "Gemini call to %s failed (%s), retry %d/%d in %.2fs",
-                model,
-                problem,
-                attempt + 1,
-                retries,
-                wait,
-            )
-            await asyncio.sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
+            if isinstance(exc, httpx.TransportError | TimeoutError):
+                return Failure(type(exc).__name__, None, exc)
+            raise exc
 
-    def _backoff(self, attempt: int) -> float:
-        """Exponential backoff with jitter, capped at ``max_retry_wait_s``."""
-        base = min(self.settings.max_retry_wait_s, self.settings.retry_initial_s * 2.0**attempt)
-        return base * random.uniform(0.5, 1.0)
+        return await with_retries(call, self.policy, model, classify)
 
 
 @functools.cache
