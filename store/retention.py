@@ -4,9 +4,10 @@
 each (on SQLite the one writer is free between batches, so serving goes on), and
 ``Pruner.plan`` counts what would go (``socbot db prune --dry-run``). Rows in use are
 never pruned: an alert still in triage or awaited by queued or running work, a running
-investigation, queued or running work. A pruned investigation takes its trace and the thread history it wrote with it,
-and the alerts it concluded keep their verdict and summary but no longer point at it,
-so history and ``search_past_alerts`` never meet a dangling id.
+investigation, queued or running work. A pruned investigation takes its trace and the
+thread history it wrote with it, and the alerts it concluded keep their verdict and
+summary but no longer point at it, so history and ``search_past_alerts`` never meet a
+dangling id.
 """
 
 from __future__ import annotations
