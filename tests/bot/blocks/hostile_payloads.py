@@ -18,7 +18,7 @@ from agent.planner import Plan, Step
 from agent.review.critic import Review
 from agent.review.grounding import FindingCheck
 from alerts.model import Alert, Entity, Indicator
-from bot.blocks import cards, case, investigation
+from bot.blocks import cards, case, investigation, pane
 from bot.blocks.kit import notice_message
 from bot.blocks.stats import RunStats
 from bot.blocks.status import StatusView
@@ -122,6 +122,12 @@ def investigation_messages() -> Iterator[tuple[str, Payload]]:
         )
     ):
         yield f"conclusion part {n + 1}", m
+    in_pane = investigation.conclusion_messages(
+        conclusion(), limits_hit=[LONG], review=review(), stats=STATS, element=True, **kwargs
+    )
+    for n, m in enumerate(in_pane):
+        yield f"pane conclusion part {n + 1}", m
+    yield "pane greeting", pane.greeting_message()
     answers = investigation.answer_messages(ANSWER, review=review(), stats=STATS, **kwargs)
     for n, m in enumerate(answers):
         yield f"answer part {n + 1}", m
