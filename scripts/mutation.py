@@ -252,7 +252,11 @@ GROUPS: dict[str, Group] = {
     ),
     "history": Group(  # only objectives and conclusions enter a thread's history
         ("agent/history.py",),
-        ("tests/agent/test_history.py",),
+        ("tests/agent/test_history.py", "tests/agent/test_history_compact.py"),
+    ),
+    "eval_aggregate": Group(  # a run's figures from its scores: rates, intervals, baselines
+        ("evals/aggregate.py",),
+        ("tests/evals/test_score.py",),
     ),
     "retention": Group(  # what is past its lifetime goes; what is in use never does
         ("store/retention.py",),
