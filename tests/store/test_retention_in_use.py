@@ -12,8 +12,9 @@ from alerts.parse import parse_alert
 from config.retention import RetentionSettings
 from store.db.engine import Database
 from store.retention import Pruner
-from store.schema import AlertRow, AlertStatus, WorkKind, WorkRow, WorkState, utcnow
+from store.schema import AlertRow, AlertStatus, WorkKind, WorkState, utcnow
 from store.triage.alerts import AlertStore
+from tests.store.test_retention_edges import add, work
 
 IN_USE = ["received", "queued", "investigating", "deferred"]
 DONE_WITH = ["concluded", "failed", "cancelled", "grouped", "ignored", "suppressed", None]
@@ -61,23 +62,7 @@ async def test_an_old_alert_done_with_goes(db: Database, status: str | None) -> 
 
 async def awaiting(db: Database, alert_id: str, state: WorkState) -> None:
     """A ``policy_deferred`` work row pointing at ``alert_id``, in ``state``."""
-    async with db.session() as session:
-        session.add(
-            WorkRow(
-                kind=WorkKind.POLICY_DEFERRED,
-                state=state,
-                priority=5,
-                thread=f"deferred:{alert_id}",
-                channel="C1",
-                thread_ts="",
-                request={},
-                attempts=0,
-                stop_requested=False,
-                posted={},
-                alert_id=alert_id,
-                created_at=utcnow(),
-            )
-        )
+    await add(db, work(WorkKind.POLICY_DEFERRED, state, alert_id=alert_id))
 
 
 @pytest.mark.parametrize("state", [WorkState.QUEUED, WorkState.RUNNING])
