@@ -15,7 +15,7 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import CursorResult, func, select, update
 
 from core.events import Event
 from store.db.engine import Database
@@ -156,6 +156,19 @@ class InvestigationStore:
                 }
                 for row in rows
             ]
+
+    async def revision(self, investigation_id: str) -> tuple[int, int]:
+        """The trace's last event id and its number of events: which version of the
+        trace a page drew (events are only appended, so a new one changes both)."""
+        async with self.db.session() as session:
+            last, count = (
+                await session.execute(
+                    select(func.max(TraceEvent.id), func.count(TraceEvent.id)).where(
+                        TraceEvent.investigation_id == investigation_id
+                    )
+                )
+            ).one()
+            return int(last or 0), int(count or 0)
 
     def recorder(self, investigation_id: str) -> TraceRecorder:
         """A progress sink that appends every event of this run to the trace."""

@@ -16,9 +16,9 @@ from typing import Any
 from aiohttp import web
 
 from alerts.model import normalize_severity
+from bot.web.pages.drawn import Drawn
 from bot.web.pages.live import Live
 from bot.web.pages.site import HEADERS, VIEWER, Web
-from bot.web.view.investigation import investigation_view
 from bot.web.view.listing import list_row
 from bot.web.view.results import shown, table_html, table_of
 from store.cases import records
@@ -73,6 +73,7 @@ class InvestigationPages:
         self.feedback = FeedbackStore(pages.db)
         self.bullets = PlaybookStore(pages.db)
         self.suppressions = SuppressionStore(pages.db)
+        self.drawn = Drawn(self.investigations, pages.templates)
 
     async def home(self, _request: web.Request) -> web.Response:
         return web.Response(status=302, headers={"Location": "/web/investigations"})
@@ -129,13 +130,12 @@ class InvestigationPages:
 
     async def _view(self, request: web.Request) -> dict[str, Any]:
         row = await self._visible(request)
-        trace = await self.investigations.trace(row["id"])
         votes = [
             {"user": v.user, "value": v.value, "verdict": v.verdict, "comment": v.comment}
             for v in await self.feedback.votes(row["id"])
         ]
         alerts = await self.browse.alerts_of(row["id"])
-        view = investigation_view(row, trace, votes, alerts)
+        view = await self.drawn.view(row, votes, alerts)
         wanted = {b for u in view["used"] for b in u.get("bullet_ids") or []}
         wanted |= {str(b.get("id")) for b in (view["playbook"] or {}).get("bullets") or []}
         for bullet_id in sorted(wanted)[:BULLETS]:

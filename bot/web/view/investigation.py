@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.web.view import timeline
 from bot.web.view.header import band, drafts_of, head
-from bot.web.view.results import Table, arg_text, cite, table_of
+from bot.web.view.results import TABLE_ROWS, Table, arg_text, cite, table_of
 from bot.web.view.sql_layout import layout
 
 PREVIEW_CHARS = 1500  # of a stored result, on the page; "Show all" fetches the rest
@@ -83,8 +83,12 @@ def _args(args: dict[str, Any]) -> list[tuple[str, str, bool]]:
     return out
 
 
-def calls_of(trace: list[dict[str, Any]]) -> list[tuple[str, Call]]:
-    """Every tool call in the trace, with the id of the step it ran in (``""``: none)."""
+def calls_of(
+    trace: list[dict[str, Any]], cited: frozenset[str] = frozenset()
+) -> list[tuple[str, Call]]:
+    """Every tool call in the trace, with the id of the step it ran in (``""``: none).
+    The table of a call whose ref is not in ``cited`` (no finding quotes it) keeps only
+    the rows the page shows."""
     out = []
     for event in trace:
         if event["type"] != "tool_called":
@@ -107,7 +111,9 @@ def calls_of(trace: list[dict[str, Any]]) -> list[tuple[str, Call]]:
                     truncated=bool(p.get("truncated")),
                     preview=stored,
                     at=event.get("at"),
-                    table=table_of(stored) if p.get("ok") else None,
+                    table=table_of(stored, None if p.get("ref") in cited else TABLE_ROWS)
+                    if p.get("ok")
+                    else None,
                 ),
             )
         )
@@ -163,6 +169,12 @@ def _steps(
     return steps
 
 
+def _cited(conclusion: dict[str, Any]) -> frozenset[str]:
+    """The calls the key findings refer to: their tables are read whole (``cite``)."""
+    findings = [f for f in conclusion.get("key_findings") or [] if isinstance(f, dict)]
+    return frozenset(str(r) for f in findings for r in f.get("evidence_refs") or [])
+
+
 def _target(call: Call | None, quoted: str) -> str | None:
     """Where a finding's link leads: the row of the call's table it quotes best, else
     the call; None for a reference to no call (``alert`` or one that never ran)."""
@@ -205,9 +217,9 @@ def investigation_view(
     now = now or datetime.now(UTC)
     record = dict(row.get("record") or {})
     running = row.get("status") == "running"
-    calls = calls_of(trace)
-    by_ref = {c.ref: c for _, c in calls if c.ref}
     conclusion = record.get("conclusion") or (_last(trace, "concluded") or {}).get("conclusion")
+    calls = calls_of(trace, _cited(conclusion or {}))
+    by_ref = {c.ref: c for _, c in calls if c.ref}
     review = record.get("review") or (_last(trace, "reviewed") or {}).get("review") or {}
     first_plan = (_last(list(reversed(trace)), "plan_created") or {}).get("plan") or {}
     anchors = {

@@ -26,12 +26,9 @@ MAX_COLUMNS = 40
 @dataclass
 class Table:
     columns: list[str]
-    raw: list[Any]  # the result's rows, each a list or an object (cells made when shown)
+    raw: list[Any]  # the result's first rows (all unless cut), each a list or an object
+    total: int  # rows in the result
     cited: dict[int, int] = field(default_factory=dict)  # row index -> cells cited
-
-    @property
-    def total(self) -> int:
-        return len(self.raw)
 
     def cells(self, index: int) -> list[str]:
         row = self.raw[index]
@@ -58,9 +55,10 @@ def _cell(value: Any) -> str:
     return text if len(text) <= CELL_CHARS else text[:CELL_CHARS] + "…"
 
 
-def table_of(stored: str) -> Table | None:
+def table_of(stored: str, keep: int | None = None) -> Table | None:
     """The result's rows as a table, when it has ``columns`` and ``rows`` (lists or
-    objects); None for anything else."""
+    objects); None for anything else. ``keep``: hold only the first rows (a table no
+    finding cites shows no others), so a page of many results keeps little in memory."""
     if not stored.startswith("{") or '"rows"' not in stored:
         return None
     try:
@@ -79,14 +77,14 @@ def table_of(stored: str) -> Table | None:
     if not all(isinstance(row, kind) for row in rows):
         return None
     names = [str(c.get("name") if isinstance(c, dict) else c) for c in columns]
-    return Table(names, rows)
+    return Table(names, rows[:keep] if keep is not None else rows, len(rows))
 
 
 def cite(table: Table, text: str) -> int | None:
     """Mark the rows ``text`` (a finding and its evidence) quotes; the best row's index."""
     best, best_count = None, 0
     lowered = text.lower()
-    for index in range(table.total):
+    for index in range(len(table.raw)):
         cells = table.cells(index)
         count = sum(1 for c in cells if len(c) >= CITED_CHARS and c.lower() in lowered)
         if count:
@@ -101,7 +99,7 @@ def shown(table: Table, limit: int = TABLE_ROWS) -> list[tuple[int, list[str]]]:
     wherever rows are left out."""
     out: list[tuple[int, list[str]]] = []
     last = -1
-    for index in sorted({*range(min(limit, table.total)), *table.cited}):
+    for index in sorted({*range(min(limit, len(table.raw))), *table.cited}):
         if index != last + 1:
             out.append((-1, [f"{index - last - 1:,} rows not shown"]))
         out.append((index, table.cells(index)))

@@ -10,6 +10,7 @@ line, indented by how deep in parentheses it is. The text is not changed otherwi
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 CLAUSE = (
     r"with|select|from|where|group\s+by|order\s+by|having|qualify|window|limit|"
@@ -26,6 +27,7 @@ TOKEN = re.compile(
 INDENT = "  "
 
 
+@lru_cache(maxsize=1024)  # a running run's page draws the same queries on every event
 def layout(sql: str) -> str:
     """``sql`` with a line per clause; unbalanced or odd input comes back readable too."""
     out: list[str] = []

@@ -35,6 +35,15 @@ def test_the_row_a_finding_quotes_is_cited_and_shown() -> None:
     assert [i for i, _ in shown(table, limit=table.total)] == list(range(40))
 
 
+def test_a_table_no_finding_cites_keeps_only_its_first_rows() -> None:
+    table = table_of(RESULT, keep=TABLE_ROWS)
+    assert table is not None and len(table.raw) == TABLE_ROWS and table.total == 40
+    rows = shown(table)
+    assert [i for i, _ in rows] == [*range(TABLE_ROWS), -1]
+    assert rows[-1][1] == [f"{40 - TABLE_ROWS:,} rows not shown"]
+    assert table.html("call-x") == table_of(RESULT).html("call-x")  # type: ignore[union-attr]
+
+
 def test_arguments_read_as_key_value() -> None:
     assert (
         arg_text({"host": "web-01", "window": {"hours": 24}}) == "host: web-01\nwindow: hours: 24"
