@@ -51,8 +51,9 @@ from aiohttp import web
 from bench.loopback import serve
 from tests.fakes.block_kit import problems, view_problems
 from tests.fakes.signals import WAIT_S, Changes
-from tests.fakes.slack_stream import FakeStreams
 from tests.fakes.slack_assistant import ASSISTANT
+from tests.fakes.slack_home import HOME
+from tests.fakes.slack_stream import FakeStreams
 
 BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
@@ -265,6 +266,7 @@ class FakeSlackAPI:
             "usergroups.users.list": self._usergroup_users,
             "conversations.members": self._members,
             **ASSISTANT,  # assistant.threads.* (tests/fakes/slack_assistant.py)
+            **HOME,  # views.publish (tests/fakes/slack_home.py)
             "reactions.add": _ok,
             "reactions.remove": _ok,
             "chat.postEphemeral": self._ephemeral,

@@ -35,3 +35,18 @@ def test_empty_home_says_nothing_here() -> None:
     view = home_view([], [], [])
     View(**view).validate_json()
     assert str(view).count("Nothing here.") == 3
+
+
+def test_fake_refuses_what_slack_refuses() -> None:
+    from tests.fakes.slack_home import refusal
+
+    assert refusal({"user_id": "U1", "view": home_view([], [], [])}) is None
+    assert refusal({"user_id": "", "view": home_view([], [], [])}) == "user_not_found"
+    assert (
+        refusal({"user_id": "U1", "view": {"type": "modal", "blocks": []}}) == "invalid_arguments"
+    )
+    too_long = {
+        "type": "home",
+        "blocks": [{"type": "header", "text": {"type": "plain_text", "text": "h" * 151}}],
+    }
+    assert refusal({"user_id": "U1", "view": too_long}) == "invalid_arguments"
