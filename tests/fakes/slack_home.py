@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.views import View
 
+from tests.fakes.block_kit import problems
+
 if TYPE_CHECKING:
     from tests.fakes.slack_api import Call, FakeSlackAPI
 
@@ -27,6 +29,8 @@ def refusal(args: dict[str, Any]) -> str | None:
         if not isinstance(view, dict) or view.get("type") != "home":
             return "invalid_arguments"
         View(**view).validate_json()
+        if problems(view.get("blocks"), "home"):
+            return "invalid_arguments"
     except (ValueError, TypeError, SlackObjectFormationError):
         return "invalid_arguments"
     return None
