@@ -29,7 +29,7 @@ def refusal(args: dict[str, Any]) -> str | None:
         if not isinstance(view, dict) or view.get("type") != "home":
             return "invalid_arguments"
         View(**view).validate_json()
-        if problems(view.get("blocks"), "modal")  # home: the same 100-block rules:
+        if problems(view.get("blocks"), "modal"):  # home: same 100-block rules
             return "invalid_arguments"
     except (ValueError, TypeError, SlackObjectFormationError):
         return "invalid_arguments"
