@@ -37,6 +37,9 @@ DOMAIN_USER = re.compile(r"(?<![\w\\])([A-Z][A-Z0-9-]{1,14})\\{1,2}([A-Za-z][\w.
 # to the word before it is dropped by ``_alone``.
 PHONE_INTL = re.compile(r"\+[1-9][0-9 ().-]{6,18}[0-9](?![0-9])")
 PHONE_US = re.compile(r"(?:\([2-9][0-9]{2}\) ?|[2-9][0-9]{2}[-.])[0-9]{3}[-.][0-9]{4}(?![\w-])")
+# Where a US number can end: PHONE_US is tried only just before each (a scan that starts a
+# match at every digit costs three times as much over a long result).
+_US_END = re.compile(r"[-.][0-9]{4}(?![\w-])")
 IPV4 = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![\w]|\.[0-9])")
 IPV6 = re.compile(r"[0-9A-Fa-f]{0,4}::?[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){1,6}(?![\w:])")
 # Values too common to be anyone's: never pseudonymised (they would blind the model).
@@ -89,7 +92,7 @@ class Detector:
         """Every personal value the patterns find in ``text`` (NFKC already)."""
         s = self.settings
         if s.emails and ("@" in text or "%40" in text):
-            for spelling in _emails(text):
+            for spelling in dict.fromkeys(_emails(text)):  # each spelling once
                 value = unquote(spelling) if "%40" in spelling else spelling
                 if "@" in value:
                     yield Finding("EMAIL", value, spelling, match_key(value))
@@ -195,9 +198,22 @@ def _ats(text: str) -> Iterator[re.Match[str]]:
         at = text.find("@", at + 1)
 
 
+def _us_numbers(text: str) -> Iterator[re.Match[str]]:
+    """``PHONE_US.finditer(text)``'s matches, looked for only where one can end."""
+    done = 0
+    for tail in _US_END.finditer(text):
+        for start in range(max(done, tail.end() - 14), tail.end() - 11):
+            m = PHONE_US.match(text, start)
+            if m is not None:
+                done = m.end()
+                yield m
+                break
+
+
 def _phones(text: str) -> Iterator[Finding]:
-    for pattern, region in ((PHONE_INTL, None), (PHONE_US, "US")):
-        for m in pattern.finditer(text):
+    found = ((PHONE_INTL.finditer(text), None), (_us_numbers(text), "US"))
+    for matches, region in found:
+        for m in matches:
             if not _alone(text, m, "+(-"):
                 continue
             try:
@@ -207,6 +223,9 @@ def _phones(text: str) -> Iterator[Finding]:
             if phonenumbers.is_valid_number(number):
                 e164 = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
                 yield Finding("PHONE", m.group(0), m.group(0), e164)
+
+
+_NESTED = (dict, list)  # what json.loads makes that can hold more values
 
 
 def marked_values(data: Any, marked: frozenset[str]) -> Iterator[tuple[str, str]]:
@@ -224,10 +243,12 @@ def marked_values(data: Any, marked: frozenset[str]) -> Iterator[tuple[str, str]
                         for i, column in wanted:
                             if i < len(row) and isinstance(row[i], str):
                                 yield str(column), row[i]
+                # cells holding records or lists are walked; the rows themselves were read
+                stack += [c for r in rows if type(r) is list for c in r if type(c) in _NESTED]
             for key, value in item.items():
                 if isinstance(value, str) and key.lower() in marked:
                     yield key, value
-                elif isinstance(value, dict | list):
+                elif isinstance(value, dict | list) and not (key == "rows" and value is rows):
                     stack.append(value)
         elif isinstance(item, list):
             stack.extend(v for v in item if isinstance(v, dict | list))

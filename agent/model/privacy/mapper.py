@@ -143,9 +143,11 @@ class Pseudonymiser:
             return text
         spans: list[tuple[int, int, str]] = []
         for m in pattern.finditer(haystack) if pattern is not None else ():
-            start, end = m.span()
-            if not (start and _glued(haystack[start - 1])):  # not inside a longer word
-                spans.append((start, end, aliases.get(m.group(0).lower(), text[start:end])))
+            start = m.start()
+            if not (start and haystack[start - 1].isalnum()):  # not inside a longer word
+                end, found = m.end(), m.group(0)
+                token = aliases.get(found if lowered else found.lower())
+                spans.append((start, end, text[start:end] if token is None else token))
         if looks:
             taken = [(a, b) for a, b, _ in spans]
             for start, end in looks:
@@ -170,15 +172,10 @@ class Pseudonymiser:
             body = trie_regex(sorted(self._aliases))
             # Not glued to a letter or digit (an underscore does not protect a value:
             # ``jdoe_laptop`` becomes ``USER_1_laptop``, which restores to nothing).
-            # (the start is checked by ``_glued``: a leading look-behind makes it slow).
+            # (the start is checked in ``_replace``: a leading look-behind makes it slow).
             flags = 0 if lowered else re.IGNORECASE
             pattern = self._patterns[lowered] = re.compile(rf"(?:{body})(?![^\W_])", flags)
         return pattern
-
-
-def _glued(char: str) -> bool:
-    """Whether ``char`` joins a value to a longer word (a letter or digit; not ``_``)."""
-    return char.isalnum()
 
 
 def _spellings(value: str) -> set[str]:

@@ -57,6 +57,8 @@ _INVISIBLE = re.compile(
 
 def normalise(text: str) -> str:
     """NFKC, without the invisible characters that split words: what the model reads."""
+    if text.isascii():
+        return text  # ASCII is NFKC already and holds no invisible character
     text = unicodedata.normalize("NFKC", text)
     return _INVISIBLE.sub("", text) if _INVISIBLE.search(text) else text
 
