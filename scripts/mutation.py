@@ -256,7 +256,7 @@ GROUPS: dict[str, Group] = {
     ),
     "eval_aggregate": Group(  # a run's figures from its scores: rates, intervals, baselines
         ("evals/aggregate.py",),
-        ("tests/evals/test_score.py",),
+        ("tests/evals/test_aggregate.py", "tests/evals/test_score.py"),
     ),
     "retention": Group(  # what is past its lifetime goes; what is in use never does
         ("store/retention.py",),
@@ -327,6 +327,7 @@ CI_GROUPS = (
     "webhook",
     "takeover",
     "policy_rules",
+    "eval_aggregate",
 )
 CI_ONLY = ("grounding_ci", "slack_auth_ci")  # parts of other groups: not run twice
 GROUPS["slack_auth_ci"] = Group(  # who may approve a risky call, a proposal, a suppression

@@ -69,6 +69,9 @@ _PANE = "bot.events.pane.xǁPaneǁ"
 _NEWEST = "only found[0] is read, the newest under any limit"
 
 EQUIVALENT: dict[str, str] = {
+    # eval_aggregate: ``percentile`` is None only for no values, so low and high are both
+    # None or neither is
+    "evals.aggregate.x_bootstrap__mutmut_26": "low is None exactly when high is None",
     # retention: ``since`` is read from the clock inside request_prune; no finished row
     # can carry that very instant, so ">=" and ">" select the same rows
     "store.retention.x_request_prune__mutmut_15": "since is the clock's own instant",

@@ -21,6 +21,8 @@ the concluder answers with the scripted conclusion of the scenario being run
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,7 +117,18 @@ def _forbidden_claim(truth: Any) -> dict[str, Any] | None:
     return None
 
 
-def conclusion_for(scenario: Scenario, answer: Answer) -> dict[str, Any]:
+def as_seen(request: ModelRequest, ref: str) -> str | None:
+    """The literal of the model's own lookup ``ref`` as the history it was sent shows it
+    (a pseudonym under ``[privacy]``), or None if that is not there."""
+    text = json.dumps([c.model_dump(mode="json") for c in request.contents])
+    text = text.encode().decode("unicode_escape", errors="ignore")
+    found = re.search(re.escape(ref) + r" query_logs\(sql=.*?LOWER\('([^']*)'\)", text)
+    return found.group(1) if found else None
+
+
+def conclusion_for(
+    scenario: Scenario, answer: Answer, seen: Callable[[str], str | None] | None = None
+) -> dict[str, Any]:
     truth = scenario.truth
     attack = truth.attack
     right = "true_positive" if truth.verdict == "true_positive_no_impact" else truth.verdict
@@ -141,8 +154,13 @@ def conclusion_for(scenario: Scenario, answer: Answer) -> dict[str, Any]:
     ]
     cited = {v for v, _sql in lookups(scenario)} if values else set()
     for n, (value, _sql) in enumerate(lookups(scenario) if values else [], start=2):
+        written = (seen(f"s1#{n}") if seen else None) or value
         findings.append(
-            {"finding": f"the logs hold {value}", "evidence": value, "evidence_refs": [f"s1#{n}"]}
+            {
+                "finding": f"the logs hold {written}",
+                "evidence": written,
+                "evidence_refs": [f"s1#{n}"],
+            }
         )
     assert cited >= set(values) or not scenario.limits.cite_values, (scenario.id, values)
     techniques = list(truth.techniques)
@@ -184,16 +202,19 @@ def eval_model(
     *,
     delay: float = 0.0,
     step_sql: str = COUNT_SQL,
+    copies: bool = False,
 ) -> ScriptedModel:
     """A ``ScriptedModel`` serving every investigation of the pack; each step runs
-    ``step_sql`` on the first table its instructions name (``{table}``)."""
+    ``step_sql`` on the first table its instructions name (``{table}``). ``copies``: the
+    conclusion writes each value as the model saw it in its own lookups (``as_seen``)."""
     by_id = {s.id: s for s in scenarios}
     for scenario in scenarios:
         lookups(scenario)  # before any call: the scripted answers cost no time mid-run
 
-    def conclude(_request: ModelRequest) -> types.GenerateContentResponse:
+    def conclude(request: ModelRequest) -> types.GenerateContentResponse:
         scenario_id = ATTEMPT.get().rsplit("__r", 1)[0]
-        return json_response(conclusion_for(by_id[scenario_id], answers[scenario_id]))
+        seen = (lambda ref: as_seen(request, ref)) if copies else None
+        return json_response(conclusion_for(by_id[scenario_id], answers[scenario_id], seen))
 
     plan = {
         "objective": "Decide whether the alert is an attack",
