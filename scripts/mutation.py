@@ -229,11 +229,14 @@ GROUPS: dict[str, Group] = {
             "agent/model/privacy/tokens.py",
             "agent/model/privacy/mapper.py",
             "agent/model/privacy/seam.py",
+            "agent/model/privacy/encoded.py",
         ),
         (
             "tests/agent/model/privacy/test_mapper.py",
             "tests/agent/model/privacy/test_seam.py",
             "tests/agent/model/privacy/test_gate.py",
+            "tests/agent/model/privacy/test_encoded.py",
+            "tests/agent/model/privacy/test_fast_paths.py",
         ),
     ),
     "web_session": Group(  # the signed session and the sign-in callback's checks

@@ -22,6 +22,7 @@ from agent.model.privacy.detect import (
     json_in,
     marked_values,
 )
+from agent.model.privacy.encoded import encoded_texts
 from agent.model.privacy.tokens import PseudonymMap, lookalikes, normalise
 from alerts.model import Alert
 from config.privacy_settings import PrivacySettings
@@ -101,11 +102,29 @@ class Pseudonymiser:
                 found = self.detector.value(column_kind(column, value), normalise(value))
                 if found is not None:
                     self.add(found)
+        for run, decoded in encoded_texts(clean):
+            if run.lower() not in self._aliases and self._holds_personal(decoded):
+                self.add(Finding("ENCODED", run, run, run))  # the whole run, as written
         out = self._replace(clean)
         if len(self._memo) >= _MEMO:
             self._memo.clear()
         self._memo[text] = (self.map.version, out)
         return out
+
+    def _holds_personal(self, decoded: str) -> bool:
+        """Whether text found base64-encoded holds a personal value (its own, learnt now,
+        or one the conversation knows) or a look-alike of a pseudonym."""
+        inner = normalise(decoded)
+        held = False
+        for finding in self.detector.scan(inner):
+            self.add(finding)
+            held = True
+        if held or lookalikes(inner):
+            return True
+        lowered = inner.isascii()
+        pattern = self._compiled(lowered)
+        haystack = inner.lower() if lowered else inner
+        return pattern is not None and pattern.search(haystack) is not None
 
     def restore(self, text: str) -> str:
         """``text`` with this conversation's pseudonyms turned back into real values."""

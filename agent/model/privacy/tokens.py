@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-KINDS = ("USER", "EMAIL", "PERSON", "PHONE", "HOST", "IP", "ID", "LITERAL")
+KINDS = ("USER", "EMAIL", "PERSON", "PHONE", "HOST", "IP", "ID", "ENCODED", "LITERAL")
 # What the conclusion's footer calls each kind (singular, plural).
 NOUNS = {
     "USER": ("user", "users"),
@@ -28,6 +28,7 @@ NOUNS = {
     "HOST": ("host", "hosts"),
     "IP": ("IP address", "IP addresses"),
     "ID": ("identifier", "identifiers"),
+    "ENCODED": ("encoded text", "encoded texts"),  # base64 holding any of the above
 }
 _KIND_WORDS = "|".join(KINDS)
 # A token as socbot writes it: the kind, one underscore, the number, nothing glued on.
