@@ -6,7 +6,7 @@ glued to either end), decodes strictly (standard or URL-safe alphabet, padding o
 and its bytes are UTF-8 or UTF-16LE text (PowerShell's ``-EncodedCommand``) with no
 control characters but whitespace. Hashes and binary blobs decode to no text and are left
 alone. Bounded: at most ``MAX_RUNS`` runs a text, each at most ``MAX_CHARS``; text
-decoded from text is looked at once more (``DEPTH``), never further.
+decoded from text is looked at again, up to ``DEPTH`` encodings deep.
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from collections.abc import Iterator
 MIN_CHARS = 16
 MAX_CHARS = 65_536
 MAX_RUNS = 200
-DEPTH = 2
+DEPTH = 3
 _ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
 # Each byte as "a" (a base64 character, either alphabet) or " ": the runs are then found
 # with ``bytes.find`` (a regular expression tried at every character costs ten times more).
 _MASK = bytes(ord("a") if i in _ALPHABET else ord(" ") for i in range(256))
 _LONG_ENOUGH = b"a" * MIN_CHARS
+_STANDARD = str.maketrans("-_", "+/")  # the URL-safe alphabet read as the standard one
 
 
 def runs(text: str) -> Iterator[tuple[int, int]]:
@@ -59,15 +60,9 @@ def encoded_texts(text: str, depth: int = DEPTH) -> Iterator[tuple[str, str]]:
 
 
 def _decoded(run: str) -> str | None:
-    body = run.rstrip("=")
-    if len(body) % 4 == 1:
-        return None  # no base64 has this length
-    padded = body + "=" * (-len(body) % 4)
-    urlsafe = "-" in body or "_" in body
-    if urlsafe and ("+" in body or "/" in body):
-        return None  # two alphabets in one run
+    padded = run.translate(_STANDARD) + "=" * (-len(run) % 4)
     try:
-        raw = (base64.urlsafe_b64decode if urlsafe else base64.b64decode)(padded)
+        raw = base64.b64decode(padded, validate=True)  # strict: any stray character fails
     except (binascii.Error, ValueError):
         return None
     return _text(raw)

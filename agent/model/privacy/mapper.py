@@ -115,16 +115,12 @@ class Pseudonymiser:
         """Whether text found base64-encoded holds a personal value (its own, learnt now,
         or one the conversation knows) or a look-alike of a pseudonym."""
         inner = normalise(decoded)
-        held = False
         for finding in self.detector.scan(inner):
             self.add(finding)
-            held = True
-        if held or lookalikes(inner):
-            return True
-        lowered = inner.isascii()
-        pattern = self._compiled(lowered)
-        haystack = inner.lower() if lowered else inner
-        return pattern is not None and pattern.search(haystack) is not None
+        pattern = self._compiled(False)  # short text: the case-insensitive pattern will do
+        return bool(lookalikes(inner)) or (
+            pattern is not None and pattern.search(inner) is not None
+        )
 
     def restore(self, text: str) -> str:
         """``text`` with this conversation's pseudonyms turned back into real values."""

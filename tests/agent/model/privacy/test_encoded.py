@@ -10,7 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from agent.model.privacy import Pseudonymiser
-from agent.model.privacy.encoded import MAX_RUNS, encoded_texts, runs
+from agent.model.privacy.encoded import DEPTH, MAX_CHARS, MAX_RUNS, encoded_texts, runs
 from agent.model.privacy.tokens import PseudonymMap
 from config.privacy_settings import PrivacySettings
 
@@ -30,8 +30,22 @@ def b64(text: str, codec: str = "utf-8", urlsafe: bool = False) -> str:
         (b64("user=alice@corp.example&x=1", urlsafe=True).rstrip("="), "alice@corp.example"),
         (b64("call +44 20 7946 0958 today"), "+44 20 7946 0958"),
         (b64("inner " + b64("mail bob@corp.example now")), "bob@corp.example"),
+        (
+            b64("Set-ADUser -Identity 'Müller' -EmailAddress m.mueller@corp.example", "utf-16-le"),
+            "m.mueller@corp.example",
+        ),
+        (b64("to: ann@corp.example")[:-2], "ann@corp.example"),  # 26 characters: 2 mod 4
+        (b64("to: anna@corp.example")[:-1], "anna@corp.example"),  # 27 characters: 3 mod 4
     ],
-    ids=["powershell-utf16", "urlsafe-unpadded", "phone", "twice-encoded"],
+    ids=[
+        "powershell-utf16",
+        "urlsafe-unpadded",
+        "phone",
+        "twice-encoded",
+        "utf16-not-utf8",
+        "unpadded-2",
+        "unpadded-3",
+    ],
 )
 def test_an_encoded_personal_value_never_reaches_the_model(encoded: str, hidden: str) -> None:
     p = Pseudonymiser(SETTINGS)
@@ -41,6 +55,35 @@ def test_an_encoded_personal_value_never_reaches_the_model(encoded: str, hidden:
     assert hidden not in out and hidden not in json.dumps(p.pseudonymise(hidden))
     assert p.restore(out) == row  # the tool gets the very run back
     assert p.map.counts()["ENCODED"] == 1
+
+
+def test_a_run_that_is_no_text_does_not_stop_the_search() -> None:
+    p = Pseudonymiser(SETTINGS)
+    text = f"{SHA256} then {b64('from eve@corp.example')}"
+    assert p.pseudonymise(text) == f"{SHA256} then ENCODED_1"
+
+
+def test_encodings_are_followed_three_deep_and_no_further() -> None:
+    value = "mail dan@corp.example now"
+    for _ in range(DEPTH):
+        value = b64(value)
+    assert Pseudonymiser(SETTINGS).pseudonymise(f"x {value}") == "x ENCODED_1"
+    deeper = b64(value)
+    assert [d for _run, d in encoded_texts(deeper)][-1] == b64("mail dan@corp.example now")
+
+
+def test_a_run_over_the_cap_is_not_decoded() -> None:
+    filler = "a" * (MAX_CHARS * 3 // 4 - len(" x eve@corp.example"))  # 3 bytes, 4 characters
+    at_cap = b64(f"{filler} x eve@corp.example")
+    assert len(at_cap) == MAX_CHARS
+    assert [run for run, _ in encoded_texts(at_cap)] == [at_cap]
+    assert list(encoded_texts(b64(f"{filler} xxxx eve@corp.example"))) == []
+
+
+def test_a_known_value_is_found_in_text_that_is_not_ascii() -> None:
+    p = Pseudonymiser(SETTINGS)
+    p.pseudonymise("from jdoe@corp.example")
+    assert p.pseudonymise("İİİ jdoe@corp.example İ") == "İİİ EMAIL_1 İ"
 
 
 def test_a_value_the_conversation_knows_is_found_encoded() -> None:
@@ -84,5 +127,6 @@ def test_an_encoded_pseudonym_survives_a_stored_map() -> None:
     p = Pseudonymiser(SETTINGS)
     encoded = b64("mail carol@corp.example")
     out = p.pseudonymise(encoded)
+    assert out == "ENCODED_1"  # the whole text is the run: from its first to its last character
     again = Pseudonymiser(SETTINGS, PseudonymMap.loads(p.map.dumps()))
     assert again.restore(out) == encoded and again.pseudonymise(encoded) == out
