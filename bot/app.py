@@ -178,6 +178,7 @@ def create_socbot(
         feedback=FeedbackStore(db),
         learn=learn,
         nudge=coordinator.nudge,
+        capture=bool(settings.evals.team_pack),
     )
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
