@@ -1,10 +1,11 @@
 """Every disagreement becomes a regression case: the ``case_capture`` rows' runner.
 
 A case resolved against socbot's verdict queues its row in the decision's transaction
-(``store.cases.captures``); ``socbot serve`` registers this runner when
-``evals.team_pack`` is set. The row is captured as ``socbot eval capture`` does
-(``evals.capture``: the alert as it arrived, the rows and intel answers the trace kept),
-with the analyst's disposition as the expected verdict, into
+(``store.cases.captures``) when ``evals.team_pack`` is set; ``socbot serve`` registers this
+runner on every replica (one without the setting logs the row and leaves it). The row is
+captured as ``socbot eval capture`` does (``evals.capture``: the alert as it arrived, the
+rows and intel answers the trace kept), with the analyst's disposition as the expected
+verdict, into
 ``<evals.team_pack>/case-<id>``; ``socbot eval run --pack team`` replays it offline.
 
 What was cut is said in the scenario's ``origin`` (shown by ``socbot eval list``): the
@@ -59,6 +60,9 @@ class TeamCapture:
     async def capture(self, request: dict[str, object]) -> Path | None:
         """Write the scenario of one row's request; its folder, or None when skipped."""
         case_id, disposition = int(str(request["case_id"])), str(request["disposition"])
+        if not self.settings.evals.team_pack:  # queued by a replica configured otherwise
+            log.warning("case %s not captured: evals.team_pack is not set here", case_id)
+            return None
         case = await records.get(self.db, case_id)
         if case is None or case.disposition != disposition:
             log.info("case %s was decided again before its capture: skipped", case_id)

@@ -150,8 +150,7 @@ async def serve_until(
             webhooks=webhooks,
         )
         rt.engine.corrections = Corrections(FeedbackStore(rt.db), bot.learn)
-        if settings.evals.team_pack:  # disagreements into the team's pack (evals.team_capture)
-            TeamCapture(rt.db, settings, bot.coordinator)
+        TeamCapture(rt.db, settings, bot.coordinator)  # disagreements into the team's pack
         where = f"http://{host}:{port}"
         for line in startup_lines(
             settings, http_mode=mode is Mode.http, where=where, registry=rt.registry
