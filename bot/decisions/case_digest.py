@@ -5,10 +5,11 @@ Every replica looks every ``cases.remind_every_s`` (with the reminders' period) 
 last ended week has its digest; ``store.cases.digests.claim`` makes that once across
 replicas and restarts (the week's key, inserted with its work row in one transaction).
 The replica that claims the row builds the week's period report (``store.cases.report``,
-as ``socbot report`` does) and posts it (``bot.blocks.digest``). The post's intent is
-written with the row before the post and cleared only when Slack refuses it (the row is
-then retried): a replica that dies between the two loses that week's digest, never posts
-it twice.
+as ``socbot report`` does) and posts it (``bot.blocks.digest``) at the channel's top level,
+as ``bot.slack.post_once`` posts in a thread: the post's token is written with the row
+before the post and sent as the message's metadata, so an attempt that follows one that
+died or had no answer first looks for that message in the channel's latest messages
+(``conversations.history``) and adopts it instead of posting again.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from bot.blocks.digest import digest_message
 from bot.blocks.kit import SAFE_POST_FLAGS
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.pacer import Pacer
+from bot.slack.post_once import ThreadSearch, new_token, post_metadata
 from bot.work.contracts import RowLost, ThreadRef, Unavailable, current_run
 from bot.work.learning import Silent
 from bot.work.worker import Coordinator
@@ -37,7 +39,8 @@ from store.schema import WorkKind, utcnow
 
 log = logging.getLogger(__name__)
 
-INTENT = "digest_post"  # written before the post: never posted twice
+INTENT = "digest_post"  # the post's token, written before the post
+PAGES = 5  # of 200 messages: the channel's latest, where a post of this row would be
 
 
 class CaseDigests:
@@ -63,6 +66,7 @@ class CaseDigests:
         self.coordinator = coordinator
         self.pages_url = pages_url
         self.clock = clock
+        self.search = ThreadSearch(client)  # socbot's bot id
         self._stopped = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
         coordinator.register({WorkKind.CASE_DIGEST: self}, reporter=self.reporter)
@@ -72,14 +76,21 @@ class CaseDigests:
         return self.settings.enabled and bool(self.settings.digest_channel)
 
     async def run(self, thread: ThreadRef, work: Work) -> None:
-        request = work.request
-        if work.posted.get(INTENT):
-            log.warning("digest %s: an earlier attempt may have posted it; not again", work.id)
+        request, posted = work.request, work.posted
+        if posted.get("digest_ts"):
             return
+        token = posted.get(INTENT)
+        if isinstance(token, str):  # an earlier attempt meant to post it: did it?
+            ts = await self._find(work, token)
+            if ts is not None:
+                await self._record(work, "digest_ts", ts)
+                return
+        else:
+            token = new_token()
+            await self._record(work, INTENT, token)  # the intent first
         since, until = (datetime.fromisoformat(str(request[k])) for k in ("since", "until"))
         report = await period_report(self.db, since, until, disagreements=10)
         message = digest_message(str(request["week"]), report, self.pages_url)
-        await self._record(work, INTENT, True)
         try:
             async with self.pacer.slot(work.channel):
                 response = await self.client.chat_postMessage(
@@ -88,13 +99,34 @@ class CaseDigests:
                     blocks=message["blocks"],
                     unfurl_links=SAFE_POST_FLAGS["unfurl_links"],
                     unfurl_media=SAFE_POST_FLAGS["unfurl_media"],
+                    metadata=post_metadata(work.id, token),
                 )
-        except SLACK_ERRORS as error:
-            if getattr(error, "response", None) is None:
-                raise  # no answer: it may have been posted, so it is not posted again
-            await self._record(work, INTENT, False)  # refused: nothing was posted
-            raise Unavailable(f"Slack refused the weekly digest: {error}") from None
+        except SLACK_ERRORS as error:  # the next attempt looks for it before posting
+            raise Unavailable(f"Slack did not take the weekly digest: {error}") from None
         await self._record(work, "digest_ts", str(response.get("ts") or ""))
+
+    async def _find(self, work: Work, token: str) -> str | None:
+        """The ts of socbot's post of ``work`` with ``token`` in the channel's latest
+        messages, or None (also when Slack cannot say: posted again rather than lost)."""
+        me = await self.search.bot_id()
+        if me is None:
+            return None
+        wanted, cursor = post_metadata(work.id, token), None
+        for _ in range(PAGES):
+            try:
+                response = await self.client.conversations_history(
+                    channel=work.channel, include_all_metadata=True, limit=200, cursor=cursor
+                )
+            except SLACK_ERRORS as error:
+                log.warning("could not read %s for the digest: %s", work.channel, error)
+                return None
+            for message in response.get("messages") or []:
+                if message.get("bot_id") == me and message.get("metadata") == wanted:
+                    return str(message.get("ts"))
+            cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
+            if cursor is None:
+                return None
+        return None
 
     async def _record(self, work: Work, key: str, value: object) -> None:
         context = current_run.get()

@@ -28,6 +28,11 @@ def digests(fake: FakeSlackAPI) -> list[str]:
     return [m.text for m in fake.messages if m.channel == DIGEST]
 
 
+def digests_ts(fake: FakeSlackAPI) -> str:
+    """The latest digest's ts."""
+    return [m.ts for m in fake.messages if m.channel == DIGEST][-1]
+
+
 def settings_for(tmp_path: Path, fake: FakeSlackAPI) -> Settings:
     base = make_settings(tmp_path, fake.base_url)
     return base.model_copy(
@@ -125,11 +130,12 @@ def test_last_week_spans_monday_to_monday_utc() -> None:
     assert last_week(naive)[0] == "2026-W48"
 
 
-async def test_a_refused_post_is_retried_and_an_unsure_one_never_repeated(
+async def test_a_digest_is_neither_lost_nor_posted_twice(
     db: Database, tmp_path: Path, fake: FakeSlackAPI
 ) -> None:
-    """Slack refuses the digest once: the row tries again and posts it. A row whose post
-    intent is written (its replica died mid-post) is not posted again."""
+    """Slack refuses the digest once: the row tries again and posts it. An attempt after
+    one that died mid-post finds the post by its token and adopts it; after one that died
+    before posting, it posts."""
     settings = settings_for(tmp_path, fake)
     settings = settings.model_copy(
         update={"work": settings.work.model_copy(update={"retry_backoff_s": 0.05})}
@@ -138,22 +144,32 @@ async def test_a_refused_post_is_retried_and_an_unsure_one_never_repeated(
     async with SlackHarness(fake, settings, RecordingInvestigate(fake), db=db) as h:
         await fake.wait_for(lambda: len(digests(fake)) == 1)
         await h.settle()
-        refused = [c for c in fake.calls_to("chat.postMessage") if c.args["channel"] == DIGEST]
-        assert len(refused) == 2  # the refusal, then the post
-        async with db.session() as session:  # a row whose replica died after its intent
+        tries = [c for c in fake.calls_to("chat.postMessage") if c.args["channel"] == DIGEST]
+        assert len(tries) == 2  # the refusal, then the post
+        async with db.session() as session:
             row = await session.scalar(select(WorkRow).where(WorkRow.kind == "case_digest"))
-            assert row is not None and row.posted["digest_post"] is True and row.state == "done"
-            await session.execute(
-                update(WorkRow)
-                .where(WorkRow.id == row.id)
-                .values(state=WorkState.QUEUED, owner=None, lease_until=None)
-            )
-        h.app.coordinator.nudge()
-        await settle_until(h, lambda: _state(db, row.id), rounds=50)
-    assert len(digests(fake)) == 1
+        assert row is not None and row.state == WorkState.DONE
+        token, ts = row.posted["digest_post"], row.posted["digest_ts"]
+        assert fake.messages[-1].extra["metadata"]["event_payload"]["post"] == token
+
+        for died_after_posting, posts in ((True, 1), (False, 2)):
+            posted = {"digest_post": token if died_after_posting else "0123456789abcdef"}
+            async with db.session() as session:  # its replica died: the row taken over
+                await session.execute(
+                    update(WorkRow)
+                    .where(WorkRow.id == row.id)
+                    .values(state=WorkState.QUEUED, owner=None, lease_until=None, posted=posted)
+                )
+            h.app.coordinator.nudge()
+            await settle_until(h, lambda: _done(db, row.id), rounds=50)
+            assert len(digests(fake)) == posts
+            async with db.session() as session:
+                again = await session.get(WorkRow, row.id)
+            assert again is not None
+            assert again.posted["digest_ts"] == (ts if died_after_posting else digests_ts(fake))
 
 
-async def _state(db: Database, work_id: int) -> bool:
+async def _done(db: Database, work_id: int) -> bool:
     async with db.session() as session:
         row = await session.get(WorkRow, work_id)
         return row is not None and row.state == WorkState.DONE
