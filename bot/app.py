@@ -22,6 +22,7 @@ from agent.playbook.learning.service import Learner
 from alerts.catalogue import load_catalogue
 from alerts.parse import Alert
 from bot.decisions.approvals import SlackApprovals
+from bot.decisions.case_digest import CaseDigests
 from bot.decisions.case_posts import CasePosts
 from bot.decisions.cases import CaseActions
 from bot.decisions.playbook_review import SlackReview
@@ -178,6 +179,7 @@ def create_socbot(
         feedback=FeedbackStore(db),
         learn=learn,
         nudge=coordinator.nudge,
+        capture=bool(settings.evals.team_pack),
     )
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
@@ -233,6 +235,9 @@ def create_socbot(
         learn=learn,
         pruning=pruning,
         reminders=case_posts,
+        digest=CaseDigests(
+            db, client, pacer, settings.cases, coordinator, pages_url=settings.web.base_url
+        ),
         gate=gate,
         pages=pages_for(settings, db, client),
     )

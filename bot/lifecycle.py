@@ -17,6 +17,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from alerts.parse import Alert
+from bot.decisions.case_digest import CaseDigests
 from bot.decisions.case_posts import CasePosts
 from bot.decisions.votes import Learn
 from bot.events.listeners import Listeners
@@ -71,6 +72,7 @@ class SocBot:
     learn: Learn | None = None  # queue learning from an investigation (``bot.work.learning``)
     pruning: PruneWork | None = None  # data lifetime (``bot.work.pruning``)
     reminders: CasePosts | None = None  # cases' thread messages and reminders
+    digest: CaseDigests | None = None  # the weekly digest (``bot.decisions.case_digest``)
     gate: PolicyGate | None = None  # the alert policy (``bot.intake.policy.gate``)
     policed: PolicedTriage | None = None  # the webhook channel's triage, policy first
     routed: dict[str, AlertTriage] = field(default_factory=dict)  # channels rules route to
@@ -121,6 +123,8 @@ class SocBot:
             self.pruning.start()
         if self.reminders is not None:
             self.reminders.start()
+        if self.digest is not None:
+            self.digest.start()
 
     async def _freeze_heap(self, _app: web.Application) -> None:
         self.heap_frozen = freeze_heap()
@@ -177,6 +181,8 @@ class SocBot:
             await self.pruning.close()
         if self.reminders is not None:
             await self.reminders.close()
+        if self.digest is not None:
+            await self.digest.close()
         triages = self.triages()
         for triage in triages:
             triage.stop()

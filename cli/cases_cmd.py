@@ -191,7 +191,10 @@ def resolve(
         raise fail(f"unknown disposition {disposition!r}")
     chosen = transitions.Resolution(CaseDisposition(disposition), escalated, reason, missed)
     actor = _actor(who)
+    capture = bool(load_settings_or_exit(announce=False).evals.team_pack)  # a running bot does it
     _decided(
         case_id,
-        lambda db, i, seen: transitions.resolve(db, i, actor, chosen, seen=seen, via="cli"),
+        lambda db, i, seen: transitions.resolve(
+            db, i, actor, chosen, seen=seen, via="cli", capture=capture
+        ),
     )

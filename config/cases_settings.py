@@ -1,5 +1,5 @@
-"""Settings of cases: who may resolve, reminders of unowned cases, auto-resolution audits
-(``[cases]``)."""
+"""Settings of cases: who may resolve, reminders of unowned cases, auto-resolution audits,
+the weekly digest (``[cases]``)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,14 @@ class CaseSettings(Section):
         "", description="Slack user group id (S…) mentioned in reminders; empty = none"
     )
     remind_every_s: float = Field(
-        60.0, gt=0, description="how often a replica looks for cases to remind"
+        60.0,
+        gt=0,
+        description="how often a replica looks for cases to remind (and for a weekly digest due)",
+    )
+    digest_channel: str = Field(
+        "",
+        description="channel id (C…) of the weekly digest: last week's period report, "
+        "posted once per ISO week across replicas; empty = none",
     )
     audit_share: float = Field(
         0.1,

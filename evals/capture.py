@@ -46,6 +46,7 @@ class Captured:
     draft: Draft
     queries: int = 0
     cut_rows: int = 0  # queries whose rows the trace preview cut short
+    cut_intel: int = 0  # intel answers the trace did not keep whole (left out)
     skipped: list[str] = field(default_factory=list)
 
 
@@ -184,6 +185,8 @@ async def _from_trace(
             captured.draft.intel.append(
                 {"indicator": result.get("indicator"), "services": result["services"]}
             )
+        elif tool in LOOKUPS and not whole:
+            captured.cut_intel += 1
     captured.draft.tables = [
         TableRows(
             name=name,

@@ -31,6 +31,7 @@ from bot.blocks.kit import (
     notice_message,
     one_line,
     pack_messages,
+    pages_base,
     section_blocks,
 )
 from bot.blocks.stats import RunStats
@@ -53,10 +54,8 @@ def page_link(pages_url: str | None, investigation_id: str) -> list[str]:
     The id is ours (hex); a base URL with characters that would break the link's
     syntax is not linked at all.
     """
-    if not pages_url or not investigation_id or investigation_id == "pending":
-        return []
-    base = pages_url.rstrip("/")
-    if not base.startswith(("https://", "http://")) or any(c in base for c in "<>| "):
+    base = pages_base(pages_url)
+    if not base or not investigation_id or investigation_id == "pending":
         return []
     return [f"<{base}/web/investigations/{escape(investigation_id)}|Open in socbot>"]
 

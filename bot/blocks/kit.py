@@ -224,3 +224,12 @@ def one_line(text: str, indicators: Iterable[str] = ()) -> str:
 
 def notice_message(text: str) -> Message:
     return {"text": text, "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]}
+
+
+def pages_base(pages_url: str | None) -> str | None:
+    """``web.base_url`` without its trailing slash, or None when it is not a plain
+    http(s) URL (characters that would break a link's syntax)."""
+    base = (pages_url or "").rstrip("/")
+    if not base.startswith(("https://", "http://")) or any(c in base for c in "<>| "):
+        return None
+    return base

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -70,8 +71,10 @@ class CaseActions:
         feedback: FeedbackStore,
         learn: Learn | None = None,
         nudge: Callable[[], None] = lambda: None,
+        capture: bool = False,  # disagreements into the team's pack
     ) -> None:
         self.db = db
+        self.resolve = partial(transitions.resolve, capture=capture)  # store.cases.captures
         self.members = members
         self.feedback = feedback
         self.learn = learn
@@ -222,7 +225,7 @@ class CaseActions:
         if why is not None:
             await self._refuse(client, "resolve", user, target.channel, target.thread_ts, why)
             return
-        done = await transitions.resolve(
+        done = await self.resolve(
             self.db, case.id, user, resolution, seen=case.revision, via="slack"
         )
         if done is not None:

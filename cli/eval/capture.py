@@ -1,5 +1,6 @@
 """``socbot eval capture INVESTIGATION_ID``: a past investigation becomes a scenario of the
-team's own pack (``evals.capture``), run with ``socbot eval run --pack DIR``."""
+team's own pack (``evals.capture``), run with ``socbot eval run --pack DIR``; ``--pack team``
+names ``evals.team_pack``, where disagreements are captured (``evals.team_capture``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,17 @@ from evals.scenario import SEVERITIES, ScenarioError, load_scenario
 from evals.writer import write_scenario
 
 DEFAULT_PACK = Path("var/eval/pack")
+TEAM = "team"  # --pack team: the folder evals.team_pack names
+
+
+def team_folder(pack: str | None) -> str | None:
+    """``pack``, or for ``team`` the folder of ``evals.team_pack``."""
+    if pack != TEAM:
+        return pack
+    folder = load_settings_or_exit(announce=False).evals.team_pack
+    if not folder:
+        raise fail("--pack team: set evals.team_pack to the team's pack folder")
+    return folder
 
 
 def capture_cmd(
@@ -70,6 +82,7 @@ def capture_cmd(
     typer.secho(
         f"{rows} rows from {captured.queries} queries"
         + (f" ({captured.cut_rows} cut short by the trace)" if captured.cut_rows else "")
+        + (f", {captured.cut_intel} intel answers cut" if captured.cut_intel else "")
         + f", {len(captured.draft.intel)} intel answers"
         + (f"; skipped {len(captured.skipped)} multi-table queries" if captured.skipped else "")
         + f"; run it with: socbot eval run --pack {pack}",

@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agent.errors import AgentError
 from cli.common import ModelOpt, command_app, fail, load_settings_or_exit, one_line, with_model
-from cli.eval.capture import capture_cmd
+from cli.eval.capture import capture_cmd, team_folder
 from cli.eval.run import run_eval
 from cli.eval.view import pack_rows, pack_table, print_comparison, print_summary
 from config.settings import ConfigError, Settings
@@ -36,7 +36,10 @@ eval_app = command_app(help="Measure verdict quality on a scenario pack.")
 app.add_typer(eval_app, name="eval")
 
 PackOpt = Annotated[
-    str | None, typer.Option("--pack", help="Bundled pack name (default core) or a folder.")
+    str | None,
+    typer.Option(
+        "--pack", help="Bundled pack name (default org), team (evals.team_pack), a folder."
+    ),
 ]
 OnlyOpt = Annotated[
     str | None, typer.Option("--only", help="Scenario ids matching these patterns (a,b*).")
@@ -46,7 +49,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
 
 def _pack(pack: str | None, only: str | None = None) -> list[Scenario]:
     try:
-        return load_pack(pack, only)
+        return load_pack(team_folder(pack), only)
     except ScenarioError as exc:
         raise fail(str(exc)) from None
 
@@ -265,7 +268,7 @@ def load_report(run_dir: Path) -> dict[str, Any]:
     if meta is None:
         raise fail(f"{str(run_dir)!r} is not a run folder (no run.json)")
     try:
-        pack_folder(meta.pack)
+        pack_folder(team_folder(meta.pack))
     except ScenarioError as exc:
         raise fail(str(exc)) from None
     plain = folder.baseline().attempts()

@@ -46,6 +46,7 @@ from cli.serve.ack_process import AckProcess
 from cli.serve.log_setup import configure_logging
 from cli.serve.slack_checks import Identity, ServeError, check_app_token, identify
 from config.settings import ConfigError, Settings, SlackSettings
+from evals.team_capture import TeamCapture
 from store.playbook.bullets import PlaybookStore
 from store.playbook.feedback import FeedbackStore
 from store.playbook.learning import LearningStore
@@ -149,6 +150,7 @@ async def serve_until(
             webhooks=webhooks,
         )
         rt.engine.corrections = Corrections(FeedbackStore(rt.db), bot.learn)
+        TeamCapture(rt.db, settings, bot.coordinator)  # disagreements into the team's pack
         where = f"http://{host}:{port}"
         for line in startup_lines(
             settings, http_mode=mode is Mode.http, where=where, registry=rt.registry

@@ -6,4 +6,13 @@ thread, so a decision is recorded once across replicas; and the figures read fro
 Owns ``cases`` and ``case_events``. May import playbook, triage, queue, investigations, db,
 schema."""
 
-__all__ = ["figures", "opening", "quality", "records", "report", "transitions"]
+__all__ = [
+    "captures",
+    "digests",
+    "figures",
+    "opening",
+    "quality",
+    "records",
+    "report",
+    "transitions",
+]

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, CursorResult, and_, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from store.cases.captures import queue_capture
 from store.db.engine import Database
 from store.schema import (
     CaseAction,
@@ -64,6 +65,7 @@ class _Change:
     values: dict[str, Any]
     detail: dict[str, Any] = field(default_factory=dict)
     post: bool = True  # tell the thread
+    capture: bool = False  # a disagreement goes to the team's pack (``store.cases.captures``)
 
 
 def thread_key(case_id: int) -> str:
@@ -104,10 +106,18 @@ async def assign(
 
 
 async def resolve(
-    db: Database, case_id: int, actor: str, resolution: Resolution, *, seen: int, via: str
+    db: Database,
+    case_id: int,
+    actor: str,
+    resolution: Resolution,
+    *,
+    seen: int,
+    via: str,
+    capture: bool = False,
 ) -> Decided | None:
     """The analyst's verdict: resolved with a disposition (an unowned case becomes the
-    resolver's)."""
+    resolver's); with ``capture``, a disposition against socbot's verdict also queues its
+    capture into the team's pack, in the same transaction."""
     now = _now(db)
     detail = {
         "escalated": resolution.escalated,
@@ -125,7 +135,9 @@ async def resolve(
         "acknowledged_at": _first(now),
         "owner": func.coalesce(CaseRow.owner, actor),  # an owner stays the owner
     }
-    change = _Change(CaseAction.RESOLVED, actor, via, _not_resolved(), values, detail)
+    change = _Change(
+        CaseAction.RESOLVED, actor, via, _not_resolved(), values, detail, capture=capture
+    )
     return await _decide(db, case_id, seen, change)
 
 
@@ -208,6 +220,8 @@ async def _decide(db: Database, case_id: int, seen: int, change: _Change) -> Dec
         session.add(event)
         if change.post:
             _queue_post(session, case, seen + 1)
+        if change.capture:
+            queue_capture(session, case, seen + 1)
         await session.flush()
         return Decided(case, event)
 

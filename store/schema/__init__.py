@@ -8,7 +8,7 @@ from store.schema.alerts import AlertGroup, AlertRow, AlertStorm
 from store.schema.approvals import ApprovalRow
 from store.schema.base import Base, utcnow
 from store.schema.caches import IntelCache
-from store.schema.cases import CaseEvent, CaseRow, run_figures
+from store.schema.cases import CaseDigest, CaseEvent, CaseRow, run_figures
 from store.schema.investigations import (
     Conversation,
     Investigation,
@@ -44,6 +44,7 @@ __all__ = [
     "Bullet",
     "BulletTag",
     "CaseAction",
+    "CaseDigest",
     "CaseDisposition",
     "CaseEvent",
     "CaseRow",

@@ -162,3 +162,13 @@ class CaseEvent(Base):
         UniqueConstraint("case_id", "revision", name="uq_case_events_revision"),
         Index("ix_case_events_created", "created_at"),
     )
+
+
+class CaseDigest(Base):
+    """One weekly digest of the cases (``store.cases.digests``): its ISO week (``2026-W48``)
+    is the key, so the first replica to insert it is the one that posts it, once, ever."""
+
+    __tablename__ = "case_digests"
+    week: Mapped[str] = mapped_column(String(10), primary_key=True)
+    channel: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

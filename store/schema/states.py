@@ -49,6 +49,8 @@ class WorkKind(StrEnum):
     POLICY_DEFERRED = "policy_deferred"  # an alert a budget held (``store.queue.deferred``)
     NOTIFY = "notify"  # a webhook delivery (``bot.notify``)
     CASE_POST = "case_post"  # a case decision or reminder told in its thread (``bot.decisions``)
+    CASE_CAPTURE = "case_capture"  # a disagreement into the team's pack (``evals.team_capture``)
+    CASE_DIGEST = "case_digest"  # the weekly digest (``bot.decisions.case_digest``)
 
 
 class InvestigationStatus(StrEnum):

@@ -15,7 +15,8 @@ chat.postEphemeral, views.open (needs a ``trigger_id`` and a modal; the view is
 recorded decoded),
 assistant.threads.setStatus / setTitle / setSuggestedPrompts (``slack_assistant``),
 reactions.add, conversations.replies (returns what was
-posted or seeded in that thread), chat.getPermalink (of a message it holds), auth.test,
+posted or seeded in that thread), conversations.history (a channel's top-level messages,
+newest first), chat.getPermalink (of a message it holds), auth.test,
 users.info, usergroups.users.list and conversations.members (seed with ``add_user`` /
 ``add_usergroup`` / ``add_members``). Unknown methods answer
 ``{"ok": false, "error": "unknown_method"}`` like Slack does. Failures can be scripted
@@ -264,6 +265,7 @@ class FakeSlackAPI:
             "chat.update": self._update,
             "chat.getPermalink": self._permalink,
             "conversations.replies": self._replies,
+            "conversations.history": self._history,
             "auth.test": self._auth_test,
             "users.info": self._users_info,
             "usergroups.users.list": self._usergroup_users,
@@ -380,6 +382,24 @@ class FakeSlackAPI:
         if not thread:
             return {"ok": False, "error": "thread_not_found"}
         return {"ok": True, "messages": thread, "has_more": False}
+
+    def _history(self, call: Call) -> dict[str, Any]:
+        """Like Slack: a channel's top-level messages, newest first, ``limit`` of them;
+        metadata only with ``include_all_metadata``; replies stay in their threads."""
+        channel = str(call.args.get("channel", ""))
+        if not channel:
+            return {"ok": False, "error": "channel_not_found"}
+        found = [
+            m.as_dict()
+            for m in self.messages
+            if m.channel == channel and (not m.thread_ts or m.thread_ts == m.ts)
+        ]
+        if str(call.args.get("include_all_metadata")).lower() not in ("true", "1"):
+            for message in found:
+                message.pop("metadata", None)
+        found.sort(key=lambda m: float(m["ts"]), reverse=True)
+        limit = int(call.args.get("limit") or 100)
+        return {"ok": True, "messages": found[:limit], "has_more": len(found) > limit}
 
     def _auth_test(self, call: Call) -> dict[str, Any]:
         return {

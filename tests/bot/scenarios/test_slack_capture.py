@@ -1,0 +1,69 @@
+"""A disagreement resolved in Slack (the real bolt app, the Slack fake) is captured into the
+team's pack by its work row, off the click's path, as ``socbot serve`` wires it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import select, update
+
+from config.eval_settings import EvalSettings
+from evals.scenario import load_pack
+from evals.team_capture import TeamCapture
+from store.cases.opening import open_for_run
+from store.db.engine import Database
+from store.schema import Investigation, WorkKind, WorkRow, WorkState
+from store.slack import SlackStore
+from tests.bot.scenarios.test_slack_cases import (
+    ANALYST,
+    SOC,
+    THREAD,
+    click,
+    posted,
+    resolution,
+    settings_for,
+)
+from tests.bot.scenarios.test_slack_feedback import submission
+from tests.evals.test_capture import investigated
+from tests.fakes.slack_api import FakeSlackAPI
+from tests.slack_support import RecordingInvestigate, SlackHarness
+
+
+async def test_a_disagreement_resolved_in_slack_is_captured(
+    tmp_path: Path, fake: FakeSlackAPI
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}"
+    run = await investigated(url, tmp_path / "eval")  # socbot said false_positive
+    team = tmp_path / "team"
+    fake.add_members(SOC, [ANALYST])
+    settings = settings_for(tmp_path, fake).model_copy(
+        update={"evals": EvalSettings(team_pack=str(team))}
+    )
+    db = Database(url)
+    thread = await SlackStore(db).remember_thread(SOC, THREAD)
+    async with db.session() as session:  # the run in a Slack thread, as the investigator's
+        await session.execute(update(Investigation).values(conversation_id=thread))
+    case = await open_for_run(db, run)
+    assert case is not None and case.socbot_verdict == "false_positive"
+    assert (case.channel, case.thread_ts) == (SOC, THREAD)
+    try:
+        async with SlackHarness(fake, settings, RecordingInvestigate(fake), db=db) as h:
+            assert h.bot is not None
+            TeamCapture(db, settings, h.bot.coordinator)  # as socbot serve registers it
+            await h.action(click("case_resolve", run))
+            await h.settle()
+            meta = fake.calls_to("views.open")[-1].args["view"]["private_metadata"]
+            values = resolution("true_positive", missed="the spray's source")
+            assert (await h.action(submission("case_resolve_dialog", meta, values)))[0] == 200
+            await posted(h, 1)  # the decision in the thread
+            await fake.wait_for(lambda: (team / f"case-{case.id}" / "scenario.toml").exists())
+            await h.settle()
+        async with db.session() as session:
+            found = await session.scalars(
+                select(WorkRow.state).where(WorkRow.kind == WorkKind.CASE_CAPTURE)
+            )
+            assert list(found) == [WorkState.DONE]  # one row, run to its end
+        (scenario,) = load_pack(str(team))
+        assert scenario.truth.verdict == "true_positive"
+    finally:
+        await db.close()
