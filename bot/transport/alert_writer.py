@@ -14,6 +14,11 @@ the insert alone, and each caller returns once that transaction is committed —
 still only said of an alert stored ``received``. A transaction that fails is tried again
 alert by alert, so one alert the database refuses fails only its own request (a 500,
 never a 202), never the others written with it.
+
+On SQLite the app's transactions hold the write lock across turns of its busy loop, and
+SQLite's own busy handler, waiting for it, sleeps ever longer (up to 100 ms between
+tries): the writer's connection waits at most ``LOCK_POLL_MS`` inside SQLite, then tries
+again at once, for up to ``lock_wait_s`` in all (the engine's usual 30 s).
 """
 
 from __future__ import annotations
@@ -22,17 +27,21 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
+import time
 
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 
 from alerts.parse import Alert
-from store.db.engine import Database
+from store.db.engine import BUSY_TIMEOUT_MS, Database
 from store.triage.alerts import AlertStore
 
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 100  # alerts in one transaction
 START_TIMEOUT_S = 30.0
+LOCK_POLL_MS = 20  # SQLite's busy handler tries at 0, 1, 3, 8, 18 and 20 ms
+LOCK_WAIT_S = BUSY_TIMEOUT_MS / 1000
 
 _Waiting = tuple[Alert, "concurrent.futures.Future[None]"]
 
@@ -40,8 +49,9 @@ _Waiting = tuple[Alert, "concurrent.futures.Future[None]"]
 class AlertWriter:
     """Stores alerts as ``received`` from a thread of its own (see the module docstring)."""
 
-    def __init__(self, database_url: str) -> None:
+    def __init__(self, database_url: str, *, lock_wait_s: float = LOCK_WAIT_S) -> None:
         self.database_url = database_url
+        self.lock_wait_s = lock_wait_s
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue[_Waiting | None] | None = None
         self._thread: threading.Thread | None = None
@@ -90,7 +100,7 @@ class AlertWriter:
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._queue = asyncio.Queue()
-        db = Database(self.database_url)
+        db = Database(self.database_url, busy_timeout_ms=LOCK_POLL_MS)
         self._db = db
         store = AlertStore(db)
         self._ready.set()
@@ -112,7 +122,7 @@ class AlertWriter:
 
     async def _write(self, store: AlertStore, batch: list[_Waiting]) -> None:
         try:
-            await store.insert_received([alert for alert, _ in batch])
+            await self._insert(store, [alert for alert, _ in batch])
         except Exception as error:
             if len(batch) == 1:
                 batch[0][1].set_exception(error)
@@ -126,7 +136,23 @@ class AlertWriter:
         for _, done in batch:
             done.set_result(None)
 
+    async def _insert(self, store: AlertStore, alerts: list[Alert]) -> None:
+        """``insert_received``, tried again while SQLite's write lock is another's."""
+        deadline = time.monotonic() + self.lock_wait_s
+        while True:
+            try:
+                await store.insert_received(alerts)
+                return
+            except OperationalError as error:
+                if not (store.db.is_sqlite and _locked(error)) or time.monotonic() > deadline:
+                    raise
+
     async def _ping(self) -> None:
         assert self._db is not None
         async with self._db.session() as session:
             await session.execute(text("SELECT 1"))
+
+
+def _locked(error: OperationalError) -> bool:
+    """SQLite's "database is locked" (its busy handler gave up), nothing else."""
+    return "database is locked" in str(error.orig)

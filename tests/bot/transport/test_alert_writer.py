@@ -1,5 +1,6 @@
 """The front's alert writer (``bot.transport.alert_writer``): alerts that arrive together
-are committed in one transaction, none returns before its commit, an alert the database
+are committed in one transaction, none returns before its commit (however long another
+holds SQLite's write lock, up to a bound), an alert the database
 refuses fails alone, and a stopped writer says so instead of pretending to store.
 
 A real SQLite file; another connection holds its write lock (as the app's transactions
@@ -13,7 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from alerts.parse import Alert, parse_alert
 from bot.transport.alert_writer import AlertWriter
@@ -102,3 +103,25 @@ async def test_a_closed_writer_refuses_to_store(
     with pytest.raises(RuntimeError, match="not running"):
         await writer.save(late[0])
     assert await rows(db, late) == set()
+
+
+async def test_a_lock_held_past_lock_wait_s_fails_the_save_and_stores_nothing(
+    db: Database,
+) -> None:
+    path = Path(str(db.engine.url.database))
+    writer = AlertWriter(str(db.engine.url), lock_wait_s=0.3)
+    writer.start()
+    late, later = alerts(2)
+    lock = sqlite3.connect(path, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(OperationalError, match="database is locked"):
+            await asyncio.wait_for(writer.save(late), 30)
+    finally:
+        lock.execute("COMMIT")
+        lock.close()
+    try:
+        await writer.save(later)  # the lock is free again: stored
+        assert await rows(db, [late, later]) == {later.id}
+    finally:
+        await asyncio.to_thread(writer.close)
