@@ -118,6 +118,10 @@ class AlertWriter:
                 if batch:
                     await self._write(store, batch)
         finally:
+            while not self._queue.empty():  # sent as it stopped: said, never left waiting
+                left = self._queue.get_nowait()
+                if left is not None:
+                    left[1].set_exception(RuntimeError("the alert writer is not running"))
             await db.close()
 
     async def _write(self, store: AlertStore, batch: list[_Waiting]) -> None:
