@@ -1,9 +1,10 @@
 """``POST /alerts`` answered by the acknowledging front, never by the app's busy loop.
 
 The front checks the request with the app's own handler (``bot.intake.alerts_endpoint``:
-the same statuses, the same reasons), parses and stores the alert through a database
-engine of its own (``received``, in one transaction, as the app does: the 202 is a
-promise), answers 202, and only then hands the alert over to the app on its private
+the same statuses, the same reasons), parses the alert and stores it through a writer with
+a thread, a loop and a database engine of its own (``bot.transport.alert_writer``:
+``received``, committed before the answer, with the alerts that arrived together: the
+202 is a promise), answers 202, and only then hands the alert over to the app on its private
 loopback port (``bot.intake.alert_handover``: an authenticated ``POST`` of the alert's
 id), which places it as it places its own. A hand-over that does not arrive (the app
 busy restarting, killed in between) loses nothing: the app's triage sweeps ``received``
@@ -12,23 +13,21 @@ alerts at start-up and every ``slack.storm_sweep_s``, and placing an alert is do
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import aiohttp
 from aiohttp import web
-from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from alerts.catalogue import load_catalogue
-from alerts.parse import Alert
-from bot.intake.alert_channels import AlertIntake
+from alerts.parse import Alert, parse_alert
 from bot.intake.alert_handover import HANDOVER_PATH, TOKEN_HEADER
 from bot.intake.alerts_endpoint import AlertWebhook
+from bot.transport.alert_writer import AlertWriter
 from config.settings import SlackSettings
-from store.db.engine import Database
-from store.triage.alerts import AlertStore
 
 log = logging.getLogger(__name__)
 
@@ -68,21 +67,28 @@ class AlertDoor:
         self.setup = setup
         self.backend = backend
         self.session = session
-        self.db = Database(setup.database_url)
-        intake = AlertIntake(AlertStore(self.db), load_catalogue(setup.formats_dir))
-        self.webhook = AlertWebhook(setup.slack(), intake.accept, self.hand_over)
+        self.catalogue = load_catalogue(setup.formats_dir)
+        self.writer = AlertWriter(setup.database_url)
+        self.webhook = AlertWebhook(setup.slack(), self.accept, self.hand_over)
 
     async def warm_up(self) -> None:
-        """Open the database connection before the first alert waits for it (a failure
-        here is the first alert's to report: a 500, nothing said 202)."""
+        """Start the writer and open its connection before the first alert waits for it (a
+        failure here is the first alert's to report: a 500, nothing said 202)."""
+        self.writer.start()
         try:
-            async with self.db.session() as session:
-                await session.execute(text("SELECT 1"))
+            await self.writer.ping()
         except SQLAlchemyError as error:
             log.warning("the front cannot reach the database yet: %s", type(error).__name__)
 
     async def handle(self, request: web.Request) -> web.Response:
         return await self.webhook.handle(request)
+
+    async def accept(self, data: dict[str, Any], source_hint: str | None) -> Alert:
+        """Parse the alert here, store it through the writer (``received``, committed)."""
+        alert = parse_alert(data, source_hint, catalogue=self.catalogue)
+        await self.writer.save(alert)
+        log.info("alert %s stored (source %s)", alert.id, alert.source)
+        return alert
 
     async def hand_over(self, alert: Alert) -> None:
         """Tell the app the alert is stored (its sweep places it if this never arrives)."""
@@ -104,4 +110,4 @@ class AlertDoor:
     async def close(self) -> None:
         """Hand over what was accepted, then let the engine go."""
         await self.webhook.drain()
-        await self.db.close()
+        await asyncio.to_thread(self.writer.close)

@@ -6,7 +6,8 @@ a write under WAL, fail at once with "database is locked". So on SQLite each
 process serialises its sessions (one at a time, in turn), every transaction begins
 ``IMMEDIATE`` (takes the write lock up front, so it can wait for it), and other
 processes on the same file (``socbot investigate`` beside ``socbot serve``) are
-waited for up to ``BUSY_TIMEOUT_MS``.
+waited for up to ``BUSY_TIMEOUT_MS`` (``busy_timeout_ms``: less for a caller that retries
+on its own, sooner than SQLite's busy handler, whose sleeps grow to 100 ms).
 
 ``watch_writes(listener)`` calls ``listener`` after each committed session that
 wrote rows (tests wait on rows with it); nothing is watched until someone listens.
@@ -18,6 +19,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
+from functools import partial
 from pathlib import Path
 
 from sqlalchemy import event
@@ -37,14 +39,15 @@ from store.db.private import private_file
 class Database:
     """Owns the engine and hands out sessions. ``create()`` makes the schema."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, busy_timeout_ms: int | None = None) -> None:
         parsed = make_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite and parsed.database and parsed.database != ":memory:":
             private_file(Path(parsed.database))  # SQLite gives its -wal/-shm the same mode
         self.engine: AsyncEngine = create_async_engine(url)
         if self.is_sqlite:
-            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            wait = BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms
+            event.listen(self.engine.sync_engine, "connect", partial(_sqlite_pragmas, wait))
             event.listen(self.engine.sync_engine, "begin", _begin_immediate)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._turn = asyncio.Lock()  # SQLite: one session of this process at a time
@@ -119,13 +122,13 @@ _WROTE = "socbot_wrote"  # set in a connection's ``info`` by a write (``watch_wr
 BUSY_TIMEOUT_MS = 30_000
 
 
-def _sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: object) -> None:
+def _sqlite_pragmas(busy_timeout_ms: int, dbapi_conn: DBAPIConnection, _record: object) -> None:
     dbapi_conn.isolation_level = None  # type: ignore[attr-defined]  # we emit BEGIN ourselves
     cursor = dbapi_conn.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a crash of socbot
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
     cursor.close()
 
 

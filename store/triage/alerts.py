@@ -10,16 +10,17 @@ Where an alert is in triage (``status``, ``group_id``, ``storm_id``) is kept by
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Text, cast, func, or_, select, update
+from sqlalchemy import Text, cast, func, insert, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from alerts.parse import Alert, Indicator, parse_alert
 from store.db.engine import Database
-from store.schema import AlertRow, Investigation, utcnow
+from store.schema import AlertRow, AlertStatus, Investigation, utcnow
 
 
 @dataclass(frozen=True)
@@ -79,22 +80,22 @@ class AlertStore:
         """Insert (or replace) the alert with its indicators (``status``: where it is in
         triage, ``received`` for one that triage must place: ``store.triage.states``)."""
         row = AlertRow(
-            id=alert.id,
-            source=alert.source,
-            title=alert.title,
-            severity=alert.severity,
-            raw=alert.raw,
-            indicators=[i.model_dump() for i in alert.indicators],
-            indicator_text=indicator_text(alert.indicators),
-            event_time=_utc(alert.event_time),
+            **_columns(alert, status),
             investigation_id=investigation_id,
             slack_channel=slack_channel,
             slack_ts=slack_ts,
-            status=status,
-            status_at=utcnow() if status is not None else None,
         )
         async with self.db.session() as session:
             await session.merge(row)
+
+    async def insert_received(self, alerts: Sequence[Alert]) -> None:
+        """Insert new alerts as ``received``, all in one short transaction (one statement:
+        the acknowledging front's group commit, ``bot.transport.alert_writer``). An id
+        already stored fails the whole transaction: nothing is replaced."""
+        now = utcnow()
+        rows = [_columns(alert, AlertStatus.RECEIVED) | {"created_at": now} for alert in alerts]
+        async with self.db.session() as session:
+            await session.execute(insert(AlertRow), rows)
 
     async def get(self, alert_id: str) -> StoredAlert | None:
         """The alert, with its investigation's status/objective/verdict when linked."""
@@ -245,3 +246,19 @@ def _utc(value: datetime | None) -> datetime | None:
 
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _columns(alert: Alert, status: str | None) -> dict[str, Any]:
+    """The alert's own columns, and where it is in triage (``status``)."""
+    return {
+        "id": alert.id,
+        "source": alert.source,
+        "title": alert.title,
+        "severity": alert.severity,
+        "raw": alert.raw,
+        "indicators": [i.model_dump() for i in alert.indicators],
+        "indicator_text": indicator_text(alert.indicators),
+        "event_time": _utc(alert.event_time),
+        "status": status,
+        "status_at": utcnow() if status is not None else None,
+    }
