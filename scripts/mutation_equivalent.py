@@ -61,10 +61,15 @@ _PSEUDO_OVERLAP = (
     "a look-alike cannot touch a value's match: values are not glued to a letter or digit, "
     "look-alikes begin with one and end with a digit"
 )
+_PSEUDO_CASE = "an ASCII text lowered or not: the match is case-insensitive either way"
+_B64_ALPHABET = "a run holds only base64 characters (the mask): strict or not, the same bytes"
+_FIND_AFTER = "the space after a run is found after its first character: never at 0"
 _PSEUDO_SLICE = "text[None:i] is text[0:i]"
 _PSEUDO_DEDUPE = "token_for hands the same value the same token: known() only saves a lookup"
 _PSEUDO_NONE_FALSE = "json.dumps(ensure_ascii=None) is ensure_ascii=False (falsy)"
 _PSEUDO_KIND = "detector.value(None, …) finds no kind it would not find in the text itself"
+_PRIV_MAP = "agent.model.privacy.mapper.xǁPseudonymiserǁ"
+_PRIV_B64 = "agent.model.privacy.encoded."
 _PANE = "bot.events.pane.xǁPaneǁ"
 _NEWEST = "only found[0] is read, the newest under any limit"
 
@@ -280,27 +285,39 @@ EQUIVALENT: dict[str, str] = {
     ),
     "agent.model.privacy.mapper.x_trie_regex__mutmut_21": _PSEUDO_TRIE,
     "agent.model.privacy.mapper.x_trie_regex__mutmut_8": _PSEUDO_TRIE,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁ_compiled__mutmut_1": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_7": _PSEUDO_NOTHING,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_20": _PSEUDO_ALIAS,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_22": _PSEUDO_ALIAS,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_32": _PSEUDO_OVERLAP,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_33": _PSEUDO_OVERLAP,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_45": _PSEUDO_SLICE,
     "agent.model.privacy.mapper.xǁPseudonymiserǁadd__mutmut_6": _PSEUDO_DEDUPE,
     "agent.model.privacy.mapper.xǁPseudonymiserǁadd__mutmut_7": _PSEUDO_DEDUPE,
     "agent.model.privacy.mapper.xǁPseudonymiserǁadd__mutmut_8": _PSEUDO_DEDUPE,
     "agent.model.privacy.mapper.xǁPseudonymiserǁadd__mutmut_20": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_2": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_3": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_6": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_14": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_16": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_24": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_26": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_30": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_45": _PSEUDO_FAST,
-    "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_46": _PSEUDO_FAST,
     "agent.model.privacy.mapper.xǁPseudonymiserǁrestore_json__mutmut_5": _PSEUDO_NONE_FALSE,
     "agent.model.privacy.mapper.xǁPseudonymiserǁseed_alert__mutmut_5": _PSEUDO_KIND,
+    **{
+        f"agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_{n}": _PSEUDO_FAST
+        for n in (2, 3, 6, 14, 16, 24, 26, 30, 45, 61, 62)
+    },
+    **{
+        f"agent.model.privacy.mapper.xǁPseudonymiserǁ_compiled__mutmut_{n}": _PSEUDO_FAST
+        for n in (2, 3, 9)
+    },
+    **{
+        f"agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_{n}": _PSEUDO_CASE
+        for n in (1, 7, 29)
+    },
+    _PRIV_MAP + "_replace__mutmut_33": _PSEUDO_ALIAS,
+    _PRIV_MAP + "_replace__mutmut_40": _PSEUDO_OVERLAP,
+    _PRIV_MAP + "_replace__mutmut_41": _PSEUDO_OVERLAP,
+    _PRIV_MAP + "_replace__mutmut_53": _PSEUDO_SLICE,
+    _PRIV_MAP + "_holds_personal__mutmut_6": "_compiled(None) builds the same case-insensitive pattern",
+    _PRIV_MAP + "pseudonymise__mutmut_52": (
+        "a run whose lowered spelling is known never reaches add: its key is never read"
+    ),
+    _PRIV_B64 + "x__decoded__mutmut_13": _B64_ALPHABET,
+    _PRIV_B64 + "x__decoded__mutmut_14": _B64_ALPHABET,
+    _PRIV_B64 + "x__text__mutmut_2": _UTF8,
+    _PRIV_B64 + "x__text__mutmut_4": "codec names are case-insensitive",
+    _PRIV_B64 + "x__text__mutmut_12": '"X" is printable: allowing it changes nothing',
+    _PRIV_B64 + "x_runs__mutmut_8": "codec names are case-insensitive",
+    _PRIV_B64 + "x_runs__mutmut_11": "bytes.find(x, None) starts at 0",
+    _PRIV_B64 + "x_runs__mutmut_30": _FIND_AFTER,
+    _PRIV_B64 + "x_runs__mutmut_31": _FIND_AFTER,
 }

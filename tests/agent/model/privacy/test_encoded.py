@@ -130,3 +130,10 @@ def test_an_encoded_pseudonym_survives_a_stored_map() -> None:
     assert out == "ENCODED_1"  # the whole text is the run: from its first to its last character
     again = Pseudonymiser(SETTINGS, PseudonymMap.loads(p.map.dumps()))
     assert again.restore(out) == encoded and again.pseudonymise(encoded) == out
+
+
+def test_a_run_keeps_at_most_two_padding_characters() -> None:
+    encoded = b64("to: an@corp.example")  # 19 bytes: "==" at the end
+    assert encoded.endswith("==")
+    p = Pseudonymiser(SETTINGS)
+    assert p.pseudonymise(f"{encoded}= end") == "ENCODED_1= end"
