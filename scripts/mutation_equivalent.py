@@ -307,7 +307,7 @@ EQUIVALENT: dict[str, str] = {
     _PRIV_MAP + "_replace__mutmut_40": _PSEUDO_OVERLAP,
     _PRIV_MAP + "_replace__mutmut_41": _PSEUDO_OVERLAP,
     _PRIV_MAP + "_replace__mutmut_53": _PSEUDO_SLICE,
-    _PRIV_MAP + "_holds_personal__mutmut_6": "_compiled(None) builds the same case-insensitive pattern",
+    _PRIV_MAP + "_holds_personal__mutmut_6": "_compiled(None): the same case-insensitive pattern",
     _PRIV_MAP + "pseudonymise__mutmut_52": (
         "a run whose lowered spelling is known never reaches add: its key is never read"
     ),
