@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Text, cast, func, or_, select, update
+from sqlalchemy import Select, Text, cast, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from alerts.parse import Alert, Indicator, parse_alert
+from core.scope import Scope
 from store.db.engine import Database
 from store.schema import AlertRow, Investigation, utcnow
 
@@ -98,8 +99,17 @@ class AlertStore:
 
     async def get(self, alert_id: str) -> StoredAlert | None:
         """The alert, with its investigation's status/objective/verdict when linked."""
+        return await self._one(select(AlertRow).where(AlertRow.id == alert_id))
+
+    async def visible(self, alert_id: str, scope: Scope) -> StoredAlert | None:
+        """``get`` of an alert ``scope`` may see; one it may not is None, as an unknown id."""
+        if scope.empty:
+            return None
+        return await self._one(select(AlertRow).where(AlertRow.id == alert_id, *_within(scope)))
+
+    async def _one(self, query: Select[AlertRow]) -> StoredAlert | None:
         async with self.db.reading() as session:
-            row = await session.get(AlertRow, alert_id)
+            row = (await session.scalars(query.limit(1))).first()
             if row is None:
                 return None
             inv = None
@@ -110,6 +120,7 @@ class AlertStore:
     async def search(
         self,
         *,
+        scope: Scope,
         indicator: str | None = None,
         text: str | None = None,
         since: datetime | None = None,
@@ -118,15 +129,18 @@ class AlertStore:
         exclude_slack_thread: tuple[str, str] | None = None,
         limit: int = 20,
     ) -> list[StoredAlert]:
-        """Newest first; every given filter must match.
+        """Newest first; every given filter must match, and only alerts ``scope`` may see
+        are read (in the query, before its limit; an empty scope reads nothing).
 
         ``indicator`` matches an extracted indicator value exactly (case-insensitive);
         ``text`` matches a substring of the title, summary or raw JSON; the time window
         applies to the event time, or the time stored when the alert had none. The
         ``exclude_*`` filters leave out the alert being investigated right now.
         """
+        if scope.empty:
+            return []
         when = func.coalesce(AlertRow.event_time, AlertRow.created_at)
-        conditions: list[ColumnElement[bool]] = []
+        conditions = _within(scope)
         if indicator:
             pattern = "%:" + _escape_like(indicator.strip().lower()) + " %"
             conditions.append(AlertRow.indicator_text.like(pattern, escape="\\"))
@@ -197,6 +211,13 @@ class AlertStore:
     async def _update(self, alert_id: str, **values: Any) -> None:
         async with self.db.session() as session:
             await session.execute(update(AlertRow).where(AlertRow.id == alert_id).values(**values))
+
+
+def _within(scope: Scope) -> list[ColumnElement[bool]]:
+    """The condition of ``scope`` (a non-empty one): posted in one of its channels."""
+    if scope.everything:
+        return []
+    return [AlertRow.slack_channel.in_(sorted(scope.channels))]
 
 
 def indicator_text(indicators: list[Indicator]) -> str:
