@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from alerts.parse import Alert, parse_alert
+from core.scope import EVERYTHING
 from store.db.engine import Database
 from store.investigations.runs import InvestigationStore
 from store.triage.alerts import AlertStore
@@ -38,7 +39,7 @@ def registry(db: Database) -> ToolRegistry:
 
 async def call(reg: ToolRegistry, name: str, inv: str = "inv-now", **args: Any) -> ToolResult:
     return await reg.dispatch(
-        name, args, allowed=reg.names(), investigation_id=inv, budget=Budget()
+        name, args, allowed=reg.names(), investigation_id=inv, budget=Budget(), scope=EVERYTHING
     )
 
 
