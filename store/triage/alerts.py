@@ -22,6 +22,8 @@ from core.scope import Scope
 from store.db.engine import Database
 from store.schema import AlertRow, Investigation, utcnow
 
+_WHEN = func.coalesce(AlertRow.event_time, AlertRow.created_at)  # an alert's time, for search
+
 
 @dataclass(frozen=True)
 class StoredAlert:
@@ -139,42 +141,10 @@ class AlertStore:
         """
         if scope.empty:
             return []
-        when = func.coalesce(AlertRow.event_time, AlertRow.created_at)
-        conditions = _within(scope)
-        if indicator:
-            pattern = "%:" + _escape_like(indicator.strip().lower()) + " %"
-            conditions.append(AlertRow.indicator_text.like(pattern, escape="\\"))
-        if text:
-            pattern = "%" + _escape_like(text.strip().lower()) + "%"
-            conditions.append(
-                or_(
-                    func.lower(AlertRow.title).like(pattern, escape="\\"),
-                    func.lower(func.coalesce(AlertRow.summary, "")).like(pattern, escape="\\"),
-                    func.lower(cast(AlertRow.raw, Text)).like(pattern, escape="\\"),
-                )
-            )
-        if since is not None:
-            conditions.append(when >= _utc(since))
-        if until is not None:
-            conditions.append(when <= _utc(until))
-        if exclude_investigation:
-            conditions.append(
-                or_(
-                    AlertRow.investigation_id.is_(None),
-                    AlertRow.investigation_id != exclude_investigation,
-                )
-            )
-        if exclude_slack_thread is not None:
-            channel, ts = exclude_slack_thread
-            conditions.append(
-                or_(
-                    AlertRow.slack_channel.is_(None),
-                    AlertRow.slack_ts.is_(None),
-                    AlertRow.slack_channel != channel,
-                    AlertRow.slack_ts != ts,
-                )
-            )
-        query = select(AlertRow).where(*conditions).order_by(when.desc()).limit(limit)
+        conditions = _within(scope) + _filters(
+            indicator, text, since, until, exclude_investigation, exclude_slack_thread
+        )
+        query = select(AlertRow).where(*conditions).order_by(_WHEN.desc()).limit(limit)
         async with self.db.session() as session:
             rows = list(await session.scalars(query))
         return [stored_alert(row) for row in rows]
@@ -211,6 +181,52 @@ class AlertStore:
     async def _update(self, alert_id: str, **values: Any) -> None:
         async with self.db.session() as session:
             await session.execute(update(AlertRow).where(AlertRow.id == alert_id).values(**values))
+
+
+def _filters(
+    indicator: str | None,
+    text: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    exclude_investigation: str | None,
+    exclude_slack_thread: tuple[str, str] | None,
+) -> list[ColumnElement[bool]]:
+    """The conditions of ``AlertStore.search``'s filters (its docstring says what they are)."""
+    conditions: list[ColumnElement[bool]] = []
+    if indicator:
+        pattern = "%:" + _escape_like(indicator.strip().lower()) + " %"
+        conditions.append(AlertRow.indicator_text.like(pattern, escape="\\"))
+    if text:
+        pattern = "%" + _escape_like(text.strip().lower()) + "%"
+        conditions.append(
+            or_(
+                func.lower(AlertRow.title).like(pattern, escape="\\"),
+                func.lower(func.coalesce(AlertRow.summary, "")).like(pattern, escape="\\"),
+                func.lower(cast(AlertRow.raw, Text)).like(pattern, escape="\\"),
+            )
+        )
+    if since is not None:
+        conditions.append(_WHEN >= _utc(since))
+    if until is not None:
+        conditions.append(_WHEN <= _utc(until))
+    if exclude_investigation:
+        conditions.append(
+            or_(
+                AlertRow.investigation_id.is_(None),
+                AlertRow.investigation_id != exclude_investigation,
+            )
+        )
+    if exclude_slack_thread is not None:
+        channel, ts = exclude_slack_thread
+        conditions.append(
+            or_(
+                AlertRow.slack_channel.is_(None),
+                AlertRow.slack_ts.is_(None),
+                AlertRow.slack_channel != channel,
+                AlertRow.slack_ts != ts,
+            )
+        )
+    return conditions
 
 
 def _within(scope: Scope) -> list[ColumnElement[bool]]:

@@ -50,6 +50,10 @@ async def test_the_channel_filter_comes_before_the_limit(any_db: Database) -> No
     every = await store.search(scope=EVERYTHING, text="tor login", limit=50)
     assert {a.id for a in every} == {a.id for a in made.values()}  # the terminal's too
     assert len(await store.search(scope=EVERYTHING, limit=5)) == 5
+    for n in range(7):
+        await store.save(alert(f"Port scan {n}", 700 + n), slack_channel=MINE, slack_ts=f"4.{n}")
+    assert len(await store.search(scope=EVERYTHING)) == 20  # of 22: the default limit
+    assert len(await store.search(scope=Scope.of([MINE]))) == 8
 
 
 async def test_an_empty_scope_reads_nothing(any_db: Database) -> None:
