@@ -14,10 +14,12 @@ from typing import Protocol
 
 from core.approvals import ApprovalRequest, Approver, Decision
 from core.events import ApprovalAsked, ApprovalDecided, Sink
+from core.scope import Scope
 
 
 class Asking(Protocol):
-    """What of a run's request the approver needs (``agent.run.Request``)."""
+    """What of a run's request its tools need (``agent.run.Request``): who asked, where,
+    whom to ask before a risky call, and which past alerts the request may see."""
 
     @property
     def conversation_id(self) -> str: ...
@@ -25,6 +27,8 @@ class Asking(Protocol):
     def user(self) -> str | None: ...
     @property
     def approver(self) -> Approver | None: ...
+    @property
+    def scope(self) -> Scope: ...
 
 
 class RunApprover:

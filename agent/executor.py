@@ -26,6 +26,7 @@ from agent.model.fence import Fence, user_turn
 from agent.model.gateway import CallContext, LLMGateway
 from agent.review.evidence import Evidence
 from core.events import STORED_RESULT_CHARS, Sink, ToolCalled
+from core.scope import NOTHING
 from tools.base import Budget, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class ToolRunner:
         request: Asking | None = None,
     ) -> None:
         self.registry = registry
+        self.scope = request.scope if request is not None else NOTHING  # fail closed
         self.approver = None
         if request is not None and request.approver is not None:
             self.approver = RunApprover(
@@ -139,6 +141,7 @@ class ToolRunner:
                 budget=self.budget,
                 deadline=deadline,
                 approver=self.approver,
+                scope=self.scope,
             )
         except asyncio.CancelledError:  # the run's own deadline (or a stop) came first
             await self._cut_off(name, args, ref, step_id, started)

@@ -27,6 +27,7 @@ from alerts.parse import Alert
 from config.settings import Settings
 from core.approvals import Approver
 from core.events import Failed, FanOut, Sink, Started
+from core.scope import NOTHING, Scope
 from core.usage import Usage
 from store.investigations.runs import InvestigationStore
 from store.schema import InvestigationStatus, RunEnd
@@ -52,6 +53,7 @@ class Request:
     mode: Mode | None = None  # imposed (the alert policy's rule), else the engine chooses
     model: str | None = None  # instead of models.main (the alert policy's rule; priced)
     approver: Approver | None = None  # asked before risky calls (None: they are refused)
+    scope: Scope = NOTHING  # the past alerts its tools may see (``core.scope``; none unless set)
 
     @property
     def kind(self) -> Literal["alert", "question"]:
@@ -136,8 +138,7 @@ async def open_run(
     if settings.review.enabled:
         review_grace = min(settings.review.grace_s, limits.deadline_s * 0.2)
         review_reserve = min(settings.review.reserve_tokens, limits.token_budget // 5)
-    usage = Usage()
-    fence = Fence()
+    usage, fence = Usage(), Fence()
 
     def context(tokens: int, until: float) -> CallContext:
         """The run's calls, within ``tokens`` and by ``until``, on the request's model."""

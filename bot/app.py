@@ -129,6 +129,7 @@ def create_socbot(
     review: SlackReview | None = None,
     approvals: SlackApprovals | None = None,
     webhooks: Webhooks | None = None,
+    members: ChannelMembers | None = None,
 ) -> SocBot:
     """Wire store, middleware, coordinator, listeners, bolt app, webhook and triages.
 
@@ -140,7 +141,8 @@ def create_socbot(
     ``learner`` runs the learning rows that votes and corrections queue
     (``bot.work.learning``; ``SocBot.learn`` queues one); ``review`` handles the
     playbook review channel's buttons; ``approvals`` the Approve / Deny buttons of
-    risky tool calls (``bot.decisions.approvals``); ``webhooks`` sends events onward.
+    risky tool calls (``bot.decisions.approvals``); ``webhooks`` sends events onward;
+    ``members`` is the channel membership cache, shared with the investigator's scoping.
     """
     slack = settings.slack
     store = SlackStore(db)
@@ -170,7 +172,7 @@ def create_socbot(
     gate, suppress = policy_parts(settings, db, alerts)
     notifier = Webhooks.notifier_of(webhooks)
     case_posts = CasePosts(db, client, pacer, settings.cases, coordinator, notifier)
-    members = ChannelMembers(client)  # who is in a channel: cases and the pane ask alike
+    members = members or ChannelMembers(client)  # who is in a channel: cases, pane, scoping
     cases = CaseActions(
         db,
         settings.cases,

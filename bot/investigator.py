@@ -14,7 +14,8 @@ run again). Outcome messages Slack refuses are posted again; when they still do
 not land the row goes back to the queue (``Unavailable``), and fails, told, after
 its last attempt. When the model was unavailable it posts no outcome and raises
 ``Unavailable`` too. For alerts the conclusion (verdict, summary, investigation
-id) is written back to the alert row first.
+id) is written back to the alert row first. The run's tools see only the past alerts of
+its channel, or in a DM of the asker's channels (``bot.events.scope``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from alerts.parse import Alert
 from bot.blocks.kit import Message
 from bot.blocks.status import StatusView
 from bot.decisions.approvals import SlackApprovals
+from bot.events.scope import Scoping
 from bot.notify.notifier import Notifier, investigation_data
 from bot.observe.runlog import logged_run
 from bot.slack.pacer import Pacer
@@ -41,6 +43,7 @@ from bot.slack.streaming import SlackStream, stop_earlier
 from bot.work.contracts import SlackRefused, ThreadRef, Unavailable, current_run
 from bot.work.run_link import INTERRUPTED, RunLink, earlier_run
 from core.events import Sink
+from core.scope import NOTHING
 from store.cases.opening import open_for_run
 from store.investigations.runs import InvestigationStore
 from store.slack import SlackStore
@@ -79,8 +82,10 @@ class EngineInvestigator:
         cases: bool = False,
         model: str | None = None,
         streaming: StreamingMode = "auto",
+        scoping: Scoping | None = None,
     ) -> None:
         self.engine = engine
+        self.scoping = scoping  # the past alerts a run may see (None: none, fail closed)
         self.cases = cases  # conclusions open cases and carry their buttons (``[cases]``)
         self.model = model  # the model a run uses unless its policy rule names another
         self.pages_url = pages_url  # ``web.base_url``: messages link to the pages
@@ -138,6 +143,7 @@ class EngineInvestigator:
             mode=MODES.get(asked.mode or ""),
             model=asked.model,
             approver=approver,
+            scope=await self.scoping.of(thread.channel, user) if self.scoping else NOTHING,
         )
         try:
             outcome = await logged_run(self.engine, request, link)

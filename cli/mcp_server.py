@@ -4,8 +4,10 @@
 ``ask`` (a question, with a conversation id for follow-ups), ``get_investigation``,
 ``search_past_alerts``, ``parse_alert`` and ``search_playbook``. The same engine,
 limits and tools as ``socbot investigate`` and ``socbot chat``; calls that would need
-a person's approval are denied (nobody can be asked through MCP). Failures the caller
-can act on come back as tool errors (``ToolError``), like the model's own tools.
+a person's approval are denied (nobody can be asked through MCP); past alerts are every
+channel's, as at the terminal: the server is the operator's (stdio, or HTTP behind their
+token). Failures the caller can act on come back as tool errors (``ToolError``), like the
+model's own tools.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from cli.runtime import Runtime
 from cli.terminal.investigate import remember_alert
 from core.approvals import NobodyToAsk
 from core.events import Event, StepFinished, StepStarted
+from core.scope import EVERYTHING
 from store.playbook.bullets import PlaybookStore
 from store.triage.alerts import AlertStore
 from tools.base import Budget
@@ -68,7 +71,9 @@ def build_server(rt: Runtime) -> MCPServer:
         """Investigate one security alert with Plan & Execute; returns the conclusion."""
         parsed = _alert(alert, rt)
         text = alert_request_text(parsed)
-        request = Request(new_conversation_id(), text, alert=parsed, approver=NOBODY)
+        request = Request(
+            new_conversation_id(), text, alert=parsed, approver=NOBODY, scope=EVERYTHING
+        )
         outcome = await rt.engine.run(request, Progress(ctx))
         await remember_alert(AlertStore(rt.db), parsed, outcome)  # as `socbot investigate`
         return _result(outcome, request)
@@ -84,7 +89,9 @@ def build_server(rt: Runtime) -> MCPServer:
         """Ask socbot a security question; follow up by passing the conversation id back."""
         if conversation_id is not None and not conversation_id.startswith("cli:"):
             raise ToolError("conversation_id must be one socbot gave (cli:...)")
-        request = Request(conversation_id or new_conversation_id(), question, approver=NOBODY)
+        request = Request(
+            conversation_id or new_conversation_id(), question, approver=NOBODY, scope=EVERYTHING
+        )
         return _result(await rt.engine.run(request, Progress(ctx)), request)
 
     @server.tool()
@@ -110,6 +117,7 @@ def build_server(rt: Runtime) -> MCPServer:
             allowed=["search_past_alerts"],
             investigation_id="mcp",
             budget=Budget(),
+            scope=EVERYTHING,
         )
         if not result.ok:
             raise ToolError(str(result.data.get("error")))

@@ -31,6 +31,7 @@ from alerts.catalogue import load_catalogue
 from alerts.parse import parse_alert
 from config.settings import Settings
 from core.events import NullSink
+from core.scope import NOTHING
 from evals.alert_only import alert_only_settings, conclude_alert_only, no_tools
 from evals.judge import Judge
 from evals.recording import ATTEMPT
@@ -226,6 +227,7 @@ class EvalRunner:
                 conversation_id=f"eval-{uuid.uuid4().hex[:12]}",
                 text=alert_request_text(alert),
                 alert=alert,
+                scope=NOTHING,  # a scenario has no past alerts: never the database's others
             )
             if self.alert_only:
                 outcome = await conclude_alert_only(engine, request)

@@ -301,6 +301,25 @@ GROUPS: dict[str, Group] = {
             "bot.blocks.feedback.x_vote_of*",
         ),
     ),
+    "past_alerts_scope": Group(  # the past-alert tools read only the asker's channels
+        ("core/scope.py", "store/triage/alerts.py", "tools/past_alerts.py", "bot/events/scope.py"),
+        (
+            "tests/store/triage/test_alert_scope.py",
+            "tests/tools/test_past_alerts_scope.py",
+            "tests/tools/test_past_alerts.py",
+            "tests/bot/events/test_scope.py",
+            "tests/bot/scenarios/test_slack_scope.py",
+        ),
+        only=(
+            "core.scope.*",
+            "store.triage.alerts.xǁAlertStoreǁvisible*",
+            "store.triage.alerts.xǁAlertStoreǁsearch*",
+            "store.triage.alerts.x__within*",
+            "tools.past_alerts.x_search_past_alerts*",
+            "tools.past_alerts.x_get_past_alert*",
+            "bot.events.scope.*",
+        ),
+    ),
     "anthropic_schema": Group(  # what may be sent to Anthropic as a schema (fails closed)
         ("agent/model/anthropic_schema.py",),
         ("tests/agent/model/test_anthropic_schema.py",),

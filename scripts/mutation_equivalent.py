@@ -108,6 +108,10 @@ EQUIVALENT: dict[str, str] = {
     # read only beside a case id (``bot.blocks.pane.prompts``)
     **{f"{_PANE}_target__mutmut_{n}": _NEWEST for n in (40, 41, 71, 72)},
     f"{_PANE}_offer__mutmut_44": "case_title is shown only with a case_id, None here",
+    # past_alerts_scope: the registry calls a tool with every argument, defaults filled in
+    # from the declaration, which is built from the signature of mutmut's trampoline (the
+    # original's 10); the default itself is checked (test_past_alerts: test_defaults_and_edges)
+    "tools.past_alerts.x_search_past_alerts__mutmut_1": "the declaration's default is passed",
     # eval_scorer: the recorded calls rebuilt for the code check (only ``result`` is read
     # through ``searchable``; ref, tool and args are not, args' "null" quotes no value)
     **{

@@ -34,6 +34,7 @@ from typing import (
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from core.events import STORED_RESULT_CHARS
+from core.scope import NOTHING, Scope
 from tools.results import as_dict, truncate, validation_brief
 
 if TYPE_CHECKING:  # the SDK's types take a second to import: only when a model is called
@@ -65,6 +66,7 @@ class RunContext(Generic[DepsT]):
     budget: Budget
     deadline: float | None = None  # time.monotonic() by which the call must have ended
     approver: Approver | None = None  # who is asked before a risky call (None: nobody)
+    scope: Scope = NOTHING  # the past alerts the request may see (``core.scope``)
 
     def time_left(self, limit: float) -> float:
         """``limit`` seconds, or less when the step's deadline comes first."""
@@ -119,6 +121,7 @@ class BaseTool:
         budget: Budget,
         deadline: float | None = None,
         approver: Approver | None = None,
+        scope: Scope = NOTHING,
     ) -> Any:
         raise NotImplementedError
 
@@ -153,9 +156,10 @@ class Tool(BaseTool):
         budget: Budget,
         deadline: float | None = None,
         approver: Approver | None = None,
+        scope: Scope = NOTHING,
     ) -> Any:
         parsed = self.params.model_validate(args)
-        ctx = RunContext(self.deps, investigation_id, budget, deadline, approver)
+        ctx = RunContext(self.deps, investigation_id, budget, deadline, approver, scope)
         kwargs = {name: getattr(parsed, name) for name in self.params.model_fields}
         return await self.fn(ctx, **kwargs)
 
@@ -206,8 +210,10 @@ class ToolRegistry:
         budget: Budget,
         deadline: float | None = None,
         approver: Approver | None = None,
+        scope: Scope = NOTHING,
     ) -> ToolResult:
-        """Run one call the model asked for. Never raises for a tool's failure.
+        """Run one call the model asked for (``scope``: the past alerts its request may
+        see; nothing unless given). Never raises for a tool's failure.
 
         With a ``deadline`` (``time.monotonic()``), a call still running then is cancelled
         and answered with an error, so a step never waits past its deadline for a tool.
@@ -224,7 +230,7 @@ class ToolRegistry:
             try:
                 async with timer:
                     result = await self.tools[name].call(
-                        args, investigation_id, budget, deadline, approver
+                        args, investigation_id, budget, deadline, approver, scope
                     )
                 data = as_dict(result)
                 ok = "error" not in data

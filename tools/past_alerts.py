@@ -3,7 +3,9 @@
 Two tools: ``search_past_alerts`` (by indicator, text and/or time window) and
 ``get_past_alert`` (one alert with its indicators, verdict and conclusion).
 The alert of the running investigation (linked by id, or by its Slack thread) is
-left out of searches.
+left out of searches. Both see only the alerts of the request's scope (``ctx.scope``,
+``core.scope``: the channels of the people it answers), filtered in the store's query; an
+alert outside it is answered exactly as an unknown id.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ async def search_past_alerts(
     if start and end and start > end:
         raise ToolError("'since' is after 'until'")
     found = await ctx.deps.alerts.search(
+        scope=ctx.scope,
         indicator=refang(indicator).strip() if indicator else None,
         text=text,
         since=start,
@@ -87,7 +90,7 @@ async def get_past_alert(
     alert_id: Annotated[str, Field(description="an id returned by search_past_alerts")],
 ) -> dict[str, Any]:
     """One past alert: indicators, raw alert, and the verdict and conclusion reached."""
-    alert = await ctx.deps.alerts.get(alert_id.strip())
+    alert = await ctx.deps.alerts.visible(alert_id.strip(), ctx.scope)
     if alert is None:
         raise ToolError(f"no past alert with id {alert_id!r}")
     return {

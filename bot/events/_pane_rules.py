@@ -18,9 +18,14 @@ _TS = re.compile(r"\d{1,12}\.\d{1,8}")
 _CASE = re.compile(r"(?<![\w#])case\s*#(\d{1,9})(?!\d)", re.IGNORECASE)
 
 
+def is_channel(value: str | None) -> bool:
+    """A channel's id (public or private; a DM's is not one)."""
+    return bool(value) and _CHANNEL.fullmatch(str(value)) is not None
+
+
 def visible(user: str, channel: str | None, members: Collection[str]) -> bool:
     """Whether ``user`` may see what socbot knows of ``channel``: a member of it."""
-    if not user or not channel or not _CHANNEL.fullmatch(channel):
+    if not user or not is_channel(channel):
         return False
     return user in members
 
@@ -42,7 +47,7 @@ def context_of(payload: Any) -> tuple[str, str | None] | None:
     if not isinstance(payload, Mapping):
         return None
     channel, thread_ts = payload.get("channel_id"), payload.get("thread_ts")
-    if not isinstance(channel, str) or not _CHANNEL.fullmatch(channel):
+    if not isinstance(channel, str) or not is_channel(channel):
         return None
     if not isinstance(thread_ts, str) or not _TS.fullmatch(thread_ts):
         thread_ts = None

@@ -38,6 +38,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks.pane import PROMPTS_TITLE, Offer, greeting_message, prompts, thread_title
 from bot.events._pane_rules import case_named, context_of, visible, visible_channels
 from bot.events.middleware import Deduper
+from bot.events.scope import alert_homes
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.members import ChannelMembers
 from bot.work.contracts import ThreadRef
@@ -213,7 +214,7 @@ class Pane:
     ) -> None:
         where = context_of(payload)
         here = where[0] if where is not None else None
-        candidates = [here, *self.settings.alert_channels, self.settings.webhook_channel]
+        candidates = [here, *alert_homes(self.settings)]
         channels = await self._visible(user, candidates)
         alerts = await recent_in(self.db, channels, since=utcnow() - RECENT)
         case = await newest_open_in(self.db, channels)

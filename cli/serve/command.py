@@ -31,10 +31,12 @@ from agent.playbook.learning.service import Learner
 from bot.app import create_socbot
 from bot.decisions.approvals import SlackApprovals
 from bot.decisions.playbook_review import SlackReview
+from bot.events.scope import Scoping
 from bot.investigator import EngineInvestigator
 from bot.notify.delivery import Webhooks
 from bot.observe.tracing import configure_tracing
 from bot.slack.client import build_client
+from bot.slack.members import ChannelMembers
 from bot.slack.pacer import Pacer
 from bot.socket_mode import run_socket_mode
 from bot.startup import startup_lines
@@ -113,6 +115,7 @@ async def serve_until(
         pacer = Pacer()
         approvals = SlackApprovals.build(client, rt.db, settings)
         webhooks = Webhooks.build(settings, rt.db, rt.http)
+        members = ChannelMembers(client)  # one cache: cases, the pane, each run's scope
         investigate = EngineInvestigator(
             rt.engine,
             client,
@@ -125,6 +128,7 @@ async def serve_until(
             cases=settings.cases.enabled,
             model=settings.gemini.model,
             streaming=settings.slack.streaming,
+            scoping=Scoping(settings.slack, members),
         )
         review = SlackReview(client, PlaybookStore(rt.db), settings.learning, webhooks.notifier)
         learner = Learner(
@@ -148,6 +152,7 @@ async def serve_until(
             review=review,
             approvals=approvals,
             webhooks=webhooks,
+            members=members,
         )
         rt.engine.corrections = Corrections(FeedbackStore(rt.db), bot.learn)
         TeamCapture(rt.db, settings, bot.coordinator)  # disagreements into the team's pack

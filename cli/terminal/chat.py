@@ -41,6 +41,7 @@ from cli.terminal.approval import TerminalApprover, interactive
 from cli.terminal.investigate import print_outcome
 from cli.terminal.progress import TerminalProgress
 from config.settings import ConfigError, Settings, config_notice
+from core.scope import EVERYTHING
 from store.db.private import private_file
 
 app = command_app()
@@ -159,7 +160,7 @@ def _turn(
     try:
         with TerminalProgress(console, verbose=verbose) as progress:
             approver = TerminalApprover(console, interactive=interactive(quiet=False))
-            request = Request(conversation_id=conversation_id, text=text, approver=approver)
+            request = Request(conversation_id, text, approver=approver, scope=EVERYTHING)
             outcome = runner.run(rt.engine.run(request, progress))
     except KeyboardInterrupt:  # this run only; the progress sink said "cancelled"
         return

@@ -45,6 +45,7 @@ from cli.terminal.approval import TerminalApprover, interactive
 from cli.terminal.progress import TerminalProgress
 from cli.terminal.record import with_trace
 from config.settings import ConfigError, Settings, config_notice
+from core.scope import EVERYTHING
 from store.investigations.runs import InvestigationStore
 from store.queue.work import WorkQueue
 from store.schema import InvestigationStatus
@@ -143,6 +144,7 @@ async def investigate_alert(
             text=alert_request_text(alert),
             alert=alert,
             approver=approver,
+            scope=EVERYTHING,  # the operator at a terminal: every channel's past alerts
         )
         outcome = await rt.engine.run(request, progress)
         record = await investigation_record(rt.investigations, outcome, time.monotonic() - started)

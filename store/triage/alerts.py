@@ -4,8 +4,7 @@ Times are stored in UTC (SQLite keeps them naive; they are read back as UTC).
 ``indicator_text`` is `` kind:value kind:value `` (values lower-cased) so that an
 indicator search is one portable ``LIKE`` on any database.
 
-Where an alert is in triage (``status``, ``group_id``, ``storm_id``) is kept by
-``store.triage.states`` and ``store.triage.storms``.
+Triage (``status``, ``group_id``, ``storm_id``): ``store.triage.states``, ``.storms``.
 """
 
 from __future__ import annotations
@@ -15,12 +14,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Text, cast, func, insert, or_, select, update
+from sqlalchemy import Select, Text, cast, func, insert, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from alerts.parse import Alert, Indicator, parse_alert
+from core.scope import Scope
 from store.db.engine import Database
 from store.schema import AlertRow, AlertStatus, Investigation, utcnow
+
+_WHEN = func.coalesce(AlertRow.event_time, AlertRow.created_at)  # an alert's time, for search
 
 
 @dataclass(frozen=True)
@@ -99,8 +101,17 @@ class AlertStore:
 
     async def get(self, alert_id: str) -> StoredAlert | None:
         """The alert, with its investigation's status/objective/verdict when linked."""
+        return await self._one(select(AlertRow).where(AlertRow.id == alert_id))
+
+    async def visible(self, alert_id: str, scope: Scope) -> StoredAlert | None:
+        """``get`` of an alert ``scope`` may see; one it may not is None, as an unknown id."""
+        if scope.empty:
+            return None
+        return await self._one(select(AlertRow).where(AlertRow.id == alert_id, *_within(scope)))
+
+    async def _one(self, query: Select[AlertRow]) -> StoredAlert | None:
         async with self.db.reading() as session:
-            row = await session.get(AlertRow, alert_id)
+            row = (await session.scalars(query.limit(1))).first()
             if row is None:
                 return None
             inv = None
@@ -111,6 +122,7 @@ class AlertStore:
     async def search(
         self,
         *,
+        scope: Scope,
         indicator: str | None = None,
         text: str | None = None,
         since: datetime | None = None,
@@ -119,49 +131,20 @@ class AlertStore:
         exclude_slack_thread: tuple[str, str] | None = None,
         limit: int = 20,
     ) -> list[StoredAlert]:
-        """Newest first; every given filter must match.
+        """Newest first; every given filter must match, and only alerts ``scope`` may see
+        are read (in the query, before its limit; an empty scope reads nothing).
 
         ``indicator`` matches an extracted indicator value exactly (case-insensitive);
         ``text`` matches a substring of the title, summary or raw JSON; the time window
         applies to the event time, or the time stored when the alert had none. The
         ``exclude_*`` filters leave out the alert being investigated right now.
         """
-        when = func.coalesce(AlertRow.event_time, AlertRow.created_at)
-        conditions: list[ColumnElement[bool]] = []
-        if indicator:
-            pattern = "%:" + _escape_like(indicator.strip().lower()) + " %"
-            conditions.append(AlertRow.indicator_text.like(pattern, escape="\\"))
-        if text:
-            pattern = "%" + _escape_like(text.strip().lower()) + "%"
-            conditions.append(
-                or_(
-                    func.lower(AlertRow.title).like(pattern, escape="\\"),
-                    func.lower(func.coalesce(AlertRow.summary, "")).like(pattern, escape="\\"),
-                    func.lower(cast(AlertRow.raw, Text)).like(pattern, escape="\\"),
-                )
-            )
-        if since is not None:
-            conditions.append(when >= _utc(since))
-        if until is not None:
-            conditions.append(when <= _utc(until))
-        if exclude_investigation:
-            conditions.append(
-                or_(
-                    AlertRow.investigation_id.is_(None),
-                    AlertRow.investigation_id != exclude_investigation,
-                )
-            )
-        if exclude_slack_thread is not None:
-            channel, ts = exclude_slack_thread
-            conditions.append(
-                or_(
-                    AlertRow.slack_channel.is_(None),
-                    AlertRow.slack_ts.is_(None),
-                    AlertRow.slack_channel != channel,
-                    AlertRow.slack_ts != ts,
-                )
-            )
-        query = select(AlertRow).where(*conditions).order_by(when.desc()).limit(limit)
+        if scope.empty:
+            return []
+        conditions = _within(scope) + _filters(
+            indicator, text, since, until, exclude_investigation, exclude_slack_thread
+        )
+        query = select(AlertRow).where(*conditions).order_by(_WHEN.desc()).limit(limit)
         async with self.db.session() as session:
             rows = list(await session.scalars(query))
         return [stored_alert(row) for row in rows]
@@ -198,6 +181,59 @@ class AlertStore:
     async def _update(self, alert_id: str, **values: Any) -> None:
         async with self.db.session() as session:
             await session.execute(update(AlertRow).where(AlertRow.id == alert_id).values(**values))
+
+
+def _filters(
+    indicator: str | None,
+    text: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    exclude_investigation: str | None,
+    exclude_slack_thread: tuple[str, str] | None,
+) -> list[ColumnElement[bool]]:
+    """The conditions of ``AlertStore.search``'s filters (its docstring says what they are)."""
+    conditions: list[ColumnElement[bool]] = []
+    if indicator:
+        pattern = "%:" + _escape_like(indicator.strip().lower()) + " %"
+        conditions.append(AlertRow.indicator_text.like(pattern, escape="\\"))
+    if text:
+        pattern = "%" + _escape_like(text.strip().lower()) + "%"
+        conditions.append(
+            or_(
+                func.lower(AlertRow.title).like(pattern, escape="\\"),
+                func.lower(func.coalesce(AlertRow.summary, "")).like(pattern, escape="\\"),
+                func.lower(cast(AlertRow.raw, Text)).like(pattern, escape="\\"),
+            )
+        )
+    if since is not None:
+        conditions.append(_WHEN >= _utc(since))
+    if until is not None:
+        conditions.append(_WHEN <= _utc(until))
+    if exclude_investigation:
+        conditions.append(
+            or_(
+                AlertRow.investigation_id.is_(None),
+                AlertRow.investigation_id != exclude_investigation,
+            )
+        )
+    if exclude_slack_thread is not None:
+        channel, ts = exclude_slack_thread
+        conditions.append(
+            or_(
+                AlertRow.slack_channel.is_(None),
+                AlertRow.slack_ts.is_(None),
+                AlertRow.slack_channel != channel,
+                AlertRow.slack_ts != ts,
+            )
+        )
+    return conditions
+
+
+def _within(scope: Scope) -> list[ColumnElement[bool]]:
+    """The condition of ``scope`` (a non-empty one): posted in one of its channels."""
+    if scope.everything:
+        return []
+    return [AlertRow.slack_channel.in_(sorted(scope.channels))]
 
 
 def indicator_text(indicators: list[Indicator]) -> str:

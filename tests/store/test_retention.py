@@ -15,6 +15,7 @@ from sqlalchemy import func, select, update
 
 from alerts.parse import parse_alert
 from config.retention import RetentionSettings
+from core.scope import EVERYTHING
 from store.db.engine import Database
 from store.investigations.conversations import ConversationStore
 from store.investigations.runs import InvestigationStore
@@ -136,7 +137,7 @@ async def test_prune_deletes_by_lifetime_and_keeps_what_is_in_use(any_db: Databa
         "answer new",
     ]
     alerts = AlertStore(db)
-    found = await alerts.search(indicator="198.51.100.7")
+    found = await alerts.search(scope=EVERYTHING, indicator="198.51.100.7")
     assert {a.id for a in found} == {kept_alert, waiting}
     [middle] = [a for a in found if a.id == kept_alert]
     assert (middle.investigation_id, middle.verdict, middle.investigation) == (None, "benign", {})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from alerts.parse import Alert, parse_alert
+from core.scope import EVERYTHING
 from store.db.engine import Database
 from store.investigations.runs import InvestigationStore
 from store.triage.alerts import AlertStore
@@ -38,7 +40,7 @@ def registry(db: Database) -> ToolRegistry:
 
 async def call(reg: ToolRegistry, name: str, inv: str = "inv-now", **args: Any) -> ToolResult:
     return await reg.dispatch(
-        name, args, allowed=reg.names(), investigation_id=inv, budget=Budget()
+        name, args, allowed=reg.names(), investigation_id=inv, budget=Budget(), scope=EVERYTHING
     )
 
 
@@ -213,3 +215,36 @@ async def test_store_slack_link_and_resave(store: AlertStore) -> None:
     assert again is not None and again.title == "renamed"
     assert again.indicators == alert.indicators
     assert again.created_at.tzinfo is not None
+
+
+async def test_defaults_and_edges(store: AlertStore, registry: ToolRegistry) -> None:
+    now = datetime.now(UTC)
+    for n in range(12):
+        scan = parse_alert({"title": f"Port scan {n} from 45.33.32.156"})
+        await store.save(scan.model_copy(update={"event_time": now - timedelta(minutes=n)}))
+    assert (await call(registry, "search_past_alerts")).data["count"] == 10  # the default
+    assert len(await store.search(scope=EVERYTHING)) == 12  # the store's default is 20
+    same = "2025-11-08T05:00:00+00:00"
+    assert (await call(registry, "search_past_alerts", since=same, until=same)).ok
+    long = "x" * 400
+    await store.set_verdict(scan.id, verdict="benign", summary=long)
+    got = await call(registry, "get_past_alert", alert_id=scan.id)
+    assert got.data["summary"] == long  # whole, where the search shows 300 characters
+    [brief] = (await call(registry, "search_past_alerts", text="Port scan 11")).data["alerts"]
+    assert brief["summary"] == "x" * 300 + "…"
+
+
+async def test_relative_times_are_utc_on_any_host(
+    store: AlertStore, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recent = parse_alert({"title": "Login from 45.33.32.156"})
+    when = datetime.now(UTC) - timedelta(minutes=30)
+    await store.save(recent.model_copy(update={"event_time": when}))
+    monkeypatch.setenv("TZ", "Pacific/Kiritimati")  # UTC+14: a host's clock is not UTC
+    time.tzset()
+    try:
+        assert (await call(registry, "search_past_alerts", since="1h")).data["count"] == 1
+        assert (await call(registry, "search_past_alerts", until="1h")).data["count"] == 0
+    finally:
+        monkeypatch.undo()
+        time.tzset()

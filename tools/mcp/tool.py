@@ -19,6 +19,7 @@ import mcp_types
 
 from config.mcp_settings import McpServerSettings
 from core.approvals import ApprovalRequest
+from core.scope import NOTHING, Scope
 from tools.approval import ask_first
 from tools.base import BaseTool, Budget, ToolError
 from tools.mcp.egress import ensure_sendable
@@ -76,6 +77,7 @@ class McpTool(BaseTool):
         budget: Budget,
         deadline: float | None = None,
         approver: Approver | None = None,
+        scope: Scope = NOTHING,  # socbot's past alerts: an MCP server never sees them
     ) -> Any:
         if self.connection is None:
             raise ToolError(f"{self.name!r} is listed only; it cannot run here")

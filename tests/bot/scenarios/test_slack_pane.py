@@ -16,6 +16,7 @@ from typing import Any
 
 from bot.events.pane import NOT_YOURS
 from config.settings import Settings
+from core.scope import EVERYTHING
 from store.cases.opening import open_for_run
 from store.playbook.feedback import FeedbackStore
 from store.triage.alerts import AlertStore
@@ -127,7 +128,7 @@ async def test_the_pane_beside_an_alert_channel_knows_the_alert(
     model = ScriptedModel(model_script())
     async with running_bot(fake, settings_for(tmp_path, fake), model) as h:
         await investigated_alert(h)
-        stored = (await AlertStore(h.db).search(limit=1))[0]
+        stored = (await AlertStore(h.db).search(scope=EVERYTHING, limit=1))[0]
         case = await open_for_run(h.db, str(stored.investigation_id))
         assert case is not None
 
@@ -175,7 +176,7 @@ async def test_the_pane_shows_nothing_of_a_channel_the_person_is_not_in(
     model = ScriptedModel(model_script())
     async with running_bot(fake, settings_for(tmp_path, fake), model) as h:
         await investigated_alert(h)
-        stored = (await AlertStore(h.db).search(limit=1))[0]
+        stored = (await AlertStore(h.db).search(scope=EVERYTHING, limit=1))[0]
         case = await open_for_run(h.db, str(stored.investigation_id))
         assert case is not None
 
