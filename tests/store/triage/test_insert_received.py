@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from alerts.parse import parse_alert
+from core.scope import EVERYTHING
 from store.db.engine import Database
 from store.triage.alerts import AlertStore
 from store.triage.states import AlertStatuses
@@ -26,7 +27,7 @@ async def test_new_alerts_are_stored_received_with_their_indicators(any_db: Data
     assert stored.status == "received"
     assert stored.title == "Impossible travel 2"
     assert [(i.kind, i.value) for i in stored.indicators] == [("ipv4", "203.0.113.2")]
-    assert await AlertStore(any_db).search(indicator="203.0.113.3") != []
+    assert await AlertStore(any_db).search(scope=EVERYTHING, indicator="203.0.113.3") != []
 
 
 async def test_an_id_already_stored_fails_all_and_replaces_nothing(any_db: Database) -> None:
