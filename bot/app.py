@@ -26,6 +26,7 @@ from bot.decisions.case_posts import CasePosts
 from bot.decisions.cases import CaseActions
 from bot.decisions.playbook_review import SlackReview
 from bot.decisions.votes import FeedbackActions
+from bot.events.home import AppHome
 from bot.events.listeners import Listeners, ack_only
 from bot.events.middleware import Deduper, Gatekeeper
 from bot.events.pane import Pane
@@ -168,8 +169,11 @@ def create_socbot(
     pruning = PruneWork(Pruner(db, settings.retention), coordinator)
     gate, suppress = policy_parts(settings, db, alerts)
     notifier = Webhooks.notifier_of(webhooks)
-    case_posts = CasePosts(db, client, pacer, settings.cases, coordinator, notifier)
-    members = ChannelMembers(client)  # who is in a channel: cases and the pane ask alike
+    members = ChannelMembers(client)  # who is in a channel: cases, the pane, Home ask alike
+    app_home = AppHome(db, settings, members, client)
+    case_posts = CasePosts(
+        db, client, pacer, settings.cases, coordinator, notifier, app_home.changed
+    )
     cases = CaseActions(
         db,
         settings.cases,
@@ -178,6 +182,7 @@ def create_socbot(
         feedback=FeedbackStore(db),
         learn=learn,
         nudge=coordinator.nudge,
+        home=app_home.clicked,
     )
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
@@ -203,6 +208,7 @@ def create_socbot(
             FeedbackActions(FeedbackStore(db), learn, notifier),
             suppress,
             cases,
+            app_home,
             *[handler for handler in (review, approvals) if handler is not None],
         ],
     )
@@ -233,6 +239,7 @@ def create_socbot(
         learn=learn,
         pruning=pruning,
         reminders=case_posts,
+        home=app_home,
         gate=gate,
         pages=pages_for(settings, db, client),
     )

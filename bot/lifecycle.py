@@ -19,6 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from alerts.parse import Alert
 from bot.decisions.case_posts import CasePosts
 from bot.decisions.votes import Learn
+from bot.events.home import AppHome
 from bot.events.listeners import Listeners
 from bot.intake.alert_handover import HANDOVER_PATH, AlertHandOver
 from bot.intake.alerts_endpoint import AlertWebhook
@@ -71,6 +72,7 @@ class SocBot:
     learn: Learn | None = None  # queue learning from an investigation (``bot.work.learning``)
     pruning: PruneWork | None = None  # data lifetime (``bot.work.pruning``)
     reminders: CasePosts | None = None  # cases' thread messages and reminders
+    home: AppHome | None = None  # App Home (its refreshes stop with the bot)
     gate: PolicyGate | None = None  # the alert policy (``bot.intake.policy.gate``)
     policed: PolicedTriage | None = None  # the webhook channel's triage, policy first
     routed: dict[str, AlertTriage] = field(default_factory=dict)  # channels rules route to
@@ -177,6 +179,8 @@ class SocBot:
             await self.pruning.close()
         if self.reminders is not None:
             await self.reminders.close()
+        if self.home is not None:
+            await self.home.close()
         triages = self.triages()
         for triage in triages:
             triage.stop()
