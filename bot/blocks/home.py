@@ -122,11 +122,11 @@ def home_view(
     figures: HomeFigures | None = None,
     notice: str = "",
 ) -> dict[str, Any]:
-    """The ``home`` view to publish for one person; ``notice``: socbot's own sentence
-    (what became of their last click), shown first."""
+    """The ``home`` view to publish for one person; ``notice``: socbot's own mrkdwn (what
+    became of their last click, its parts already escaped), shown first."""
     blocks: list[Block] = []
     if notice:
-        note = section(f"⚠️ {one_line(clip(notice, 500))}")
+        note = section(f"⚠️ {clip(notice, 500)}")
         note["block_id"] = "home_notice"
         blocks.append(note)
     blocks += _figures(figures or HomeFigures())

@@ -83,6 +83,10 @@ class Refresher:
             scheduled.append(user)
         return scheduled
 
+    def due(self) -> list[str]:
+        """Whose Homes wait to be published again."""
+        return list(self._due)
+
     def _start(self, user: str) -> None:
         self._due.pop(user, None)
         task = asyncio.create_task(self._publish(user), name=f"home {user}")

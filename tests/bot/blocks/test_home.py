@@ -54,13 +54,14 @@ def test_hostile_text_is_escaped_defanged_and_cut() -> None:
         _rows(40, HOSTILE),
         [HomeRow(7, HOSTILE, HOSTILE, "inv7", HOSTILE)],
         web_url="https://socbot.example",
-        notice=HOSTILE,
     )
     assert check_view(view) is None
     assert len(view["blocks"]) <= MAX_BLOCKS
     text = _texts(view)
     assert "<!channel>" not in text and "<https://evil" not in text and "185.220.101.42" not in text
     assert "185.220.101[.]42" in text
+    mention = home_view([], [], [], notice="the case is owned by <@UANALYST1>")
+    assert "⚠️ the case is owned by <@UANALYST1>" in _texts(mention)  # socbot's own mrkdwn
     rows = [b for b in view["blocks"] if str(b.get("block_id", "")).startswith("home_mine_")]
     assert len(rows) == 25  # ROWS a section
     assert all(len(b["text"]["text"]) < 700 for b in rows)
