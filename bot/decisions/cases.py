@@ -20,6 +20,7 @@ dialog starts from the verdict the analyst gave in the 👎 dialog.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -46,6 +47,7 @@ log = logging.getLogger(__name__)
 
 Ack = Callable[..., Awaitable[Any]]
 Learn = Callable[[str], Awaitable[None]]
+_CASE_ID = re.compile(r"[0-9]{1,9}")  # a button's case id (ASCII digits, an int column)
 Home = Callable[[str, str], Awaitable[None]]  # a person's Home again, with a note (or "")
 
 
@@ -159,7 +161,8 @@ class CaseActions:
         user, channel, _ = clicked_at(body)
         thread_ts = clicked_thread(body)
         if case_id:
-            case = await records.get(self.db, int(case_id)) if case_id.isdigit() else None
+            number = int(case_id) if _CASE_ID.fullmatch(case_id) else None
+            case = await records.get(self.db, number) if number is not None else None
         else:
             case = await self._case_of_run(run, channel, thread_ts)
         if home and case is not None:
