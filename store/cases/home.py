@@ -27,6 +27,7 @@ ROWS = 25  # a section's rows at most
 CHANNELS = 50  # channels with cases looked at at most
 WEEK = timedelta(days=7)
 URGENT = ("high", "critical")
+OPEN = (CaseStatus.OPEN, CaseStatus.ACKNOWLEDGED)
 RUNS = (WorkKind.ALERT, WorkKind.MENTION, WorkKind.FOLLOWUP)
 
 
@@ -88,7 +89,7 @@ async def home_data(db: Database, user: str, channels: Collection[str]) -> HomeD
     if not user or not wanted:
         return HomeData()
     here = CaseRow.channel.in_(wanted)
-    still_open = CaseRow.status != CaseStatus.RESOLVED
+    still_open = CaseRow.status.in_(OPEN)  # an index range (``ix_cases_owner``), not ``!=``
     newest = (CaseRow.created_at.desc(), CaseRow.id.desc())
     since = _since(db)
     async with db.reading() as session:
