@@ -83,9 +83,10 @@ class Refresher:
             scheduled.append(user)
         return scheduled
 
-    def due(self) -> list[str]:
-        """Whose Homes wait to be published again."""
-        return list(self._due)
+    def due(self) -> dict[str, float]:
+        """Whose Homes wait to be published again, in how many seconds (the loop's clock)."""
+        now = asyncio.get_running_loop().time()
+        return {user: handle.when() - now for user, handle in self._due.items()}
 
     def _start(self, user: str) -> None:
         self._due.pop(user, None)

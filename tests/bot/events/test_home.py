@@ -10,6 +10,8 @@ these (``scripts/mutation.py``); the whole app's path is
 from __future__ import annotations
 
 import asyncio
+import logging
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -21,7 +23,7 @@ from bot.slack.members import ChannelMembers
 from store.cases import transitions
 from store.cases.transitions import Resolution
 from store.db.engine import Database
-from store.schema import CaseDisposition, CaseRow
+from store.schema import CaseDisposition, CaseRow, WorkKind, WorkRow, WorkState, utcnow
 from tests.bot.decisions.click_support import web_client
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.fakes.slack_home import published
@@ -45,7 +47,10 @@ def home(db: Database, fake: FakeSlackAPI, tmp_path: Path) -> AppHome:
     fake.add_members(OPS, [OUT])  # LOST: Slack cannot say (channel_not_found)
     settings = make_settings(tmp_path, fake.base_url, alert_channels=[SOC, OPS])
     settings = settings.model_copy(
-        update={"slack": settings.slack.model_copy(update={"home_refresh_s": 0.0})}
+        update={
+            "slack": settings.slack.model_copy(update={"home_refresh_s": 0.0}),
+            "web": settings.web.model_copy(update={"base_url": "https://socbot.example"}),
+        }
     )
     client = web_client(fake)
     return AppHome(db, settings, ChannelMembers(client), client, most=2)
@@ -81,6 +86,52 @@ async def test_a_home_shows_only_the_persons_channels(db: Database, home: AppHom
     assert "soc-" not in str(await home.view(""))
 
 
+async def test_the_queue_and_the_week_of_the_persons_channels(db: Database, home: AppHome) -> None:
+    """The configured alert channels count even without cases (their queue)."""
+    later = (utcnow() + timedelta(hours=1)).replace(tzinfo=None)
+    async with db.session() as session:
+        for kind, state, channel in (
+            (WorkKind.ALERT, WorkState.QUEUED, SOC),
+            (WorkKind.MENTION, WorkState.QUEUED, SOC),
+            (WorkKind.FOLLOWUP, WorkState.RUNNING, SOC),
+            (WorkKind.POLICY_DEFERRED, WorkState.QUEUED, SOC),
+            (WorkKind.LEARN, WorkState.QUEUED, SOC),  # not an investigation
+            (WorkKind.ALERT, WorkState.DONE, SOC),
+            (WorkKind.ALERT, WorkState.QUEUED, OPS),
+        ):
+            session.add(work_row(kind, state, channel, later))
+    assert "*2* waiting · *1* running · *1* held by policy" in str(await home.view(ANA))
+    assert "*1* waiting · *0* running · *0* held by policy" in str(await home.view(OUT))
+    await titled(db, "r1", SOC, "soc", severity="high")
+    agreed = await titled(db, "r2", SOC, "soc2", severity="high")
+    await titled(db, "r3", OPS, "ops", severity="high")
+    async with db.session() as session:
+        await session.execute(update(CaseRow).values(cost_usd=1.25))
+    await transitions.resolve(
+        db, agreed.id, ANA, Resolution(CaseDisposition.TRUE_POSITIVE), seen=1, via="test"
+    )
+    shown = str(await home.view(ANA))
+    assert "2 cases · agreement *100 %* (1 of 1 decided) · cost $2.50" in shown
+    assert "https://socbot.example/web/investigations/r1" in shown
+
+
+def work_row(kind: str, state: str, channel: str, later: object) -> WorkRow:
+    return WorkRow(
+        kind=kind,
+        state=state,
+        priority=1,
+        thread=f"t:{kind}:{state}:{channel}",
+        channel=channel,
+        thread_ts="1700000999.000999",
+        request={},
+        attempts=0,
+        stop_requested=False,
+        posted={},
+        not_before=later,
+        created_at=utcnow(),
+    )
+
+
 async def test_opening_the_home_tab_publishes_it(home: AppHome, fake: FakeSlackAPI) -> None:
     acks: list[int] = []
 
@@ -99,12 +150,14 @@ async def test_opening_the_home_tab_publishes_it(home: AppHome, fake: FakeSlackA
 
 
 async def test_a_change_refreshes_recent_openers_who_may_see_it(
-    db: Database, home: AppHome, fake: FakeSlackAPI
+    db: Database, home: AppHome, fake: FakeSlackAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
     case = await titled(db, "r1", SOC, "soc-case", severity="high")
     for user in (ANA, OUT, BOB, CAT):
         home.refresh.opened(user)
+    caplog.set_level(logging.INFO, logger="bot.events.home")
     await home.changed(case)  # CAT, BOB: the two most recent members (most=2); OUT: no
+    assert f"case {case.id} changed: 2 Homes to refresh" in caplog.messages
     await fake.wait_for(lambda: len(published(fake)) == 2)
     assert set(published(fake)) == {CAT, BOB}
     lost = await titled(db, "r2", LOST, "lost-case", severity="high")
@@ -112,7 +165,7 @@ async def test_a_change_refreshes_recent_openers_who_may_see_it(
     nowhere.channel = None
     await home.changed(lost)
     await home.changed(nowhere)
-    assert home.refresh.due() == []
+    assert home.refresh.due() == {}
     await home.close()
 
 
@@ -180,19 +233,22 @@ async def test_soon_bounds_and_coalesces() -> None:
     refresh, _, done = refresher(seen, most=2, every_s=0.0)
     assert refresh.soon([ANA, BOB, CAT]) == [ANA, BOB]
     assert refresh.fresh(ANA) and refresh.soon([ANA, CAT]) == [CAT]
-    assert sorted(refresh.due()) == sorted([ANA, BOB, CAT])
+    due = refresh.due()
+    assert sorted(due) == sorted([ANA, BOB, CAT]) and all(s < 0.5 for s in due.values())
     while len(seen) < 3:
         done.clear()
         await done.wait()
-    assert sorted(seen) == sorted([ANA, BOB, CAT]) and refresh.due() == []
+    assert sorted(seen) == sorted([ANA, BOB, CAT]) and refresh.due() == {}
 
 
 async def test_a_recent_publish_holds_the_next_back_until_close() -> None:
     seen: list[str] = []
-    refresh, _, done = refresher(seen, every_s=3600.0)
+    refresh, clock, done = refresher(seen, every_s=3600.0)
     refresh.published(ANA)
+    clock.now += 600  # published 10 minutes ago: due 50 minutes from now
     assert refresh.soon([ANA, "UFAIL0001"]) == [ANA, "UFAIL0001"]
+    assert 2990 < refresh.due()[ANA] <= 3000
     await done.wait()  # the never-published one goes at once; its error is only logged
-    assert seen == ["UFAIL0001"] and refresh.due() == [ANA]
+    assert seen == ["UFAIL0001"] and list(refresh.due()) == [ANA]
     await refresh.close()
-    assert seen == ["UFAIL0001"] and refresh.due() == []
+    assert seen == ["UFAIL0001"] and refresh.due() == {}

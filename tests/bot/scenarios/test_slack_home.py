@@ -215,6 +215,6 @@ async def test_homes_refresh_after_a_change_debounced(harness: SlackHarness) -> 
     assert again.at - first >= REFRESH_S / 2  # held back by the debounce
     assert f"home_unowned_{soc.id}" not in shown and f"home_verdicts_{soc.id}" in shown
     await h.settle()
-    assert h.app.home is not None and h.app.home.refresh.due() == []  # coalesced: no third
+    assert h.app.home is not None and h.app.home.refresh.due() == {}  # coalesced: no third
     assert len(publishes(h.fake, ANALYST)) == 2 and len(publishes(h.fake, LEAD)) == 2
     assert len(publishes(h.fake, OPERATOR)) == 1  # not a member of the case's channel
