@@ -312,6 +312,7 @@ GROUPS: dict[str, Group] = {
             "tests/bot/events/test_pane_rules.py",
             "tests/bot/decisions/test_home_take.py",
             "tests/bot/decisions/test_case_rules.py",
+            "tests/store/cases/test_home_reads.py",
         ),
         only=(
             "bot.events._pane_rules.x_visible*",

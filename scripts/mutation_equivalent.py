@@ -300,4 +300,8 @@ EQUIVALENT: dict[str, str] = {
     "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_46": _PSEUDO_FAST,
     "agent.model.privacy.mapper.xǁPseudonymiserǁrestore_json__mutmut_5": _PSEUDO_NONE_FALSE,
     "agent.model.privacy.mapper.xǁPseudonymiserǁseed_alert__mutmut_5": _PSEUDO_KIND,
+    # home_auth: figures of the person's channels, whatever their grouping or last digits
+    "store.cases.home.x_home_data__mutmut_47": "a case opened to the microsecond a week ago",
+    "store.cases.home.x_home_data__mutmut_64": "grouped by more keys: the same sums and tally",
+    "store.cases.home.x_home_data__mutmut_82": "the cost is shown to the cent: 6 or 7 digits",
 }
