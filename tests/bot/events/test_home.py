@@ -252,3 +252,15 @@ async def test_a_recent_publish_holds_the_next_back_until_close() -> None:
     assert seen == ["UFAIL0001"] and list(refresh.due()) == [ANA]
     await refresh.close()
     assert seen == ["UFAIL0001"] and refresh.due() == {}
+
+
+async def test_a_note_comes_first_and_no_web_url_no_link(
+    db: Database, home: AppHome, fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    await titled(db, "r1", SOC, "soc", severity="high")
+    view = await home.view(ANA, "Only members of this channel can decide on its cases.")
+    assert view["blocks"][0]["text"]["text"].startswith("⚠️ Only members of this channel")
+    bare = make_settings(tmp_path, fake.base_url, alert_channels=[SOC])
+    client = web_client(fake)
+    plain = str(await AppHome(db, bare, ChannelMembers(client), client).view(ANA))
+    assert "soc" in plain and "url" not in plain and "<" not in plain.replace("&lt;", "")
