@@ -304,4 +304,5 @@ EQUIVALENT: dict[str, str] = {
     "store.cases.home.x_home_data__mutmut_47": "a case opened to the microsecond a week ago",
     "store.cases.home.x_home_data__mutmut_64": "grouped by more keys: the same sums and tally",
     "store.cases.home.x_home_data__mutmut_82": "the cost is shown to the cent: 6 or 7 digits",
+    "bot.events.home.xǁAppHomeǁview__mutmut_55": "page_url links no base but http(s): none",
 }
