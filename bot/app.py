@@ -27,6 +27,7 @@ from bot.decisions.case_posts import CasePosts
 from bot.decisions.cases import CaseActions
 from bot.decisions.playbook_review import SlackReview
 from bot.decisions.votes import FeedbackActions
+from bot.events.home import AppHome
 from bot.events.listeners import Listeners, ack_only
 from bot.events.middleware import Deduper, Gatekeeper
 from bot.events.pane import Pane
@@ -171,8 +172,11 @@ def create_socbot(
     pruning = PruneWork(Pruner(db, settings.retention), coordinator)
     gate, suppress = policy_parts(settings, db, alerts)
     notifier = Webhooks.notifier_of(webhooks)
-    case_posts = CasePosts(db, client, pacer, settings.cases, coordinator, notifier)
     members = members or ChannelMembers(client)  # who is in a channel: cases, pane, scoping
+    app_home = AppHome(db, settings, members, client)  # and Home
+    case_posts = CasePosts(
+        db, client, pacer, settings.cases, coordinator, notifier, app_home.changed
+    )
     cases = CaseActions(
         db,
         settings.cases,
@@ -182,6 +186,7 @@ def create_socbot(
         learn=learn,
         nudge=coordinator.nudge,
         capture=bool(settings.evals.team_pack),
+        home=app_home.clicked,
     )
     deduper = Deduper(store)
     forwarded: dict[str, AlertTriage] = {}
@@ -207,6 +212,7 @@ def create_socbot(
             FeedbackActions(FeedbackStore(db), learn, notifier),
             suppress,
             cases,
+            app_home,
             *[handler for handler in (review, approvals) if handler is not None],
         ],
     )
@@ -240,6 +246,7 @@ def create_socbot(
         digest=CaseDigests(
             db, client, pacer, settings.cases, coordinator, pages_url=settings.web.base_url
         ),
+        home=app_home,
         gate=gate,
         pages=pages_for(settings, db, client),
     )

@@ -20,6 +20,7 @@ from alerts.parse import Alert
 from bot.decisions.case_digest import CaseDigests
 from bot.decisions.case_posts import CasePosts
 from bot.decisions.votes import Learn
+from bot.events.home import AppHome
 from bot.events.listeners import Listeners
 from bot.intake.alert_handover import HANDOVER_PATH, AlertHandOver
 from bot.intake.alerts_endpoint import AlertWebhook
@@ -73,6 +74,7 @@ class SocBot:
     pruning: PruneWork | None = None  # data lifetime (``bot.work.pruning``)
     reminders: CasePosts | None = None  # cases' thread messages and reminders
     digest: CaseDigests | None = None  # the weekly digest (``bot.decisions.case_digest``)
+    home: AppHome | None = None  # App Home (its refreshes stop with the bot)
     gate: PolicyGate | None = None  # the alert policy (``bot.intake.policy.gate``)
     policed: PolicedTriage | None = None  # the webhook channel's triage, policy first
     routed: dict[str, AlertTriage] = field(default_factory=dict)  # channels rules route to
@@ -183,6 +185,8 @@ class SocBot:
             await self.reminders.close()
         if self.digest is not None:
             await self.digest.close()
+        if self.home is not None:
+            await self.home.close()
         triages = self.triages()
         for triage in triages:
             triage.stop()

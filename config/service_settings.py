@@ -114,6 +114,13 @@ class SlackSettings(Section):
         description="auto: investigations stream into their thread (chat.startStream) where "
         "Slack allows it, else the updated checklist; off: always the checklist",
     )
+    home_refresh_s: float = Field(
+        10.0,
+        ge=0,
+        le=3600,
+        description="a person's App Home is published again at most this often (seconds); "
+        "changes in between are shown together",
+    )
 
 
 class WorkSettings(Section):

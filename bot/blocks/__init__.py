@@ -1,6 +1,7 @@
 """Block Kit built from data, pure (no I/O): the kit of shared pieces and Slack's limits,
 escaping of untrusted text, the investigation's messages, its status message and stream
-chunks, alert cards, cases' buttons and thread messages, the weekly digest, and run figures.
+chunks, alert cards, cases' buttons and thread messages, the weekly digest, run figures,
+and the App Home.
 
 May import work and observe. A new message shape goes here."""
 
@@ -10,6 +11,7 @@ __all__ = [
     "digest",
     "escape",
     "feedback",
+    "home",
     "investigation",
     "kit",
     "pane",

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from bot.blocks.escape import escape
 from bot.blocks.kit import Block, Message, button, clip, context_block, fallback_text, section
+from store.schema import CaseRow, CaseStatus
 
 CASE_BLOCK = "case:"  # + the investigation id: the block_id of a conclusion's case buttons
 DISPOSITION_LABELS = {
@@ -21,6 +22,8 @@ DISPOSITION_LABELS = {
 }
 VERDICT_WORDS = {**DISPOSITION_LABELS, "inconclusive": "Inconclusive"}
 TEXT_CHARS = 1000
+TOO_LATE = "Someone decided on this case just before you: it is {state} now."
+NO_CHANGE = "Nothing to change: the case is {state} already."
 _USER = re.compile(r"^[UW][A-Z0-9]{2,20}$")
 _GROUP = re.compile(r"^S[A-Z0-9]{2,20}$")
 
@@ -30,6 +33,18 @@ def mention(user: str | None) -> str:
     if user and _USER.match(user):
         return f"<@{user}>"
     return escape(user or "nobody")
+
+
+def unchanged_note(case: CaseRow | None, user: str) -> str:
+    """What ``user``, whose decision changed nothing, is told: the case as it is now."""
+    if case is None:
+        state = "gone"
+    elif case.status == CaseStatus.RESOLVED:
+        state = f"resolved ({escape(case.disposition or 'none')})"
+    else:
+        state = f"owned by {mention(case.owner)}" if case.owner else "open"
+    mine = case is not None and case.owner == user and case.status != CaseStatus.RESOLVED
+    return (NO_CHANGE if mine else TOO_LATE).format(state=state)
 
 
 def case_actions(investigation_id: str) -> Block:

@@ -1,9 +1,13 @@
-"""The App Home view: a user's open cases, unowned high/critical cases and recent verdicts.
+"""The App Home view: a person's open cases, unowned high/critical cases, the queue, this
+week's verdicts, agreement and cost (``bot.events.home`` reads them).
 
-Rows are already filtered to channels the user can see (the caller's job). Every field is
-attacker-written text, so it is escaped and cut to Slack's limits; the view stays within
-100 blocks. "Take" reuses the case card's ``case_take`` action (value: investigation id);
-"Open" links to the web page when a web URL is set, and is left out otherwise.
+Rows are already filtered to channels the person may see (the caller's job). Every field
+is attacker-written text: one line, defanged and escaped (``kit.one_line``), cut to
+``TITLE_CHARS`` before the line is built, so the section stays far within Slack's 3,000
+and a link after it is never cut; the view stays within 100 blocks (at most ``ROWS`` a
+section). *Take* (``HOME_TAKE``, value: the case id) is decided as in the case's thread
+(``bot.decisions.cases``); *Open* links to the investigation's page when ``web.base_url``
+is set (``investigation.page_url``), and is left out otherwise.
 """
 
 from __future__ import annotations
@@ -12,16 +16,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.blocks.case import VERDICT_WORDS
 from bot.blocks.escape import escape
+from bot.blocks.investigation import page_url
+from bot.blocks.kit import Block, button, clip, context_block, header_block, one_line, section
 
 MAX_BLOCKS = 100
-MAX_ROWS = 25  # per section; three sections of header + rows stay under MAX_BLOCKS
-TEXT_LIMIT = 3000
+ROWS = 25  # per section: three sections of header + rows stay under MAX_BLOCKS
+TITLE_CHARS = 300
+HOME_TAKE = "home_take"  # value: the case id
+OPEN = "home_open"  # a link button: Slack sends the click, socbot only acks it
+SEVERITY_ICONS = {"critical": "🔴", "high": "🟠", "medium": "🟡", "low": "🔵", "info": "⚪"}
 
 
 @dataclass(frozen=True)
 class HomeRow:
-    """One case or verdict line: its id, title, severity, and the investigation to take."""
+    """One case or verdict line: the case, its title, severity, investigation and verdict."""
 
     case_id: int
     title: str
@@ -30,72 +40,77 @@ class HomeRow:
     verdict: str = ""
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+@dataclass(frozen=True)
+class HomeFigures:
+    """The queue of the person's channels and this week's figures there."""
+
+    waiting: int = 0
+    running: int = 0
+    held: int = 0
+    cases: int = 0
+    decided: int = 0
+    agreed: int = 0
+    cost_usd: float = 0.0
 
 
-def _row(row: HomeRow, section: str, take: bool, web_url: str) -> dict[str, Any]:
-    line = f"*#{row.case_id}* [{escape(row.severity)}] {escape(row.title)}"
+def _line(row: HomeRow) -> str:
+    severity = (row.severity or "").lower()
+    icon = SEVERITY_ICONS.get(severity, "▫️")
+    title = one_line(clip(" ".join(row.title.split()), TITLE_CHARS)) or "(no title)"
+    line = f"{icon} *#{row.case_id}* {title}"
+    if severity:
+        line += f" · {escape(clip(severity, 20))}"
     if row.verdict:
-        line += f" — {escape(row.verdict)}"
-    block: dict[str, Any] = {
-        "type": "section",
-        "block_id": f"home_{section}_{row.case_id}",
-        "text": {"type": "mrkdwn", "text": _cut(line, TEXT_LIMIT)},
-    }
-    buttons: list[dict[str, Any]] = []
+        line += f" · {VERDICT_WORDS.get(row.verdict, escape(clip(row.verdict, 40)))}"
+    return line
+
+
+def _row(row: HomeRow, part: str, take: bool, web_url: str) -> Block:
+    block = section(_line(row))
+    block["block_id"] = f"home_{part}_{row.case_id}"
+    url = page_url(web_url, row.investigation_id)
     if take:
-        buttons.append(
-            {
-                "type": "button",
-                "action_id": "case_take",
-                "text": {"type": "plain_text", "text": "🙋 Take it"},
-                "value": _cut(row.investigation_id, 2000),
-            }
-        )
-    if web_url:
-        buttons.append(
-            {
-                "type": "button",
-                "action_id": f"home_open_{section}_{row.case_id}",
-                "text": {"type": "plain_text", "text": "Open"},
-                "url": _cut(f"{web_url.rstrip('/')}/cases/{row.case_id}", 3000),
-            }
-        )
-    if len(buttons) == 2:
-        return _with_actions(block, buttons)
-    if buttons:
-        block["accessory"] = buttons[0]
-    return block
-
-
-def _with_actions(block: dict[str, Any], buttons: list[dict[str, Any]]) -> dict[str, Any]:
-    # A section holds one accessory: Take goes there, Open in the text as a link.
-    block["accessory"] = buttons[0]
-    block["text"]["text"] = _cut(f"{block['text']['text']}  <{buttons[1]['url']}|open>", TEXT_LIMIT)
-    return block
-
-
-def _part(
-    title: str, section: str, rows: Sequence[HomeRow], take: bool, web_url: str
-) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = [
-        {
-            "type": "header",
-            "block_id": f"home_{section}",
-            "text": {"type": "plain_text", "text": title},
+        block["accessory"] = button("🙋 Take it", HOME_TAKE, str(row.case_id), "primary")
+        if url:  # one accessory a section: Open becomes a link in the text
+            block["text"]["text"] += f"  <{url}|Open>"
+    elif url:
+        block["accessory"] = {
+            "type": "button",
+            "action_id": OPEN,
+            "text": {"type": "plain_text", "text": "Open"},
+            "url": url,
         }
-    ]
+    return block
+
+
+def _part(title: str, part: str, rows: Sequence[HomeRow], take: bool, web_url: str) -> list[Block]:
+    head = header_block(title)
+    head["block_id"] = f"home_{part}"
+    blocks = [head]
     if not rows:
-        blocks.append(
-            {
-                "type": "context",
-                "block_id": f"home_{section}_none",
-                "elements": [{"type": "mrkdwn", "text": "Nothing here."}],
-            }
-        )
-    blocks += [_row(row, section, take, web_url) for row in rows[:MAX_ROWS]]
-    return blocks
+        empty = context_block("Nothing here.")
+        empty["block_id"] = f"home_{part}_none"
+        blocks.append(empty)
+    return blocks + [_row(row, part, take, web_url) for row in rows[:ROWS]]
+
+
+def _percent(agreed: int, decided: int) -> str:
+    if not decided:
+        return "agreement: nothing decided yet"
+    return f"agreement *{round(100 * agreed / decided)} %* ({agreed} of {decided} decided)"
+
+
+def _figures(figures: HomeFigures) -> list[Block]:
+    queue = context_block(
+        f"*Queue* in your channels: *{figures.waiting}* waiting · *{figures.running}* running"
+        f" · *{figures.held}* held by policy"
+    )
+    week = context_block(
+        f"*This week*: {figures.cases} cases · {_percent(figures.agreed, figures.decided)}"
+        f" · cost ${figures.cost_usd:,.2f}"
+    )
+    queue["block_id"], week["block_id"] = "home_queue", "home_week"
+    return [queue, week]
 
 
 def home_view(
@@ -103,11 +118,21 @@ def home_view(
     unowned: Sequence[HomeRow],
     verdicts: Sequence[HomeRow],
     web_url: str = "",
+    *,
+    figures: HomeFigures | None = None,
+    notice: str = "",
 ) -> dict[str, Any]:
-    """The ``home`` view to publish for one user."""
-    blocks = (
+    """The ``home`` view to publish for one person; ``notice``: socbot's own mrkdwn (what
+    became of their last click, its parts already escaped), shown first."""
+    blocks: list[Block] = []
+    if notice:
+        note = section(f"⚠️ {clip(notice, 500)}")
+        note["block_id"] = "home_notice"
+        blocks.append(note)
+    blocks += _figures(figures or HomeFigures())
+    blocks += (
         _part("Your open cases", "mine", mine, False, web_url)
         + _part("Unowned high/critical cases", "unowned", unowned, True, web_url)
-        + _part("Recent verdicts", "verdicts", verdicts, False, web_url)
+        + _part("Recent verdicts in your channels", "verdicts", verdicts, False, web_url)
     )
     return {"type": "home", "blocks": blocks[:MAX_BLOCKS]}

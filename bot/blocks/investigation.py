@@ -48,16 +48,19 @@ STEP_ICONS = {"pending": "⏳", "running": "🔄", "done": "✅", "failed": "❌
 # --- the plan / status message ------------------------------------------------------
 
 
-def page_link(pages_url: str | None, investigation_id: str) -> list[str]:
-    """``<url|Open in socbot>`` for the investigation's page (``web.base_url``), or nothing.
-
-    The id is ours (hex); a base URL with characters that would break the link's
-    syntax is not linked at all.
-    """
+def page_url(pages_url: str | None, investigation_id: str) -> str:
+    """The investigation's page (``web.base_url``), or ``""``. The id is ours (hex); a
+    base URL with characters that would break a link's syntax is not linked at all."""
     base = pages_base(pages_url)
     if not base or not investigation_id or investigation_id == "pending":
-        return []
-    return [f"<{base}/web/investigations/{escape(investigation_id)}|Open in socbot>"]
+        return ""
+    return f"{base}/web/investigations/{escape(investigation_id)}"
+
+
+def page_link(pages_url: str | None, investigation_id: str) -> list[str]:
+    """``<url|Open in socbot>`` for the investigation's page, or nothing."""
+    url = page_url(pages_url, investigation_id)
+    return [f"<{url}|Open in socbot>"] if url else []
 
 
 def plan_message(

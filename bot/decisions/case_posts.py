@@ -5,8 +5,9 @@ transaction; whichever replica claims it posts the message of that revision once
 (``bot.slack.post_once``: the intent recorded with the row before the post, a takeover
 finds the post by its token in the thread), then queues the webhook event
 (``case.assigned``, ``case.resolved``) — its intent recorded first, so a crash may lose
-that event but never sends it twice. The message is built from the decision's event, not
-from the case as it is now: a later decision does not rewrite an earlier one.
+that event but never sends it twice — and says the case changed (``changed``: App Homes).
+The message is built from the decision's event, not from the case as it is now: a later
+decision does not rewrite an earlier one.
 
 Every replica looks every ``cases.remind_every_s`` for open, unowned cases past their
 severity's ``cases.unowned_after``; ``remind`` marks each once across replicas (a
@@ -19,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -62,6 +64,7 @@ class CasePosts:
         settings: CaseSettings,
         coordinator: Coordinator,
         notifier: Notifier | None = None,
+        changed: Callable[[CaseRow], Awaitable[None]] | None = None,
     ) -> None:
         self.db = db
         self.client = client
@@ -69,6 +72,7 @@ class CasePosts:
         self.settings = settings
         self.coordinator = coordinator
         self.notifier = notifier
+        self.changed = changed  # the case changed (App Home: ``bot.events.home``)
         self.search = ThreadSearch(client)
         self._stopped = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
@@ -103,6 +107,8 @@ class CasePosts:
         if self.notifier is not None and name is not None and not posts.posted.get("notified"):
             await posts.record("notified", True)  # the intent first: never sent twice
             await self.notifier.publish(name, event_data(case, event), _facts(case))
+        if self.changed is not None:
+            await self.changed(case)
 
     def message(self, case: CaseRow, event: CaseEvent) -> Message:
         if event.action == CaseAction.REMINDED:

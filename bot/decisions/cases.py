@@ -1,23 +1,24 @@
 """Cases in Slack: *Take it*, *Assign…*, *Resolve…* under a conclusion, *Reopen* under a
-resolution (``bot.blocks.case``).
+resolution (``bot.blocks.case``), *Take it* on App Home (``bot.blocks.home``).
 
 Every click is checked first (``bot.decisions.case_rules``: the case's own thread, a
 member of its channel, the owner or an approver when resolving is restricted), then
 decided by one store function (``store.cases.transitions``) on the revision the click
 saw: of a double click or two replicas, one decision wins and is recorded once; the
-other clicker is told what happened instead. The thread hears of a decision from its
-``case_post`` work row (``bot.decisions.case_posts``), so a crash between the decision and
-the message loses nothing and repeats nothing. A mention's conclusion becomes a case
-when someone takes, assigns or resolves it.
-
-The analyst's verdict is one: resolving records the 👎/👍 vote the disposition implies
-(``store.playbook.feedback``; learning is asked for as a vote would), and the Resolve
-dialog starts from the verdict the analyst gave in the 👎 dialog.
+other clicker is told what happened instead. *Take it* on App Home names the case and
+counts as clicked in its thread (same rule); the clicker's Home is published again. The
+thread hears of a decision from its ``case_post`` work row (``bot.decisions.case_posts``),
+so a crash between the decision and the message loses nothing and repeats nothing. A
+mention's conclusion becomes a case when someone takes, assigns or resolves it. The
+analyst's verdict is one: resolving records the 👎/👍 vote the disposition implies
+(``store.playbook.feedback``; learning asked for as a vote would); the Resolve dialog
+starts from the verdict given in the 👎 dialog.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -27,7 +28,8 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.concluder import VERDICT_LABELS
-from bot.blocks.case import CASE_BLOCK, mention
+from bot.blocks.case import CASE_BLOCK, NO_CHANGE, unchanged_note
+from bot.blocks.home import HOME_TAKE
 from bot.decisions._case_dialog import VIEW_ID, Target, read_resolution, resolve_dialog
 from bot.decisions.case_rules import Decision, Rules, Where, refusal
 from bot.slack.errors import SLACK_ERRORS
@@ -44,8 +46,8 @@ log = logging.getLogger(__name__)
 
 Ack = Callable[..., Awaitable[Any]]
 Learn = Callable[[str], Awaitable[None]]
-TOO_LATE = "Someone decided on this case just before you: it is {state} now."
-NO_CHANGE = "Nothing to change: the case is {state} already."
+_CASE_ID = re.compile(r"[0-9]{1,9}")  # a button's case id (ASCII digits, an int column)
+Home = Callable[[str, str], Awaitable[None]]  # a person's Home again, with a note (or "")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class Click:
     user: str
     channel: str
     thread_ts: str
+    home: bool = False  # clicked on App Home
 
 
 class CaseActions:
@@ -72,6 +75,7 @@ class CaseActions:
         learn: Learn | None = None,
         nudge: Callable[[], None] = lambda: None,
         capture: bool = False,  # disagreements into the team's pack
+        home: Home | None = None,
     ) -> None:
         self.db = db
         self.resolve = partial(transitions.resolve, capture=capture)  # store.cases.captures
@@ -79,6 +83,7 @@ class CaseActions:
         self.feedback = feedback
         self.learn = learn
         self.nudge = nudge  # a case_post row is queued: wake the worker
+        self.home = home
         self._bot: str | None = None  # socbot's user id (``auth.test``)
         self.rules = Rules(
             resolve_requires_owner=settings.resolve_requires_owner,
@@ -87,6 +92,7 @@ class CaseActions:
 
     def register(self, app: AsyncApp) -> None:
         app.action("case_take")(self.on_take)
+        app.action(HOME_TAKE)(self.on_take)
         app.action("case_assign")(self.on_assign)
         app.action("case_resolve")(self.on_resolve_button)
         app.action("case_reopen")(self.on_reopen)
@@ -147,26 +153,35 @@ class CaseActions:
         run: str = "",
         case_id: str = "",
         assignee: str = "",
+        home: bool = False,
     ) -> Click | None:
         """A click: acknowledged, who clicked where, the case (of the conclusion ``run``, or
-        ``case_id``), allowed or refused (the clicker is told why). None when refused."""
+        ``case_id``), allowed or refused (the clicker is told why). None when refused. On
+        App Home (``home``) the click is where the case lives."""
         await ack()
         user, channel, _ = clicked_at(body)
         thread_ts = clicked_thread(body)
         if case_id:
-            case = await records.get(self.db, int(case_id)) if case_id.isdigit() else None
+            number = int(case_id) if _CASE_ID.fullmatch(case_id) else None
+            case = await records.get(self.db, number) if number is not None else None
         else:
             case = await self._case_of_run(run, channel, thread_ts)
+        if home and case is not None:
+            channel, thread_ts = case.channel or "", case.thread_ts or ""
         why = await self._allowed(kind, user, channel, thread_ts, case, assignee)
         if why is not None or case is None:
-            await self._refuse(client, kind, user, channel, thread_ts, why)
+            log.warning("case %s by %s in %s refused: %s", kind, user, channel, why)
+            await self._say(client, user, channel, thread_ts, why, home)
             return None
-        return Click(case, user, channel, thread_ts)
+        return Click(case, user, channel, thread_ts, home)
 
     async def on_take(
         self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
-        click = await self._decide("take", ack, body, client, run=str(action.get("value") or ""))
+        """*Take it* under a conclusion (value: its run) or on App Home (value: the case)."""
+        value, home = str(action.get("value") or ""), action.get("action_id") == HOME_TAKE
+        run, case_id = ("", value) if home else (value, "")
+        click = await self._decide("take", ack, body, client, run=run, case_id=case_id, home=home)
         if click is not None:
             done = await transitions.take(
                 self.db, click.case.id, click.user, seen=click.case.revision, via="slack"
@@ -223,7 +238,8 @@ class CaseActions:
             return
         why = await self._allowed("resolve", user, target.channel, target.thread_ts, case, "")
         if why is not None:
-            await self._refuse(client, "resolve", user, target.channel, target.thread_ts, why)
+            log.warning("case resolve by %s in %s refused: %s", user, target.channel, why)
+            await tell(client, target.channel, user, why, target.thread_ts)
             return
         done = await self.resolve(
             self.db, case.id, user, resolution, seen=case.revision, via="slack"
@@ -268,31 +284,17 @@ class CaseActions:
         if done is not None:
             log.info("case %d: %s by %s", case_id, done.event.action, user)
             self.nudge()
+            if click.home and self.home is not None:
+                await self.home(user, "")
             return
-        now = await records.get(self.db, case_id)
-        state = _state(now)
-        mine = now is not None and now.owner == user and now.status != CaseStatus.RESOLVED
-        text = NO_CHANGE.format(state=state) if mine else TOO_LATE.format(state=state)
-        await tell(client, click.channel, user, text, click.thread_ts)
+        text = unchanged_note(await records.get(self.db, case_id), user)
+        await self._say(client, user, click.channel, click.thread_ts, text, click.home)
 
-    async def _refuse(
-        self,
-        client: AsyncWebClient,
-        decision: str,
-        user: str,
-        channel: str,
-        thread_ts: str,
-        why: str | None,
+    async def _say(
+        self, client: AsyncWebClient, user: str, channel: str, ts: str, text: str | None, home: bool
     ) -> None:
-        log.warning("case %s by %s in %s refused: %s", decision, user, channel, why)
-        await tell(client, channel, user, why or "Refused.", thread_ts)
-
-
-def _state(case: CaseRow | None) -> str:
-    if case is None:
-        return "gone"
-    if case.status == CaseStatus.RESOLVED:
-        return f"resolved ({case.disposition})"
-    if case.owner:
-        return f"owned by {mention(case.owner)}"
-    return "open"
+        """Tell the clicker: ephemerally in the thread, or on their Home (App Home)."""
+        if not home:
+            await tell(client, channel, user, text or "Refused.", ts)
+        elif self.home is not None:
+            await self.home(user, text or "Refused.")

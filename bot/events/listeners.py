@@ -53,7 +53,6 @@ NOOP_EVENTS = (
     "member_left_channel",
     "channel_left",
     "group_left",
-    "app_home_opened",
     "app_uninstalled",
     "tokens_revoked",
     "reaction_added",

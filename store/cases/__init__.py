@@ -1,7 +1,8 @@
 """Cases: one per investigated alert (grouped alerts follow their leader's) or per mention
 someone took; their transitions (take, assign, resolve, reopen, remind, audit), each one
 conditional UPDATE that also writes its ``case_events`` row and the work row that tells the
-thread, so a decision is recorded once across replicas; and the figures read from them.
+thread, so a decision is recorded once across replicas; the figures read from them; and
+what a person's App Home shows (``home``).
 
 Owns ``cases`` and ``case_events``. May import playbook, triage, queue, investigations, db,
 schema."""
@@ -10,6 +11,7 @@ __all__ = [
     "captures",
     "digests",
     "figures",
+    "home",
     "opening",
     "quality",
     "records",

@@ -13,6 +13,7 @@ acknowledge and to resolve are their own queries (``disagreements``, ``counts``,
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
@@ -96,12 +97,14 @@ async def outcomes(
     until: datetime | None = None,
     *,
     keys: tuple[str, ...] = FIGURES,
+    channels: Collection[str] | None = None,
 ) -> list[Outcome]:
     """The cases created in ``[since, until)``, one ``Outcome`` per group of cases alike in
     socbot's verdict, the human's truth, auto-resolution and audit, and ``keys`` (other
     attributes are left at ``Outcome``'s defaults), with the summed tokens, seconds and
-    cost the case copied from its run. One scan of the covering index ``ix_cases_quality``:
-    on SQLite (which groups by sorting) one wide key costs less than a scan per dimension."""
+    cost the case copied from its run (``channels``: only the cases of those channels). One
+    scan of the covering index ``ix_cases_quality``: on SQLite (which groups by sorting) one
+    wide key costs less than a scan per dimension."""
     columns = _keys(db.is_sqlite)
     grouped = (
         CaseRow.socbot_verdict,
@@ -119,6 +122,7 @@ async def outcomes(
             func.sum(CaseRow.cost_usd),
         )
         .where(_period(since, until))
+        .where(*([] if channels is None else [CaseRow.channel.in_(list(channels))]))
         .group_by(*grouped)
     )
     async with db.session() as session:

@@ -365,7 +365,9 @@ def test_app_manifest_declares_what_socbot_uses() -> None:
         "message.im",
         "assistant_thread_started",
         "assistant_thread_context_changed",
+        "app_home_opened",  # App Home (docs/slack.md)
     ]
+    assert manifest["features"]["app_home"]["home_tab_enabled"] is True
     assert manifest["features"]["assistant_view"]["assistant_description"]
     assert settings["socket_mode_enabled"] is True
     assert settings["interactivity"]["is_enabled"] is True

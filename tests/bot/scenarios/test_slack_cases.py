@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
+from bot.blocks.case import NO_CHANGE, TOO_LATE
 from bot.decisions.case_rules import BAD_ASSIGNEE, NOT_HERE, NOT_MEMBER, OWNER_ONLY
-from bot.decisions.cases import NO_CHANGE, TOO_LATE
 from bot.slack.post_once import EVENT_TYPE
 from config.cases_settings import CaseSettings
 from config.settings import Settings

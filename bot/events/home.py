@@ -1,0 +1,133 @@
+"""App Home: each person's own page of socbot in Slack (``bot.blocks.home``).
+
+* ``app_home_opened`` (the Home tab): the person's Home is published (``views.publish``)
+  unless this replica published it less than ``slack.home_refresh_s`` ago or is about to
+  (nothing changed since, or the refresh is already due).
+* A case changed (``changed``: the ``case_post`` runner calls it once the thread is told of
+  a take, assignment, resolution, reopening or reminder): the Homes of the people who
+  opened theirs lately on this replica and may see the case are published again, at most
+  once a person per ``slack.home_refresh_s`` and at most ``MOST`` people a change
+  (``bot.events._home_refresh``: in memory, per replica).
+* *Take it* on the Home (``bot.decisions.cases``, decided as in the case's thread): the
+  clicker's Home is published again at once (``clicked``), with what became of the click.
+
+What a Home shows is only what the person may see — the pane's rule
+(``bot.events._pane_rules.visible_channels`` over Slack's channel members, cached a
+minute: ``bot.slack.members``), fail closed: every row and figure is read for the
+channels with cases and the configured alert channels the person is a member of
+(``store.cases.home``), and a Slack error about a channel shows nothing of it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.blocks.home import HomeFigures, HomeRow, home_view
+from bot.events._home_refresh import MOST, Refresher
+from bot.events._pane_rules import visible, visible_channels
+from bot.slack.errors import SLACK_ERRORS
+from bot.slack.members import ChannelMembers
+from config.settings import Settings
+from store.cases.home import channels_with_cases, home_data
+from store.db.engine import Database
+from store.schema import CaseRow
+
+log = logging.getLogger(__name__)
+
+Ack = Callable[..., Awaitable[Any]]
+_USER = re.compile(r"[UW][A-Z0-9]{2,20}")
+
+
+class AppHome:
+    """The Home tab's listener, its publishing and its refreshes (see the module docstring)."""
+
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        members: ChannelMembers,
+        client: AsyncWebClient,
+        *,
+        most: int = MOST,
+    ) -> None:
+        self.db = db
+        self.settings = settings
+        self.members = members
+        self.client = client
+        self.refresh = Refresher(self.publish, every_s=settings.slack.home_refresh_s, most=most)
+
+    def register(self, app: AsyncApp) -> None:
+        app.event("app_home_opened")(self.on_opened)
+
+    async def on_opened(self, ack: Ack, event: dict[str, Any]) -> None:
+        await ack()
+        user = event.get("user")
+        if event.get("tab") != "home" or not isinstance(user, str) or not _USER.fullmatch(user):
+            return  # the Messages tab, or a payload of the wrong shape
+        self.refresh.opened(user)
+        if not self.refresh.fresh(user):
+            await self.publish(user)
+
+    async def clicked(self, user: str, note: str) -> None:
+        """After a click on ``user``'s Home: published again now, ``note`` first."""
+        await self.publish(user, note)
+
+    async def changed(self, case: CaseRow) -> None:
+        """``case`` changed: refresh the Homes of recent openers who may see it."""
+        if not case.channel:
+            return
+        members = await self.members.of(case.channel)
+        users = [u for u in self.refresh.recent() if visible(u, case.channel, members)]
+        scheduled = self.refresh.soon(users)
+        log.info("case %s changed: %d Homes to refresh", case.id, len(scheduled))
+
+    async def publish(self, user: str, note: str = "") -> None:
+        """Read ``user``'s Home and publish it (a Slack error is logged)."""
+        self.refresh.published(user)  # from the read on: a change after it refreshes again
+        view = await self.view(user, note)
+        try:
+            await self.client.views_publish(user_id=user, view=view)
+        except SLACK_ERRORS as error:
+            log.warning("could not publish %s's Home: %s", user, error)
+
+    async def view(self, user: str, note: str = "") -> dict[str, Any]:
+        """``user``'s Home view: only the channels they are a member of."""
+        slack = self.settings.slack
+        candidates = [*slack.alert_channels, slack.webhook_channel]
+        candidates += await channels_with_cases(self.db)
+        wanted = [c for c in dict.fromkeys(candidates) if c]
+        members = {c: await self.members.of(c) for c in wanted}
+        data = await home_data(self.db, user, visible_channels(user, wanted, members))
+        figures = HomeFigures(
+            waiting=data.queue.waiting,
+            running=data.queue.running,
+            held=data.queue.held,
+            cases=data.week.cases,
+            decided=data.week.decided,
+            agreed=data.week.agreed,
+            cost_usd=data.week.cost_usd,
+        )
+        return home_view(
+            _rows(data.mine),
+            _rows(data.unowned),
+            _rows(data.verdicts),
+            self.settings.web.base_url or "",
+            figures=figures,
+            notice=note,
+        )
+
+    async def close(self) -> None:
+        await self.refresh.close()
+
+
+def _rows(cases: Sequence[CaseRow]) -> list[HomeRow]:
+    return [
+        HomeRow(c.id, c.title or "", c.severity or "", c.investigation_id, c.socbot_verdict or "")
+        for c in cases
+    ]

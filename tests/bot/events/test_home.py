@@ -1,0 +1,266 @@
+"""App Home alone (``bot.events.home``, ``bot.events._home_refresh``): the real
+``AsyncWebClient`` against the Slack fake, the real stores on SQLite, no bolt app.
+
+What a Home shows is only what the person's channels hold (Slack's members, fail closed);
+a change refreshes only the Homes of recent openers who may see the case, at most ``most``
+of them, each at most once per ``home_refresh_s``. The mutation group ``home_auth`` runs
+these (``scripts/mutation.py``); the whole app's path is
+``tests/bot/scenarios/test_slack_home.py``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import update
+
+from bot.events._home_refresh import REMEMBERED, Refresher
+from bot.events.home import AppHome
+from bot.slack.members import ChannelMembers
+from store.cases import transitions
+from store.cases.transitions import Resolution
+from store.db.engine import Database
+from store.schema import CaseDisposition, CaseRow, WorkKind, WorkRow, WorkState, utcnow
+from tests.bot.decisions.click_support import web_client
+from tests.fakes.slack_api import FakeSlackAPI
+from tests.fakes.slack_home import published
+from tests.slack_support import make_settings
+from tests.store.cases.case_support import a_case
+
+SOC, OPS, LOST = "CSOC00001", "COPS00001", "CLOST0001"
+ANA, BOB, CAT, OUT = "UANA00001", "UBOB00001", "UCAT00001", "UOUT00001"
+
+
+async def titled(db: Database, run: str, channel: str, title: str, **kwargs: object) -> CaseRow:
+    case = await a_case(db, run, channel=channel, alert_id=f"a-{run}", **kwargs)  # type: ignore[arg-type]
+    async with db.session() as session:
+        await session.execute(update(CaseRow).where(CaseRow.id == case.id).values(title=title))
+    return case
+
+
+@pytest.fixture
+def home(db: Database, fake: FakeSlackAPI, tmp_path: Path) -> AppHome:
+    fake.add_members(SOC, [ANA, BOB, CAT])
+    fake.add_members(OPS, [OUT])  # LOST: Slack cannot say (channel_not_found)
+    settings = make_settings(tmp_path, fake.base_url, alert_channels=[SOC, OPS])
+    settings = settings.model_copy(
+        update={
+            "slack": settings.slack.model_copy(update={"home_refresh_s": 0.0}),
+            "web": settings.web.model_copy(update={"base_url": "https://socbot.example"}),
+        }
+    )
+    client = web_client(fake)
+    return AppHome(db, settings, ChannelMembers(client), client, most=2)
+
+
+async def test_a_home_shows_only_the_persons_channels(db: Database, home: AppHome) -> None:
+    await titled(db, "r1", SOC, "soc-unowned-high", severity="high")
+    await titled(db, "r2", SOC, "soc-unowned-medium", severity="medium")
+    mine = await titled(db, "r3", SOC, "soc-mine", severity="low")
+    bobs = await titled(db, "r4", SOC, "soc-bobs", severity="critical")
+    done = await titled(db, "r5", SOC, "soc-resolved", severity="critical")
+    await titled(db, "r6", OPS, "ops-unowned-critical", severity="critical")
+    await titled(db, "r7", LOST, "lost-unowned-critical", severity="critical")
+    await transitions.take(db, mine.id, ANA, seen=1, via="test")
+    await transitions.take(db, bobs.id, BOB, seen=1, via="test")
+    benign = Resolution(CaseDisposition.BENIGN)
+    await transitions.resolve(db, done.id, ANA, benign, seen=1, via="test")
+    view = await home.view(ANA)
+    parts: dict[str, list[str]] = {}
+    for block in view["blocks"]:
+        part = str(block.get("block_id", "")).split("_")[1]
+        if block["type"] == "section" and "text" in block:
+            parts.setdefault(part, []).append(block["text"]["text"].split("* ")[1].split(" ·")[0])
+    assert parts["mine"] == ["soc-mine"]
+    assert parts["unowned"] == ["soc-unowned-high"]
+    assert sorted(parts["verdicts"]) == sorted(
+        ["soc-unowned-high", "soc-unowned-medium", "soc-mine", "soc-bobs", "soc-resolved"]
+    )
+    assert "ops-" not in str(view) and "lost-" not in str(view)
+    assert "agreement *0 %* (0 of 1 decided)" in str(view)  # benign, socbot said true_positive
+    theirs = str(await home.view(OUT))
+    assert "ops-unowned-critical" in theirs and "soc-" not in theirs and "lost-" not in theirs
+    assert "soc-" not in str(await home.view(""))
+
+
+async def test_the_queue_and_the_week_of_the_persons_channels(db: Database, home: AppHome) -> None:
+    """The configured alert channels count even without cases (their queue)."""
+    later = (utcnow() + timedelta(hours=1)).replace(tzinfo=None)
+    async with db.session() as session:
+        for kind, state, channel in (
+            (WorkKind.ALERT, WorkState.QUEUED, SOC),
+            (WorkKind.MENTION, WorkState.QUEUED, SOC),
+            (WorkKind.FOLLOWUP, WorkState.RUNNING, SOC),
+            (WorkKind.POLICY_DEFERRED, WorkState.QUEUED, SOC),
+            (WorkKind.LEARN, WorkState.QUEUED, SOC),  # not an investigation
+            (WorkKind.ALERT, WorkState.DONE, SOC),
+            (WorkKind.ALERT, WorkState.QUEUED, OPS),
+        ):
+            session.add(work_row(kind, state, channel, later))
+    assert "*2* waiting · *1* running · *1* held by policy" in str(await home.view(ANA))
+    assert "*1* waiting · *0* running · *0* held by policy" in str(await home.view(OUT))
+    await titled(db, "r1", SOC, "soc", severity="high")
+    agreed = await titled(db, "r2", SOC, "soc2", severity="high")
+    await titled(db, "r3", OPS, "ops", severity="high")
+    async with db.session() as session:
+        await session.execute(update(CaseRow).values(cost_usd=1.25))
+    await transitions.resolve(
+        db, agreed.id, ANA, Resolution(CaseDisposition.TRUE_POSITIVE), seen=1, via="test"
+    )
+    shown = str(await home.view(ANA))
+    assert "2 cases · agreement *100 %* (1 of 1 decided) · cost $2.50" in shown
+    assert "https://socbot.example/web/investigations/r1" in shown
+
+
+def work_row(kind: str, state: str, channel: str, later: object) -> WorkRow:
+    return WorkRow(
+        kind=kind,
+        state=state,
+        priority=1,
+        thread=f"t:{kind}:{state}:{channel}",
+        channel=channel,
+        thread_ts="1700000999.000999",
+        request={},
+        attempts=0,
+        stop_requested=False,
+        posted={},
+        not_before=later,
+        created_at=utcnow(),
+    )
+
+
+async def test_opening_the_home_tab_publishes_it(home: AppHome, fake: FakeSlackAPI) -> None:
+    acks: list[int] = []
+
+    async def ack() -> None:
+        acks.append(1)
+
+    await home.on_opened(ack, {"type": "app_home_opened", "user": ANA, "tab": "messages"})
+    await home.on_opened(ack, {"type": "app_home_opened", "user": "<@ANA>", "tab": "home"})
+    await home.on_opened(ack, {"type": "app_home_opened", "user": ["UANA00001"], "tab": "home"})
+    assert acks == [1, 1, 1] and fake.calls_to("views.publish") == []
+    await home.on_opened(ack, {"type": "app_home_opened", "user": ANA, "tab": "home"})
+    assert list(published(fake)) == [ANA] and home.refresh.recent() == [ANA]
+    home.refresh.every_s = 3600.0
+    await home.on_opened(ack, {"type": "app_home_opened", "user": ANA, "tab": "home"})
+    assert len(fake.calls_to("views.publish")) == 1  # published a moment ago
+
+
+async def test_a_change_refreshes_recent_openers_who_may_see_it(
+    db: Database, home: AppHome, fake: FakeSlackAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    case = await titled(db, "r1", SOC, "soc-case", severity="high")
+    for user in (ANA, OUT, BOB, CAT):
+        home.refresh.opened(user)
+    caplog.set_level(logging.INFO, logger="bot.events.home")
+    await home.changed(case)  # CAT, BOB: the two most recent members (most=2); OUT: no
+    assert f"case {case.id} changed: 2 Homes to refresh" in caplog.messages
+    await fake.wait_for(lambda: len(published(fake)) == 2)
+    assert set(published(fake)) == {CAT, BOB}
+    lost = await titled(db, "r2", LOST, "lost-case", severity="high")
+    nowhere = await titled(db, "r3", SOC, "no-channel", severity="high")
+    nowhere.channel = None
+    await home.changed(lost)
+    await home.changed(nowhere)
+    assert home.refresh.due() == {}
+    await home.close()
+
+
+async def test_a_refused_publish_is_only_logged(
+    home: AppHome, fake: FakeSlackAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.fail_next("views.publish", error="not_enabled")
+    await home.publish(ANA)
+    assert fake.calls_to("views.publish")[0].args["user_id"] == ANA
+    assert "could not publish UANA00001's Home" in caplog.text
+
+
+# --- the refresher ----------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def refresher(publish: list[str], **kwargs: float) -> tuple[Refresher, Clock, asyncio.Event]:
+    clock, done = Clock(), asyncio.Event()
+
+    async def record(user: str) -> None:
+        publish.append(user)
+        done.set()
+        if user == "UFAIL0001":
+            raise RuntimeError("the store is down")
+
+    options: dict[str, float] = {"every_s": 10.0, **kwargs}
+    return Refresher(record, clock=clock, **options), clock, done  # type: ignore[arg-type]
+
+
+def test_who_opened_lately_newest_first() -> None:
+    refresh, clock, _ = refresher([], remember_s=60.0)
+    for user in (ANA, BOB, CAT):
+        refresh.opened(user)
+        clock.now += 10
+    refresh.opened(ANA)
+    assert refresh.recent() == [ANA, CAT, BOB]
+    clock.now += 40  # BOB opened 60 s ago: still recent
+    assert refresh.recent() == [ANA, CAT, BOB]
+    clock.now += 1
+    assert refresh.recent() == [ANA, CAT]
+    for n in range(REMEMBERED):
+        refresh.opened(f"U{n:08d}")
+    assert len(refresh.recent()) == REMEMBERED and ANA not in refresh.recent()
+
+
+def test_fresh_for_every_s_after_a_publish() -> None:
+    refresh, clock, _ = refresher([])
+    assert not refresh.fresh(ANA)
+    refresh.published(ANA)
+    clock.now += 9.9
+    assert refresh.fresh(ANA) and not refresh.fresh(BOB)
+    clock.now += 0.1
+    assert not refresh.fresh(ANA)
+
+
+async def test_soon_bounds_and_coalesces() -> None:
+    seen: list[str] = []
+    refresh, _, done = refresher(seen, most=2, every_s=0.0)
+    assert refresh.soon([ANA, BOB, CAT]) == [ANA, BOB]
+    assert refresh.fresh(ANA) and refresh.soon([ANA, CAT]) == [CAT]
+    due = refresh.due()
+    assert sorted(due) == sorted([ANA, BOB, CAT]) and all(s < 0.5 for s in due.values())
+    while len(seen) < 3:
+        done.clear()
+        await done.wait()
+    assert sorted(seen) == sorted([ANA, BOB, CAT]) and refresh.due() == {}
+
+
+async def test_a_recent_publish_holds_the_next_back_until_close() -> None:
+    seen: list[str] = []
+    refresh, clock, done = refresher(seen, every_s=3600.0)
+    refresh.published(ANA)
+    clock.now += 600  # published 10 minutes ago: due 50 minutes from now
+    assert refresh.soon([ANA, "UFAIL0001"]) == [ANA, "UFAIL0001"]
+    assert 2990 < refresh.due()[ANA] <= 3000
+    await done.wait()  # the never-published one goes at once; its error is only logged
+    assert seen == ["UFAIL0001"] and list(refresh.due()) == [ANA]
+    await refresh.close()
+    assert seen == ["UFAIL0001"] and refresh.due() == {}
+
+
+async def test_a_note_comes_first_and_no_web_url_no_link(
+    db: Database, home: AppHome, fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    await titled(db, "r1", SOC, "soc", severity="high")
+    view = await home.view(ANA, "Only members of this channel can decide on its cases.")
+    assert view["blocks"][0]["text"]["text"].startswith("⚠️ Only members of this channel")
+    bare = make_settings(tmp_path, fake.base_url, alert_channels=[SOC])
+    client = web_client(fake)
+    plain = str(await AppHome(db, bare, ChannelMembers(client), client).view(ANA))
+    assert "soc" in plain and "url" not in plain and "<" not in plain.replace("&lt;", "")
