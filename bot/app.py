@@ -22,6 +22,7 @@ from agent.playbook.learning.service import Learner
 from alerts.catalogue import load_catalogue
 from alerts.parse import Alert
 from bot.decisions.approvals import SlackApprovals
+from bot.decisions.case_audit import CaseAudits
 from bot.decisions.case_posts import CasePosts
 from bot.decisions.cases import CaseActions
 from bot.decisions.playbook_review import SlackReview
@@ -203,6 +204,7 @@ def create_socbot(
             FeedbackActions(FeedbackStore(db), learn, notifier),
             suppress,
             cases,
+            CaseAudits(cases),
             *[handler for handler in (review, approvals) if handler is not None],
         ],
     )

@@ -7,6 +7,7 @@ May import work and observe. A new message shape goes here."""
 __all__ = [
     "cards",
     "case",
+    "case_audit",
     "escape",
     "feedback",
     "investigation",
