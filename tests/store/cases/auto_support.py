@@ -19,14 +19,16 @@ def a_rule(rule_id: str = "gd-noise", **body: Any) -> Rule:
     return Rule.model_validate({"id": rule_id, "action": "investigate", **body})
 
 
-async def let_through(db: Database, alert_id: str, rule: Rule) -> None:
-    """The policy's record: ``rule`` let ``alert_id`` be investigated."""
+async def let_through(
+    db: Database, alert_id: str, rule: Rule, outcome: str = "investigated"
+) -> None:
+    """The policy's record: ``rule`` decided ``alert_id`` (let it be investigated)."""
     await PolicyStore(db).record(
         alert_id,
         rule.id,
         "policy/test.toml",
         "guardduty",
-        "investigated",
+        outcome,
         mode=rule.mode,
         model=rule.model,
         auto_resolve=record(rule),

@@ -117,6 +117,16 @@ async def test_the_latest_decision_that_let_it_through_counts(any_db: Database) 
     assert await resolver(any_db)(case) is None
 
 
+async def test_a_routed_alert_counts_a_held_one_does_not(any_db: Database) -> None:
+    await let_through(any_db, "alert-1", a_rule("held", auto_resolve=True), "deferred")
+    held = await concluded_case(any_db, 1, None)
+    assert await resolver(any_db)(held) is None  # only a decision that let it through
+    await let_through(any_db, "alert-2", a_rule("routed", auto_resolve=True), "routed")
+    routed = await concluded_case(any_db, 2, None)
+    done = await resolver(any_db)(routed)
+    assert done is not None and done.event.detail["rule"] == "routed"
+
+
 async def test_a_case_someone_took_stays_theirs(any_db: Database) -> None:
     case = await concluded_case(any_db, 1, AUTO)
     assert await transitions.take(any_db, case.id, "UANA00001", seen=1, via="slack")
