@@ -296,7 +296,7 @@ GROUPS: dict[str, Group] = {
             "tests/store/cases/test_auto_resolve.py",
             "tests/core/test_quality.py",
             "tests/bot/decisions/test_case_rules.py",
-            "tests/bot/scenarios/test_slack_auto_resolve.py",
+            "tests/bot/decisions/test_case_audit.py",
         ),
         only=(
             "alerts.policy.auto_resolve.*",
