@@ -282,20 +282,20 @@ GROUPS: dict[str, Group] = {
             "bot.decisions.cases.xǁCaseActionsǁ_decide*",
         ),
     ),
-    "auto_resolve": Group(  # socbot closing its own verdicts: the gate, the draw, the audit
+    # socbot closing its own verdicts: the gate, the draw, the audit (its rule, ``audit`` in
+    # case_rules.refusal, is cases_auth's with the other decisions)
+    "auto_resolve": Group(
         (
             "alerts/policy/auto_resolve.py",
             "store/cases/auto.py",
             "core/quality.py",
             "bot/decisions/case_audit.py",
             "bot/decisions/_audit_dialog.py",
-            "bot/decisions/case_rules.py",
         ),
         (
             "tests/alerts/test_policy_auto_resolve.py",
             "tests/store/cases/test_auto_resolve.py",
             "tests/core/test_quality.py",
-            "tests/bot/decisions/test_case_rules.py",
             "tests/bot/decisions/test_case_audit.py",
         ),
         only=(
@@ -305,7 +305,6 @@ GROUPS: dict[str, Group] = {
             "core.quality.x_audits*",
             "bot.decisions.case_audit.*",
             "bot.decisions._audit_dialog.x_read_answer*",
-            "bot.decisions.case_rules.x_refusal*",
         ),
     ),
     "pane_auth": Group(  # the assistant pane shows only what the person's channels hold
