@@ -300,4 +300,15 @@ EQUIVALENT: dict[str, str] = {
     "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_46": _PSEUDO_FAST,
     "agent.model.privacy.mapper.xǁPseudonymiserǁrestore_json__mutmut_5": _PSEUDO_NONE_FALSE,
     "agent.model.privacy.mapper.xǁPseudonymiserǁseed_alert__mutmut_5": _PSEUDO_KIND,
+    **{
+        f"alerts.policy.auto_resolve.x_record__mutmut_{n}": "AutoResolve's fields are str, "
+        "list of str and float or None: model_dump's python and json modes give the same dict"
+        for n in (3, 4, 5)
+    },
+    "alerts.policy.auto_resolve.x_refusal__mutmut_8": "no confidence read as 'XXXX' or '': "
+    "neither is a rank, both refused alike",
+    "alerts.policy.auto_resolve.x_refusal__mutmut_17": "no severity read as 'XXXX' or '': "
+    "neither is critical",
+    "core.quality.x_drawn__mutmut_7": "random() < share and <= share differ only when random() "
+    "returns exactly share (probability 2**-53 per draw)",
 }
