@@ -117,9 +117,11 @@ async def test_refused_clicks(
     fake.add_members("COTHER001", [ANA])
     case = await auto_case(db)
     handler, _ = audits(db, fake)
-    await press(handler, fake, review(case, user, **where))
+    body = review(case, user, **where)
+    await press(handler, fake, body)
     assert fake.calls_to("views.open") == []
-    assert [t[2] for t in told(fake)] == [refused]
+    spot = (body["channel"]["id"], user, refused, body["message"]["thread_ts"])
+    assert told(fake) == [spot]
 
 
 async def test_unknown_or_undrawn_cases_take_no_review(db: Database, fake: FakeSlackAPI) -> None:
@@ -148,9 +150,16 @@ async def test_an_answer_is_recorded_once(db: Database, fake: FakeSlackAPI) -> N
     await submit(handler, fake, sent(case, "benign", LEAD))
     again = await records.get(db, case.id)
     assert again is not None and (again.audit_disposition, again.audit_by) == ("true_positive", ANA)
-    assert nudged == [1] and [t[1:3] for t in told(fake)] == [(LEAD, REVIEWED)]
+    assert nudged == [1] and told(fake) == [(CHANNEL, LEAD, REVIEWED, case.thread_ts)]
+    [event] = [e for e in await records.history(db, case.id) if e.action == "audited"]
+    assert (event.actor, event.via, event.detail) == (
+        ANA,
+        "slack",
+        {"audit_disposition": "true_positive"},
+    )
     await press(handler, fake, review(case))  # nothing left to review
-    assert [t[2] for t in told(fake)][-1] == REVIEWED
+    assert told(fake)[-1] == (CHANNEL, ANA, REVIEWED, case.thread_ts)
+    assert fake.calls_to("views.open") == []
 
 
 async def test_a_reopen_in_between_does_not_lose_the_answer(
@@ -222,9 +231,11 @@ async def test_refused_submissions(
     fake.add_members("COTHER001", [ANA])
     case = await auto_case(db)
     handler, nudged = audits(db, fake)
-    await submit(handler, fake, sent(case, "benign", user, **meta))
+    body = sent(case, "benign", user, **meta)
+    await submit(handler, fake, body)
     assert (await records.get(db, case.id)).audit_disposition is None  # type: ignore[union-attr]
-    assert nudged == [] and [t[1:3] for t in told(fake)] == [(user, refused)]
+    where = json.loads(body["view"]["private_metadata"])
+    assert nudged == [] and told(fake) == [(where["channel"], user, refused, where["thread_ts"])]
 
 
 async def test_restricted_only_an_approver_reviews(db: Database, fake: FakeSlackAPI) -> None:
