@@ -1,10 +1,9 @@
 """Wire socbot together: the bolt ``AsyncApp`` with its middleware and listeners,
 the work queue and its worker, the webhook and the alert channels' triages.
 
-The bolt app acks before listeners run (``process_before_response=False``),
-verifies signatures in HTTP mode, ignores socbot's own events (built in), then
-applies socbot's middleware: dedupe, then authorization. The Web API client is
-``bot.slack.client``; the running bot's lifecycle is ``bot.lifecycle``.
+The bolt app acks before listeners run (``process_before_response=False``), verifies
+signatures in HTTP mode, ignores socbot's own events (built in), then applies socbot's
+middleware: dedupe, then authorization. Client: ``bot.slack.client``; lifecycle: ``bot.lifecycle``.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from agent.playbook.learning.service import Learner
 from alerts.catalogue import load_catalogue
 from alerts.parse import Alert
 from bot.decisions.approvals import SlackApprovals
+from bot.decisions.case_audit import CaseAudits
 from bot.decisions.case_digest import CaseDigests
 from bot.decisions.case_posts import CasePosts
 from bot.decisions.cases import CaseActions
@@ -213,6 +213,7 @@ def create_socbot(
             suppress,
             cases,
             app_home,
+            CaseAudits(cases),
             *[handler for handler in (review, approvals) if handler is not None],
         ],
     )

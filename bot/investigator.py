@@ -44,6 +44,7 @@ from bot.work.contracts import SlackRefused, ThreadRef, Unavailable, current_run
 from bot.work.run_link import INTERRUPTED, RunLink, earlier_run
 from core.events import Sink
 from core.scope import NOTHING
+from store.cases.auto import AutoResolution
 from store.cases.opening import open_for_run
 from store.investigations.runs import InvestigationStore
 from store.slack import SlackStore
@@ -83,9 +84,11 @@ class EngineInvestigator:
         model: str | None = None,
         streaming: StreamingMode = "auto",
         scoping: Scoping | None = None,
+        auto_resolve: AutoResolution | None = None,
     ) -> None:
         self.engine = engine
         self.scoping = scoping  # the past alerts a run may see (None: none, fail closed)
+        self.auto_resolve = auto_resolve  # a rule's ``auto_resolve`` closes the case
         self.cases = cases  # conclusions open cases and carry their buttons (``[cases]``)
         self.model = model  # the model a run uses unless its policy rule names another
         self.pages_url = pages_url  # ``web.base_url``: messages link to the pages
@@ -247,9 +250,11 @@ class EngineInvestigator:
                 investigation_id=outcome.investigation_id,
             )
             if self.cases:  # before the conclusion is posted: its buttons find the case
-                await open_for_run(
+                case = await open_for_run(
                     self.alerts.db,
                     outcome.investigation_id,
                     model=model or self.model,
                     fmt=alert.format,
                 )
+                if case is not None and self.auto_resolve is not None:
+                    await self.auto_resolve(case)  # told in the thread after the conclusion

@@ -249,7 +249,7 @@ class Audit:
     how many of those were real (``true_positive``): the error rate."""
 
     auto_resolved: int = 0
-    audited: int = 0  # reviewed (audit_disposition given)
+    audited: int = 0  # reviewed with a disposition in a class (a duplicate says nothing)
     errors: int = 0
 
     @property
@@ -272,7 +272,7 @@ def audits(outcomes: Iterable[Outcome]) -> dict[str, Audit]:
             continue
         audit = rules.setdefault(o.rule, Audit())
         audit.auto_resolved += o.count
-        if o.audited and o.audit_disposition is not None:
+        if o.audited and klass(o.audit_disposition) is not None:
             audit.audited += o.count
             audit.errors += o.count if o.audit_disposition in POSITIVE else 0
     return dict(sorted(rules.items()))

@@ -285,6 +285,31 @@ GROUPS: dict[str, Group] = {
             "bot.decisions.cases.xǁCaseActionsǁ_decide*",
         ),
     ),
+    # socbot closing its own verdicts: the gate, the draw, the audit (its rule, ``audit`` in
+    # case_rules.refusal, is cases_auth's with the other decisions)
+    "auto_resolve": Group(
+        (
+            "alerts/policy/auto_resolve.py",
+            "store/cases/auto.py",
+            "core/quality.py",
+            "bot/decisions/case_audit.py",
+            "bot/decisions/_audit_dialog.py",
+        ),
+        (
+            "tests/alerts/test_policy_auto_resolve.py",
+            "tests/store/cases/test_auto_resolve.py",
+            "tests/core/test_quality.py",
+            "tests/bot/decisions/test_case_audit.py",
+        ),
+        only=(
+            "alerts.policy.auto_resolve.*",
+            "store.cases.auto.*",
+            "core.quality.x_drawn*",
+            "core.quality.x_audits*",
+            "bot.decisions.case_audit.*",
+            "bot.decisions._audit_dialog.x_read_answer*",
+        ),
+    ),
     "pane_auth": Group(  # the assistant pane shows only what the person's channels hold
         ("bot/events/_pane_rules.py", "bot/events/pane.py", "bot/blocks/feedback.py"),
         (

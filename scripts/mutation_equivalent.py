@@ -329,4 +329,15 @@ EQUIVALENT: dict[str, str] = {
     "store.cases.home.x_home_data__mutmut_64": "grouped by more keys: the same sums and tally",
     "store.cases.home.x_home_data__mutmut_82": "the cost is shown to the cent: 6 or 7 digits",
     "bot.events.home.xǁAppHomeǁview__mutmut_55": "page_url links no base but http(s): none",
+    **{
+        f"alerts.policy.auto_resolve.x_record__mutmut_{n}": "AutoResolve's fields are str, "
+        "list of str and float or None: model_dump's python and json modes give the same dict"
+        for n in (3, 4, 5)
+    },
+    "alerts.policy.auto_resolve.x_refusal__mutmut_8": "no confidence read as 'XXXX' or '': "
+    "neither is a rank, both refused alike",
+    "alerts.policy.auto_resolve.x_refusal__mutmut_17": "no severity read as 'XXXX' or '': "
+    "neither is critical",
+    "core.quality.x_drawn__mutmut_7": "random() < share and <= share differ only when random() "
+    "returns exactly share (probability 2**-53 per draw)",
 }

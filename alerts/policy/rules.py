@@ -32,6 +32,8 @@ from config.agent_settings import price_for
 from config.model_names import canonical
 
 Action = Literal["ignore", "suppress", "route", "investigate"]
+AutoVerdict = Literal["false_positive", "benign"]  # what socbot may close on its own
+Confidence = Literal["low", "medium", "high"]
 QUIET_ACTIONS: frozenset[str] = frozenset({"ignore", "suppress"})
 Scalar = str | int | float | bool
 Words = str | list[str]
@@ -103,6 +105,20 @@ class Budget(_Strict):
         return self
 
 
+def _both_negatives() -> list[AutoVerdict]:
+    return ["false_positive", "benign"]
+
+
+class AutoResolve(_Strict):
+    """socbot may resolve its own verdicts on this rule's alerts (docs/policy.md): only the
+    ``verdicts`` listed (never ``true_positive``), at ``confidence`` or above; a share of
+    them (``audit_share``, else ``cases.audit_share``) goes to a blind human review."""
+
+    verdicts: list[AutoVerdict] = Field(default_factory=_both_negatives, min_length=1)
+    confidence: Confidence = "high"
+    audit_share: float | None = Field(None, ge=0.0, le=1.0)
+
+
 class Rule(_Strict):
     """One rule of the policy (see the module docstring)."""
 
@@ -126,6 +142,17 @@ class Rule(_Strict):
         "provider:model, a bare name is Gemini)",
     )
     budget: Budget | None = None
+    auto_resolve: AutoResolve | None = Field(
+        None, description="socbot resolves its own false_positive/benign verdicts (true = defaults)"
+    )
+
+    @field_validator("auto_resolve", mode="before")
+    @classmethod
+    def _shorthand(cls, value: object) -> object:
+        """``auto_resolve = true`` is the defaults, ``false`` none."""
+        if value is True:
+            return {}
+        return None if value is False else value
 
     @field_validator("expires")
     @classmethod
@@ -171,9 +198,10 @@ def _inconsistency(rule: Rule) -> str | None:
         return "a route rule needs channel (a Slack channel id)"
     if rule.action != "route" and rule.channel:
         return "channel applies to route rules only"
-    if rule.action in QUIET_ACTIONS and (rule.severity or rule.budget or rule.mode or rule.model):
+    asks = rule.severity or rule.budget or rule.mode or rule.model or rule.auto_resolve
+    if rule.action in QUIET_ACTIONS and asks:
         return (
-            f"{rule.action} investigates nothing: severity, mode, model and budget apply "
-            "to route and investigate rules"
+            f"{rule.action} investigates nothing: severity, mode, model, budget and "
+            "auto_resolve apply to route and investigate rules"
         )
     return None

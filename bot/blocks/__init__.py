@@ -8,6 +8,7 @@ May import work and observe. A new message shape goes here."""
 __all__ = [
     "cards",
     "case",
+    "case_audit",
     "digest",
     "escape",
     "feedback",

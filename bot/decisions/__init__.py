@@ -8,6 +8,7 @@ authority check in the mutation groups (``scripts/mutation.py``)."""
 
 __all__ = [
     "approvals",
+    "case_audit",
     "case_digest",
     "case_posts",
     "case_rules",

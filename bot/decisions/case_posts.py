@@ -27,6 +27,7 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.case import decision_message, reminder_message
+from bot.blocks.case_audit import audited_message, auto_resolved_message
 from bot.blocks.kit import Message
 from bot.notify.notifier import Facts, Notifier
 from bot.slack.pacer import Pacer
@@ -47,6 +48,7 @@ EVENTS: dict[str, EventName] = {
     CaseAction.TAKEN: "case.assigned",
     CaseAction.ASSIGNED: "case.assigned",
     CaseAction.RESOLVED: "case.resolved",
+    CaseAction.AUTO_RESOLVED: "case.resolved",
 }
 ATTEMPTS, BACKOFF_S = 3, 1.0
 
@@ -119,6 +121,20 @@ class CasePosts:
                 oncall=self.settings.oncall_group,
             )
         detail = event.detail or {}
+        if event.action == CaseAction.AUTO_RESOLVED:
+            return auto_resolved_message(
+                case.id,
+                rule=str(detail.get("rule") or ""),
+                disposition=event.disposition,
+                audit=detail.get("audit") is True,
+            )
+        if event.action == CaseAction.AUDITED:
+            return audited_message(
+                case.id,
+                actor=event.actor,
+                answer=str(detail.get("audit_disposition") or ""),
+                socbot_verdict=case.socbot_verdict,
+            )
         return decision_message(
             event.action,
             case_id=case.id,

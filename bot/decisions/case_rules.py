@@ -5,7 +5,9 @@ thread are the case's), by a member of that channel. An assignee must be a membe
 (a case is never handed to someone who cannot see it, nor to socbot — and to nobody
 while socbot does not know its own id). With
 ``cases.resolve_requires_owner`` only the owner or an approver (``cases.approvers``, else
-``slack.admin_users``) resolves or reopens a case; an unowned case then only an approver.
+``slack.admin_users``) resolves, reopens or audits a case; an unowned case (and an
+auto-resolved one: socbot owns it) then only an approver. An audit (the blind review of an
+auto-resolved case, ``bot.decisions.case_audit``) is authorised as a resolution.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
-Decision = Literal["take", "assign", "resolve", "reopen"]
-DECISIONS: tuple[Decision, ...] = ("take", "assign", "resolve", "reopen")
+Decision = Literal["take", "assign", "resolve", "reopen", "audit"]
+DECISIONS: tuple[Decision, ...] = ("take", "assign", "resolve", "reopen", "audit")
+RESTRICTED: tuple[Decision, ...] = ("resolve", "reopen", "audit")  # resolve_requires_owner
 
 NOT_HERE = "I can only take decisions on my own cases, in the thread of their conclusion."
 NOT_MEMBER = "Only members of this channel can decide on its cases."
@@ -63,7 +66,7 @@ def refusal(
         not assignee or assignee not in members or rules.bot_user in (None, assignee)
     ):
         return BAD_ASSIGNEE
-    if decision in ("resolve", "reopen") and rules.resolve_requires_owner:
+    if decision in RESTRICTED and rules.resolve_requires_owner:
         if user not in rules.approvers and (case.owner is None or user != case.owner):
             return OWNER_ONLY
     return None

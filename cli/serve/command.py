@@ -49,6 +49,7 @@ from cli.serve.log_setup import configure_logging
 from cli.serve.slack_checks import Identity, ServeError, check_app_token, identify
 from config.settings import ConfigError, Settings, SlackSettings
 from evals.team_capture import TeamCapture
+from store.cases.auto import AutoResolution
 from store.playbook.bullets import PlaybookStore
 from store.playbook.feedback import FeedbackStore
 from store.playbook.learning import LearningStore
@@ -129,6 +130,7 @@ async def serve_until(
             model=settings.gemini.model,
             streaming=settings.slack.streaming,
             scoping=Scoping(settings.slack, members),
+            auto_resolve=AutoResolution(rt.db, settings.cases.audit_share),
         )
         review = SlackReview(client, PlaybookStore(rt.db), settings.learning, webhooks.notifier)
         learner = Learner(

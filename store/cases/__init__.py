@@ -8,6 +8,7 @@ Owns ``cases`` and ``case_events``. May import playbook, triage, queue, investig
 schema."""
 
 __all__ = [
+    "auto",
     "captures",
     "digests",
     "figures",

@@ -66,6 +66,7 @@ class _Change:
     detail: dict[str, Any] = field(default_factory=dict)
     post: bool = True  # tell the thread
     capture: bool = False  # a disagreement goes to the team's pack (``store.cases.captures``)
+    thread: str | None = None  # the post's work thread; None: the case's own (``thread_key``)
 
 
 def thread_key(case_id: int) -> str:
@@ -219,14 +220,16 @@ async def _decide(db: Database, case_id: int, seen: int, change: _Change) -> Dec
         )
         session.add(event)
         if change.post:
-            _queue_post(session, case, seen + 1)
+            _queue_post(session, case, seen + 1, change.thread)
         if change.capture:
             queue_capture(session, case, seen + 1)
         await session.flush()
         return Decided(case, event)
 
 
-def _queue_post(session: AsyncSession, case: CaseRow, revision: int) -> None:
+def _queue_post(
+    session: AsyncSession, case: CaseRow, revision: int, thread: str | None = None
+) -> None:
     """The work row that tells the case's thread about ``revision`` (none without one)."""
     if not case.channel or not case.thread_ts:
         return
@@ -235,7 +238,7 @@ def _queue_post(session: AsyncSession, case: CaseRow, revision: int) -> None:
             kind=WorkKind.CASE_POST,
             state=WorkState.QUEUED,
             priority=POST_PRIORITY,
-            thread=thread_key(case.id),
+            thread=thread or thread_key(case.id),
             channel=case.channel,
             thread_ts=case.thread_ts,
             request={"case_id": case.id, "revision": revision},

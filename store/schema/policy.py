@@ -25,6 +25,8 @@ class PolicyHit(Base):
     outcome: Mapped[str] = mapped_column(String(16))
     mode: Mapped[str | None] = mapped_column(String(16), nullable=True)  # engine mode asked for
     model: Mapped[str | None] = mapped_column(String(80), nullable=True)  # Gemini model asked for
+    # the rule's auto_resolve as asked (alerts.policy.auto_resolve.record); None: off
+    auto_resolve: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     __table_args__ = (

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -74,6 +75,7 @@ class PolicyStore:
         *,
         mode: str | None = None,
         model: str | None = None,
+        auto_resolve: dict[str, Any] | None = None,
     ) -> None:
         """One alert decided by ``rule_id`` with ``outcome`` (one of ``OUTCOMES``)."""
         if outcome not in OUTCOMES:
@@ -88,6 +90,7 @@ class PolicyStore:
                     outcome=outcome,
                     mode=mode,
                     model=model,
+                    auto_resolve=auto_resolve,
                     at=at or utcnow(),
                 )
             )

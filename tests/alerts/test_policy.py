@@ -270,7 +270,8 @@ def test_a_quiet_rule_names_no_model() -> None:
     out = Loaded()
     body = 'id = "q"\naction = "ignore"\nmodel = "gemini-2.5-flash-lite"'
     parse_rules(f"[[rule]]\n{body}\n", "policy/q.toml", out, set(), DEFAULT_PRICES)
-    assert out.rules == [] and "severity, mode, model and budget apply" in out.errors[0]
+    assert out.rules == []
+    assert "severity, mode, model, budget and auto_resolve apply" in out.errors[0]
 
 
 def test_rule_files_check_models_against_the_prices_they_are_given(tmp_path: Path) -> None:

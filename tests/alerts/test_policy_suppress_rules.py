@@ -59,7 +59,8 @@ def test_other_actions_need_none_of_them(action: str) -> None:
 
 
 QUIET = (
-    "{} investigates nothing: severity, mode, model and budget apply to route and investigate rules"
+    "{} investigates nothing: severity, mode, model, budget and auto_resolve apply to route "
+    "and investigate rules"
 )
 
 
@@ -73,6 +74,8 @@ QUIET = (
         ({"action": "ignore", "mode": "direct"}, QUIET.format("ignore")),
         ({"action": "ignore", "model": "gemini-x"}, QUIET.format("ignore")),
         ({"action": "ignore", "budget": {"per": "hour", "usd": 1}}, QUIET.format("ignore")),
+        ({"action": "ignore", "auto_resolve": True}, QUIET.format("ignore")),
+        (COMPLETE | {"auto_resolve": {}}, QUIET.format("suppress")),
         (COMPLETE | {"severity": "low"}, QUIET.format("suppress")),
     ],
 )

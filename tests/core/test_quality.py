@@ -202,3 +202,16 @@ def test_an_audit_sample_estimates_each_rules_error_without_bias() -> None:
 def test_a_share_outside_the_unit_interval_is_refused(share: float) -> None:
     with pytest.raises(ValueError, match="share"):
         drawn(share, Random(0))
+
+
+def test_an_audit_answered_duplicate_counts_neither_way() -> None:
+    auto = {"verdict": "benign", "disposition": None, "rule": "r", "auto_resolved": True}
+    found = [
+        Outcome(**auto, audited=True, audit_disposition="duplicate", count=3),  # type: ignore[arg-type]
+        Outcome(**auto, audited=True, audit_disposition="true_positive"),  # type: ignore[arg-type]
+        Outcome(**auto, audited=True, audit_disposition="benign", count=2),  # type: ignore[arg-type]
+        Outcome(**auto, audited=True, audit_disposition=None),  # type: ignore[arg-type]
+    ]
+    audit = audits(found)["r"]
+    assert (audit.auto_resolved, audit.audited, audit.errors) == (7, 3, 1)
+    assert tally(found).excluded == 3 and tally(found).decided == 3

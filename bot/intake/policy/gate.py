@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from alerts.model import Alert
+from alerts.policy import auto_resolve
 from alerts.policy.decide import CompiledRule, Decision, rule_set
 from alerts.policy.load import Loaded, RuleFiles, parse_items
 from alerts.policy.rules import Rule
@@ -207,6 +208,7 @@ class PolicyGate:
             now,
             mode=rule.mode if runs else None,
             model=rule.model if runs else None,
+            auto_resolve=auto_resolve.record(rule) if runs else None,
         )
         if outcome in HELD:
             await self.statuses.set(alert.id, HELD[outcome])

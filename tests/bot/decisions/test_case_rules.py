@@ -97,6 +97,11 @@ def why(
         (lambda: why("take", ANA, case=OWNED, rules=OWNERS), None),  # taking is not resolving
         (lambda: why("assign", ANA, case=OWNED, rules=OWNERS, assignee=ANA), None),
         (lambda: why("resolve", "UOUT00001", case=OWNED, rules=OWNERS), NOT_MEMBER),
+        (lambda: why("audit"), None),  # a blind review: authorised as resolving
+        (lambda: why("audit", "UOUT00001"), NOT_MEMBER),
+        (lambda: why("audit", thread="1700000999.000100"), NOT_HERE),
+        (lambda: why("audit", rules=OWNERS, case=Where(SOC, THREAD, "socbot")), OWNER_ONLY),
+        (lambda: why("audit", LEAD, rules=OWNERS, case=Where(SOC, THREAD, "socbot")), None),
     ],
 )
 def test_the_rules(call: Any, expected: str | None) -> None:

@@ -21,6 +21,7 @@ async def concluded(
     channel: str = CHANNEL,
     thread_ts: str = THREAD,
     used_bullets: tuple[str, ...] = (),
+    confidence: str = "high",
 ) -> str:
     """Store a concluded run (about ``alert_id`` when given); returns its id."""
     runs = InvestigationStore(db)
@@ -33,7 +34,7 @@ async def concluded(
     conclusion = {
         "verdict": verdict,
         "severity": severity,
-        "confidence": "high",
+        "confidence": confidence,
         "used_bullets": list(used_bullets),
     }
     await runs.finish(

@@ -2,7 +2,7 @@
 digests.py): one row per ISO week, whose insert makes one replica the one that posts it.
 
 Revision ID: 0017
-Revises: 0015
+Revises: 0016
 Create Date: 2026-11-28
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0017"
-down_revision: str | None = "0015"
+down_revision: str | None = "0016"
 branch_labels: str | None = None
 depends_on: str | None = None
 
