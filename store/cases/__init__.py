@@ -6,4 +6,4 @@ thread, so a decision is recorded once across replicas; and the figures read fro
 Owns ``cases`` and ``case_events``. May import playbook, triage, queue, investigations, db,
 schema."""
 
-__all__ = ["figures", "opening", "quality", "records", "report", "transitions"]
+__all__ = ["browse", "figures", "opening", "quality", "records", "report", "transitions"]
