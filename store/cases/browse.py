@@ -10,20 +10,25 @@ is its run's Slack channel, copied when it opened — and never a terminal run's
 first: what waited longest), ``oldest`` and ``newest``.
 
 A page never counts or offsets: it reads ``size + 1`` rows after the cursor (one more: is
-there a next page). Oldest and newest first read ``ix_cases_created`` (``created_at,
-id``); most severe first reads each severity in turn on ``ix_cases_severity``
-(``severity, created_at, id``), critical to info and then the cases without a known one,
-until the page is full, and its cursor also names the severity it stopped in (the
-investigation list's cursors, ``store.investigations.browse.encode_cursor``).
+there a next page), a severity at a time, each on an index that holds the view's cases of
+one severity in age order — ``ix_cases_queue`` (``severity, created_at, id`` of the
+unresolved cases), ``ix_cases_queue_owner`` (the same after ``owner``: mine, unowned),
+``ix_cases_status`` (``status, severity, created_at``: resolved). Most severe first reads
+critical to info, then the cases without a severity, then any other word, one after
+another until the page is full, and its cursor also names the severity it stopped in (the
+investigation list's cursors, ``store.investigations.browse.encode_cursor``); by age it
+reads a page of each severity and merges them. So every read is an index range in order,
+whatever the view, the order or the page.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, and_, false, or_, select, true, tuple_
+from sqlalchemy import ColumnElement, and_, false, literal_column, select, true, tuple_
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.cases.opening import SEVERITIES
 from store.db.engine import Database
@@ -36,7 +41,7 @@ Order = Literal["severity", "oldest", "newest"]
 ORDERS: tuple[Order, ...] = ("severity", "oldest", "newest")
 LEVELS: tuple[str, ...] = tuple(reversed(SEVERITIES))  # most severe first
 OTHER = "-"  # in a cursor: the cases without a known severity
-UNRESOLVED = (CaseStatus.OPEN, CaseStatus.ACKNOWLEDGED)
+OTHER_WORDS = 20  # severity words beyond the known ones read at most (a guard)
 TITLE_CHARS = 300
 
 
@@ -76,7 +81,7 @@ def in_view(view: View, me: str) -> list[ColumnElement[bool]]:
     """What keeps a case in ``view`` for the viewer ``me``."""
     if view == "resolved":
         return [CaseRow.status == CaseStatus.RESOLVED]
-    unresolved = CaseRow.status.in_(UNRESOLVED)
+    unresolved = CaseRow.status != literal_column("'resolved'")  # as the indexes say
     if view == "mine":
         return [unresolved, CaseRow.owner == me]
     if view == "unowned":
@@ -97,37 +102,113 @@ _COLUMNS = (
     CaseRow.created_at,
     CaseRow.resolved_at,
 )
+Bucket = str | None  # a severity word, or None: the cases without one
+Position = tuple[datetime, int, str | None]  # a cursor's: after this row (in this bucket)
+Found = tuple[list[Any], str | None]  # a page's rows and the next page's cursor
 
 
-async def _read(
-    db: Database, where: list[ColumnElement[bool]], size: int, *, newest: bool = False
-) -> list[Any]:
-    key = (CaseRow.created_at, CaseRow.id)
-    statement = (
-        select(*_COLUMNS)
-        .where(and_(true(), *where))
-        .order_by(*(c.desc() if newest else c.asc() for c in key))
-        .limit(size + 1)
-    )
-    async with db.reading() as session:
-        return list((await session.execute(statement)).all())
+def _key(row: Any) -> tuple[datetime, int]:
+    return (_naive(row.created_at), row.id)
 
 
-def _after(position: tuple[datetime, str, str | None], *, newest: bool) -> ColumnElement[bool]:
-    key = tuple_(CaseRow.created_at, CaseRow.id)
-    at = (position[0], int(position[1]))
-    return key < at if newest else key > at
+def _naive(at: datetime) -> datetime:
+    return at.replace(tzinfo=None) if at.tzinfo is None else at.astimezone(UTC).replace(tzinfo=None)
 
 
-def _position(cursor: str | None) -> tuple[datetime, str, str | None] | None:
+def _position(cursor: str | None) -> Position | None:
     found = decode_cursor(cursor) if cursor else None
-    return found if found is not None and found[1].isdigit() else None
+    if found is None or not found[1].isdigit():
+        return None
+    return found[0], int(found[1]), found[2]
 
 
-def _level(level: str) -> ColumnElement[bool]:
-    if level != OTHER:
-        return CaseRow.severity == level
-    return or_(CaseRow.severity.is_(None), CaseRow.severity.not_in(LEVELS))
+class _Reader:
+    """Reads of one page, in one session: a bucket (one severity) at a time, each on an
+    index that holds the view's rows of that severity in age order."""
+
+    def __init__(
+        self,
+        session: AsyncSession,
+        where: list[ColumnElement[bool]],
+        seen: ColumnElement[bool] | None,
+        size: int,
+    ) -> None:
+        self.session = session
+        self.where = where  # the view's
+        self.seen = [] if seen is None else [seen]  # who sees what
+        self.size = size
+
+    async def buckets(self) -> list[Bucket]:
+        """The known severities most severe first, then none, then any other word the
+        view's cases hold (a loose index scan of the view's index, one seek per word:
+        whoever is asking, so it never reads rows one by one)."""
+        words: list[str] = []
+        last = ""
+        while len(words) < OTHER_WORDS:
+            found = await self.session.scalar(
+                select(CaseRow.severity)
+                .where(*self.where, CaseRow.severity > last)
+                .order_by(CaseRow.severity)
+                .limit(1)
+            )
+            if found is None:
+                break
+            words.append(found)
+            last = found
+        return [*LEVELS, None, *sorted(w for w in words if w not in LEVELS)]
+
+    async def read(
+        self,
+        bucket: Bucket,
+        after: tuple[datetime, int] | None,
+        limit: int,
+        *,
+        newest: bool = False,
+    ) -> list[Any]:
+        """Up to ``limit + 1`` rows of ``bucket`` after ``after``, oldest (newest) first."""
+        same = CaseRow.severity == bucket if bucket is not None else CaseRow.severity.is_(None)
+        where = [*self.where, *self.seen, same]
+        if after is not None:
+            key = tuple_(CaseRow.created_at, CaseRow.id)
+            where.append(key < after if newest else key > after)
+        order = (CaseRow.created_at, CaseRow.id)
+        statement = (
+            select(*_COLUMNS)
+            .where(and_(true(), *where))
+            .order_by(*(c.desc() if newest else c.asc() for c in order))
+            .limit(limit + 1)
+        )
+        return list((await self.session.execute(statement)).all())
+
+    async def by_severity(self, position: Position | None) -> Found:
+        """Most severe first, each severity oldest first: the buckets one after another."""
+        buckets = await self.buckets()
+        start = 0
+        if position is not None:
+            word = None if position[2] in (None, OTHER) else position[2]
+            start = buckets.index(word) if word in buckets else len(buckets)
+        rows: list[Any] = []
+        for n, bucket in enumerate(buckets[start:], start):
+            after = position[:2] if position is not None and n == start else None
+            rows += await self.read(bucket, after, self.size - len(rows))
+            if len(rows) > self.size:
+                last = rows[self.size - 1]
+                return rows[: self.size], encode_cursor(
+                    last.created_at, str(last.id), last.severity or OTHER
+                )
+        return rows, None
+
+    async def by_age(self, position: Position | None, *, newest: bool) -> Found:
+        """Oldest (newest) first: a page from each bucket, merged."""
+        after = position[:2] if position is not None else None
+        rows: list[Any] = []
+        for bucket in await self.buckets():
+            rows += await self.read(bucket, after, self.size, newest=newest)
+        rows.sort(key=_key, reverse=newest)
+        if len(rows) <= self.size:
+            return rows, None
+        last = rows[self.size - 1]
+        return rows[: self.size], encode_cursor(last.created_at, str(last.id))
 
 
 async def page(
@@ -141,36 +222,13 @@ async def page(
     size: int = 50,
 ) -> CasePage:
     """Up to ``size`` cases of ``view`` that ``visibility`` shows, after ``cursor``."""
-    where = in_view(view, me)
-    if (seen := visible(visibility)) is not None:
-        where.append(seen)
     position = _position(cursor)
-    rows: list[Any] = []
-    after: str | None = None
-    if order != "severity":
-        newest = order == "newest"
-        if position is not None:
-            where.append(_after(position, newest=newest))
-        found = await _read(db, where, size, newest=newest)
-        rows = found[:size]
-        if len(found) > size:
-            after = encode_cursor(rows[-1].created_at, str(rows[-1].id))
-    else:
-        levels = [*LEVELS, OTHER]
-        start = 0
-        if position is not None and (position[2] or OTHER) in levels:
-            start = levels.index(position[2] or OTHER)
-        for n, level in enumerate(levels[start:], start):
-            same = [*where, _level(level)]
-            if position is not None and n == start:
-                same.append(_after(position, newest=False))
-            rows += await _read(db, same, size - len(rows))
-            if len(rows) > size:
-                rows = rows[:size]
-                last = rows[-1]
-                word = last.severity if last.severity in LEVELS else OTHER
-                after = encode_cursor(last.created_at, str(last.id), word)
-                break
+    async with db.reading() as session:
+        reader = _Reader(session, in_view(view, me), visible(visibility), size)
+        if order == "severity":
+            rows, after = await reader.by_severity(position)
+        else:
+            rows, after = await reader.by_age(position, newest=order == "newest")
     return CasePage(await _with_entities(db, rows), after)
 
 

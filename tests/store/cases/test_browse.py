@@ -59,7 +59,9 @@ async def test_views_orders_and_visibility(any_db: Database) -> None:
 
 
 async def test_pages_add_up_to_the_whole_list(any_db: Database) -> None:
-    await store(any_db, [*SPECS, *(Spec(100 + k, severity="high") for k in range(7))])
+    extra = [Spec(100 + k, severity="high") for k in range(7)]
+    odd = [Spec(200 + k, severity=w) for k, w in enumerate(["AAA", "zzz", "zzz", "Huge"])]
+    await store(any_db, [*SPECS, *extra, *odd])
     for order in browse.ORDERS:
         whole = await ids(any_db, order=order)
         for size in (1, 2, 3, 5):
