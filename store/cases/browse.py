@@ -25,9 +25,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from sqlalchemy import ColumnElement, and_, false, literal_column, select, true, tuple_
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    and_,
+    false,
+    literal_column,
+    select,
+    true,
+    tuple_,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.cases.opening import SEVERITIES
@@ -102,6 +112,7 @@ _COLUMNS = (
     CaseRow.created_at,
     CaseRow.resolved_at,
 )
+_GAPS = list(zip([None, *sorted(LEVELS)], [*sorted(LEVELS), None], strict=True))
 Bucket = str | None  # a severity word, or None: the cases without one
 Position = tuple[datetime, int, str | None]  # a cursor's: after this row (in this bucket)
 Found = tuple[list[Any], str | None]  # a page's rows and the next page's cursor
@@ -140,31 +151,33 @@ class _Reader:
 
     async def buckets(self) -> list[Bucket]:
         """The known severities most severe first, then none, then any other word the
-        view's cases hold (a loose index scan of the view's index, one seek per word:
-        whoever is asking, so it never reads rows one by one)."""
+        view's cases hold, found by a loose index scan: in each gap between the known
+        words (in their text order) the first word there, one seek each, all in one
+        statement (again after each word found: rare)."""
         words: list[str] = []
-        last = ""
-        while len(words) < OTHER_WORDS:
-            found = await self.session.scalar(
-                select(CaseRow.severity)
-                .where(*self.where, CaseRow.severity > last)
-                .order_by(CaseRow.severity)
-                .limit(1)
-            )
-            if found is None:
-                break
-            words.append(found)
-            last = found
-        return [*LEVELS, None, *sorted(w for w in words if w not in LEVELS)]
+        gaps: list[tuple[str | None, str | None]] = list(_GAPS)
+        while gaps and len(words) < OTHER_WORDS:
+            firsts = (await self.session.execute(select(*(self._first(*g) for g in gaps)))).one()
+            gaps = [(w, gap[1]) for gap, w in zip(gaps, firsts, strict=True) if w is not None]
+            words += [w for w, _ in gaps if w is not None]
+        return [*LEVELS, None, *sorted(words)]
 
-    async def read(
+    def _first(self, low: str | None, high: str | None) -> Any:
+        """The view's first severity word strictly between ``low`` and ``high``."""
+        where = [*self.where, CaseRow.severity.is_not(None)]
+        where += [CaseRow.severity > low] if low is not None else []
+        where += [CaseRow.severity < high] if high is not None else []
+        found = select(CaseRow.severity).where(*where).order_by(CaseRow.severity).limit(1)
+        return found.scalar_subquery()
+
+    def query(
         self,
         bucket: Bucket,
         after: tuple[datetime, int] | None,
         limit: int,
         *,
         newest: bool = False,
-    ) -> list[Any]:
+    ) -> Select[Any]:
         """Up to ``limit + 1`` rows of ``bucket`` after ``after``, oldest (newest) first."""
         same = CaseRow.severity == bucket if bucket is not None else CaseRow.severity.is_(None)
         where = [*self.where, *self.seen, same]
@@ -172,13 +185,13 @@ class _Reader:
             key = tuple_(CaseRow.created_at, CaseRow.id)
             where.append(key < after if newest else key > after)
         order = (CaseRow.created_at, CaseRow.id)
-        statement = (
+        query: Any = (  # more columns than Select's typed overloads name
             select(*_COLUMNS)
             .where(and_(true(), *where))
             .order_by(*(c.desc() if newest else c.asc() for c in order))
             .limit(limit + 1)
         )
-        return list((await self.session.execute(statement)).all())
+        return cast("Select[Any]", query)
 
     async def by_severity(self, position: Position | None) -> Found:
         """Most severe first, each severity oldest first: the buckets one after another."""
@@ -190,7 +203,8 @@ class _Reader:
         rows: list[Any] = []
         for n, bucket in enumerate(buckets[start:], start):
             after = position[:2] if position is not None and n == start else None
-            rows += await self.read(bucket, after, self.size - len(rows))
+            statement = self.query(bucket, after, self.size - len(rows))
+            rows += list((await self.session.execute(statement)).all())
             if len(rows) > self.size:
                 last = rows[self.size - 1]
                 return rows[: self.size], encode_cursor(
@@ -199,11 +213,13 @@ class _Reader:
         return rows, None
 
     async def by_age(self, position: Position | None, *, newest: bool) -> Found:
-        """Oldest (newest) first: a page from each bucket, merged."""
+        """Oldest (newest) first: a page from each bucket, in one statement, merged."""
         after = position[:2] if position is not None else None
-        rows: list[Any] = []
-        for bucket in await self.buckets():
-            rows += await self.read(bucket, after, self.size, newest=newest)
+        pages = [
+            select(self.query(b, after, self.size, newest=newest).subquery())
+            for b in await self.buckets()
+        ]
+        rows = list((await self.session.execute(union_all(*pages))).all())
         rows.sort(key=_key, reverse=newest)
         if len(rows) <= self.size:
             return rows, None
@@ -229,10 +245,10 @@ async def page(
             rows, after = await reader.by_severity(position)
         else:
             rows, after = await reader.by_age(position, newest=order == "newest")
-    return CasePage(await _with_entities(db, rows), after)
+        return CasePage(await _with_entities(session, rows), after)
 
 
-async def _with_entities(db: Database, rows: list[Any]) -> list[ListedCase]:
+async def _with_entities(session: AsyncSession, rows: list[Any]) -> list[ListedCase]:
     """The rows with their runs' alert entities (one read for the page)."""
     ids = sorted({r.investigation_id for r in rows})
     entities: dict[str, str | None] = {}
@@ -240,8 +256,7 @@ async def _with_entities(db: Database, rows: list[Any]) -> list[ListedCase]:
         statement = select(
             Investigation.id, Investigation.record[("alert", "entities")].as_string()
         ).where(Investigation.id.in_(ids))
-        async with db.reading() as session:
-            entities = {str(i): e for i, e in (await session.execute(statement)).all()}
+        entities = {str(i): e for i, e in (await session.execute(statement)).all()}
     return [
         ListedCase(
             **{**r._asdict(), "title": (r.title or "")[:TITLE_CHARS]},
