@@ -193,4 +193,5 @@ async def test_cases_page_bench_tiny(tmp_path: Path) -> None:
     out = await bench_cases_page.measure(url, 300, 2)
     assert out["cases"] == 300
     timed = [k for k, v in out.items() if isinstance(v, dict)]
-    assert len(timed) == 13 and all({"p50_ms", "p95_ms"} <= set(out[k]) for k in timed)
+    assert len(timed) == 13
+    assert all({"p50_ms", "p95_ms", "cpu_p50_ms"} <= set(out[k]) for k in timed)
