@@ -30,11 +30,8 @@ from typing import Any, Literal, cast
 from sqlalchemy import (
     ColumnElement,
     Select,
-    and_,
-    false,
     literal_column,
     select,
-    true,
     tuple_,
     union_all,
 )
@@ -83,8 +80,7 @@ def visible(visibility: Visibility) -> ColumnElement[bool] | None:
     """The cases ``visibility`` lets one see (None: all)."""
     if visibility.channels is None:
         return None if visibility.terminal else CaseRow.channel.is_not(None)
-    wanted = sorted(c for c in visibility.channels if c)
-    return CaseRow.channel.in_(wanted) if wanted else false()
+    return CaseRow.channel.in_(sorted(c for c in visibility.channels if c))  # (): none
 
 
 def in_view(view: View, me: str) -> list[ColumnElement[bool]]:
@@ -179,7 +175,7 @@ class _Reader:
         newest: bool = False,
     ) -> Select[Any]:
         """Up to ``limit + 1`` rows of ``bucket`` after ``after``, oldest (newest) first."""
-        same = CaseRow.severity == bucket if bucket is not None else CaseRow.severity.is_(None)
+        same = CaseRow.severity == bucket  # None: IS NULL
         where = [*self.where, *self.seen, same]
         if after is not None:
             key = tuple_(CaseRow.created_at, CaseRow.id)
@@ -187,7 +183,7 @@ class _Reader:
         order = (CaseRow.created_at, CaseRow.id)
         query: Any = (  # more columns than Select's typed overloads name
             select(*_COLUMNS)
-            .where(and_(true(), *where))
+            .where(*where)
             .order_by(*(c.desc() if newest else c.asc() for c in order))
             .limit(limit + 1)
         )

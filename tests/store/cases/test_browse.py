@@ -84,3 +84,21 @@ async def test_a_cursor_not_ours_reads_the_first_page(any_db: Database) -> None:
     for cursor in ("junk", "MjAyNi0xMS0wMXwnOyBkcm9w", "%%%"):
         found = await browse.page(any_db, EVERYONE, me=ME, size=2, cursor=cursor)
         assert [r.id for r in found.rows] == [12, 2]
+
+
+async def test_cases_opened_in_the_same_instant_are_paged_by_number(any_db: Database) -> None:
+    same = [Spec(k, severity="high", minutes=7) for k in (31, 32, 33, 34)]
+    await store(any_db, [*same, Spec(35, severity=None, minutes=7)])
+    for order, whole in (
+        ("severity", [31, 32, 33, 34, 35]),
+        ("oldest", [31, 32, 33, 34, 35]),
+        ("newest", [35, 34, 33, 32, 31]),
+    ):
+        walked: list[int] = []
+        cursor: str | None = None
+        while True:
+            found = await browse.page(any_db, EVERYONE, me=ME, order=order, size=1, cursor=cursor)  # type: ignore[arg-type]
+            walked += [r.id for r in found.rows]
+            if (cursor := found.next_cursor) is None:
+                break
+        assert walked == whole, order
