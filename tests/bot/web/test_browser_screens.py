@@ -1,7 +1,7 @@
 """Every page in light and dark, as an analyst on call sees it at 1,366 px, kept under
 ``var/screenshots/pages/`` (CI's artefacts): the list, a concluded investigation, a
-running one, its alert, the cases list, the playbook, the usage, the suppressions and an eval report.
-Each page answers 200, shows no broken word in a table cell and no horizontal scroll.
+running one, its alert, the cases list, the playbook, the usage, the suppressions and an
+eval report. Each page answers 200, shows no broken word in a table cell and no horizontal scroll.
 The data is invented (``tests/bot/web/seed.py``) but for the alert, a bundled eval
 pack's (see its NOTICE)."""
 
