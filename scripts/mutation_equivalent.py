@@ -68,6 +68,7 @@ _PSEUDO_KIND = "detector.value(None, …) finds no kind it would not find in the
 _PANE = "bot.events.pane.xǁPaneǁ"
 _NEWEST = "only found[0] is read, the newest under any limit"
 
+_CASES_READ = "store.cases.browse.xǁ_Readerǁquery__mutmut_"
 EQUIVALENT: dict[str, str] = {
     # retention: ``since`` is read from the clock inside request_prune; no finished row
     # can carry that very instant, so ">=" and ">" select the same rows
@@ -300,4 +301,9 @@ EQUIVALENT: dict[str, str] = {
     "agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_46": _PSEUDO_FAST,
     "agent.model.privacy.mapper.xǁPseudonymiserǁrestore_json__mutmut_5": _PSEUDO_NONE_FALSE,
     "agent.model.privacy.mapper.xǁPseudonymiserǁseed_alert__mutmut_5": _PSEUDO_KIND,
+    # cases_page: a bucket read past limit + 1 only reads more rows (by severity and by age
+    # both cut the page at size and put the cursor on its last row); cast() is for mypy
+    _CASES_READ + "18": "no limit: more rows read, the same page cut from them",
+    _CASES_READ + "22": "limit + 2: one more row read, the same page cut from them",
+    _CASES_READ + "23": "cast() returns its value whatever the type named",
 }
