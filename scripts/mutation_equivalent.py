@@ -302,8 +302,7 @@ EQUIVALENT: dict[str, str] = {
     "agent.model.privacy.mapper.xǁPseudonymiserǁrestore_json__mutmut_5": _PSEUDO_NONE_FALSE,
     "agent.model.privacy.mapper.xǁPseudonymiserǁseed_alert__mutmut_5": _PSEUDO_KIND,
     # cases_page: a bucket read past limit + 1 only reads more rows (by severity and by age
-    # both cut the page at size and put the cursor on its last row); cast() is for mypy
+    # both cut the page at size and put the cursor on its last row)
     _CASES_READ + "18": "no limit: more rows read, the same page cut from them",
     _CASES_READ + "22": "limit + 2: one more row read, the same page cut from them",
-    _CASES_READ + "23": "cast() returns its value whatever the type named",
 }

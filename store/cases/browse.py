@@ -25,11 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from sqlalchemy import (
     ColumnElement,
-    Select,
     literal_column,
     select,
     tuple_,
@@ -173,7 +172,7 @@ class _Reader:
         limit: int,
         *,
         newest: bool = False,
-    ) -> Select[Any]:
+    ) -> Any:  # a Select of more columns than its typed overloads name
         """Up to ``limit + 1`` rows of ``bucket`` after ``after``, oldest (newest) first."""
         same = CaseRow.severity == bucket  # None: IS NULL
         where = [*self.where, *self.seen, same]
@@ -181,13 +180,13 @@ class _Reader:
             key = tuple_(CaseRow.created_at, CaseRow.id)
             where.append(key < after if newest else key > after)
         order = (CaseRow.created_at, CaseRow.id)
-        query: Any = (  # more columns than Select's typed overloads name
+        query = (
             select(*_COLUMNS)
             .where(*where)
             .order_by(*(c.desc() if newest else c.asc() for c in order))
             .limit(limit + 1)
         )
-        return cast("Select[Any]", query)
+        return query
 
     async def by_severity(self, position: Position | None) -> Found:
         """Most severe first, each severity oldest first: the buckets one after another."""
