@@ -376,6 +376,15 @@ GROUPS: dict[str, Group] = {
             "store.cases.home.x_home_data*",
         ),
     ),
+    "cases_page": Group(  # the cases list shows only the cases of the person's channels
+        ("store/cases/browse.py",),
+        ("tests/store/cases/test_browse.py",),
+        only=(
+            "store.cases.browse.x_visible*",
+            "store.cases.browse.xǁ_Readerǁ__init__*",
+            "store.cases.browse.xǁ_Readerǁquery*",
+        ),
+    ),
     "anthropic_schema": Group(  # what may be sent to Anthropic as a schema (fails closed)
         ("agent/model/anthropic_schema.py",),
         ("tests/agent/model/test_anthropic_schema.py",),

@@ -73,6 +73,7 @@ _PRIV_B64 = "agent.model.privacy.encoded."
 _PANE = "bot.events.pane.xǁPaneǁ"
 _NEWEST = "only found[0] is read, the newest under any limit"
 
+_CASES_READ = "store.cases.browse.xǁ_Readerǁquery__mutmut_"
 EQUIVALENT: dict[str, str] = {
     # eval_aggregate: ``percentile`` is None only for no values, so low and high are both
     # None or neither is
@@ -340,4 +341,8 @@ EQUIVALENT: dict[str, str] = {
     "neither is critical",
     "core.quality.x_drawn__mutmut_7": "random() < share and <= share differ only when random() "
     "returns exactly share (probability 2**-53 per draw)",
+    # cases_page: a bucket read past limit + 1 only reads more rows (by severity and by age
+    # both cut the page at size and put the cursor on its last row)
+    _CASES_READ + "18": "no limit: more rows read, the same page cut from them",
+    _CASES_READ + "22": "limit + 2: one more row read, the same page cut from them",
 }

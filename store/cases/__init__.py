@@ -9,6 +9,7 @@ schema."""
 
 __all__ = [
     "auto",
+    "browse",
     "captures",
     "digests",
     "figures",

@@ -16,12 +16,14 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.schema.base import Base, utcnow
 from store.schema.states import CaseStatus
 
+UNRESOLVED = "status != 'resolved'"  # the partial indexes of the cases list (store.cases.browse)
 QUALITY_COLUMNS = (  # what the quality report reads: its index covers them (no table reads)
     "created_at",
     "socbot_verdict",
@@ -109,6 +111,13 @@ class CaseRow(Base):
         Index("ix_cases_quality", *QUALITY_COLUMNS),
         Index("ix_cases_resolved", "resolved_at", "id"),
         Index("ix_cases_thread", "channel", "thread_ts"),
+        *(
+            Index(name, *columns, sqlite_where=text(UNRESOLVED), postgresql_where=text(UNRESOLVED))
+            for name, columns in (
+                ("ix_cases_queue", ("severity", "created_at", "id")),
+                ("ix_cases_queue_owner", ("owner", "severity", "created_at", "id")),
+            )
+        ),
     )
 
 

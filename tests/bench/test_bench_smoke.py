@@ -184,3 +184,14 @@ async def test_quality_bench_tiny(tmp_path: Path) -> None:
     assert out["report_cases"] == 300  # every case opened within the report's 30 days
     assert {"p50_ms", "p95_ms", "cpu_p50_ms"} <= set(out["report"])
     assert {"p50_ms", "p95_ms"} <= set(out["page"]) and out["page_first_render_ms"] > 0
+
+
+async def test_cases_page_bench_tiny(tmp_path: Path) -> None:
+    from bench import bench_cases_page
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'c.db'}"
+    out = await bench_cases_page.measure(url, 300, 2)
+    assert out["cases"] == 300
+    timed = [k for k, v in out.items() if isinstance(v, dict)]
+    assert len(timed) == 13
+    assert all({"p50_ms", "p95_ms", "cpu_p50_ms"} <= set(out[k]) for k in timed)

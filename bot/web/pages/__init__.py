@@ -6,6 +6,7 @@ May import ``view`` and ``auth``."""
 __all__ = [
     "account",
     "alert",
+    "cases",
     "evals",
     "investigations",
     "live",

@@ -6,6 +6,7 @@ from aiohttp import web
 
 from bot.web.pages.account import AccountPages
 from bot.web.pages.alert import AlertPage
+from bot.web.pages.cases import CasesPage
 from bot.web.pages.evals import EvalPages
 from bot.web.pages.investigations import InvestigationPages
 from bot.web.pages.live import Live
@@ -31,6 +32,7 @@ def add_routes(app: web.Application, pages: Web) -> None:
     for page in (
         AccountPages,
         AlertPage,
+        CasesPage,
         PlaybookPage,
         UsagePage,
         QualityPage,

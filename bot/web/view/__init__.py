@@ -3,4 +3,13 @@ SQL laid out for reading. Pure: no request, no database.
 
 May import ``auth`` only."""
 
-__all__ = ["header", "investigation", "listing", "results", "sql_layout", "timeline", "when"]
+__all__ = [
+    "cases",
+    "header",
+    "investigation",
+    "listing",
+    "results",
+    "sql_layout",
+    "timeline",
+    "when",
+]

@@ -86,6 +86,11 @@ def main_entities(entities: list[dict[str, str]]) -> dict[str, str]:
     return out
 
 
+def key_entity(main: dict[str, str]) -> str | None:
+    """The one entity a row names beside its title: ``host web-01`` (else the user, the IP)."""
+    return next((f"{kind} {main[kind]}" for kind in ("host", "user", "ip") if kind in main), None)
+
+
 @dataclass
 class ListRow:
     id: str
@@ -110,10 +115,7 @@ def list_row(row: Any, now: datetime) -> ListRow:
     """One ``store.investigations.browse.Listed`` as the list shows it."""
     entities = entities_of(row.entities)
     main = main_entities(entities)
-    key = next(
-        (f"{kind} {main[kind]}" for kind in ("host", "user", "ip") if kind in main),
-        None,
-    )
+    key = key_entity(main)
     objective = first_line(row.objective) if row.objective else None
     headline = first_line(row.alert_title) or objective or first_line(row.title)
     running = row.finished_at is None and row.status == InvestigationStatus.RUNNING

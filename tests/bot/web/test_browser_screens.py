@@ -1,7 +1,7 @@
 """Every page in light and dark, as an analyst on call sees it at 1,366 px, kept under
 ``var/screenshots/pages/`` (CI's artefacts): the list, a concluded investigation, a
-running one, its alert, the playbook, the usage, the suppressions and an eval report.
-Each page answers 200, shows no broken word in a table cell and no horizontal scroll.
+running one, its alert, the cases list, the playbook, the usage, the suppressions and an
+eval report. Each page answers 200, shows no broken word in a table cell and no horizontal scroll.
 The data is invented (``tests/bot/web/seed.py``) but for the alert, a bundled eval
 pack's (see its NOTICE)."""
 
@@ -14,6 +14,7 @@ from playwright.async_api import Browser
 
 from alerts.catalogue import load_catalogue
 from alerts.parse import parse_alert
+from store.cases.opening import open_for_run
 from store.db.engine import Database
 from store.playbook.bullets import PlaybookBullet, PlaybookStore
 from store.triage.alerts import AlertStore
@@ -41,9 +42,11 @@ async def test_every_page_light_and_dark(browser: Browser, db: Database, tmp_pat
     )
     await PlaybookStore(db).add(PlaybookBullet(id="pb-tor", content="Tor exits are noisy"))
     await _suppressions(db)
+    assert await open_for_run(db, shown) is not None  # a case for the cases list
     write_run(tmp_path, "core-gemini-2.5-flash", baseline=True)
     pages = {
         "list": "/web/investigations",
+        "cases": "/web/cases",
         "investigation": f"/web/investigations/{shown}",
         "running": f"/web/investigations/{running}",
         "alert": f"/web/alerts/{alert.id}",
