@@ -42,9 +42,8 @@ from bench.fake_gemini import CallRecord, FakeGemini, Responder
 from bench.fake_intel import FakeIntel, RedirectTransport
 from cli.runtime import Runtime, open_runtime
 from config.settings import Settings
-from core.approvals import Approver
 from core.events import Event, ToolCalled
-from tools.base import Budget, ToolRegistry, ToolResult
+from tools.base import ToolRegistry, ToolResult
 
 REPO = Path(__file__).resolve().parent.parent
 # Results go to an ignored folder so that running a benchmark leaves the tree clean;
@@ -154,27 +153,10 @@ class ToolTimer:
         self.intervals: list[tuple[str, float, float]] = []
         inner = registry.dispatch
 
-        async def dispatch(
-            name: str,
-            args: dict[str, Any],
-            *,
-            allowed: Iterable[str],
-            investigation_id: str,
-            budget: Budget,
-            deadline: float | None = None,
-            approver: Approver | None = None,
-        ) -> ToolResult:
+        async def dispatch(name: str, args: dict[str, Any], **options: Any) -> ToolResult:
             start = time.monotonic()
             try:
-                return await inner(
-                    name,
-                    args,
-                    allowed=allowed,
-                    investigation_id=investigation_id,
-                    budget=budget,
-                    deadline=deadline,
-                    approver=approver,
-                )
+                return await inner(name, args, **options)
             finally:
                 self.intervals.append((name, start, time.monotonic()))
 
