@@ -9,6 +9,7 @@ __all__ = [
     "evals",
     "investigations",
     "live",
+    "names",
     "playbook",
     "quality",
     "routes",
