@@ -40,8 +40,8 @@ log = logging.getLogger(__name__)
 
 Kind = Literal["user", "channel"]
 SHAPES: dict[Kind, re.Pattern[str]] = {
-    "user": re.compile(r"[UW][A-Z0-9]{6,20}"),
-    "channel": re.compile(r"[CG][A-Z0-9]{6,20}"),  # a DM (D…) has no name to show
+    "user": re.compile(r"[UW][A-Z0-9]{8,20}"),
+    "channel": re.compile(r"[CG][A-Z0-9]{8,20}"),  # a DM (D…) has no name to show
 }
 SIGILS: dict[Kind, str] = {"user": "@", "channel": "#"}
 NOT_FOUND = {"user_not_found", "channel_not_found", "users_not_found"}
@@ -144,9 +144,9 @@ class Names:
     # the cache ----------------------------------------------------------------------
 
     def name(self, slack_id: str) -> str | None:
-        """The name known for ``slack_id`` (None: show the id). One not known, or known
-        too long ago, is asked for: by the page being drawn (``draw``), else at once in the
-        background."""
+        """The name known for ``slack_id`` (None: show the id). One not known (or not
+        found too long ago) is asked for by the page being drawn (``draw``), else at once
+        in the background; a name known too long ago is shown while asked for again."""
         if self.client is None:
             return None
         entry = self._known.get(slack_id)
@@ -154,8 +154,9 @@ class Names:
             self._known.move_to_end(slack_id)
             if self.clock() < entry[0]:
                 return entry[1]
-            self._start(slack_id)  # shown as it was while asked again
-            return entry[1]
+            if entry[1]:
+                self._start(slack_id)  # shown as it was while asked again
+                return entry[1]
         lacking = self._lacking.get()
         if lacking is not None:
             lacking.add(slack_id)
@@ -210,13 +211,18 @@ class Names:
         except SLACK_ERRORS as error:
             self._failed(slack_id, error)
             return
+        except Exception as error:  # an answer not as documented: shown as the id
+            log.exception("no name for %s from Slack", slack_id)
+            self._failed(slack_id, error)
+            return
         self._keep(slack_id, name, KEEP_S if name else MISSING_S)
 
     def _failed(self, slack_id: str, error: Exception) -> None:
         """Not found: kept as such; anything else keeps the name shown before (if any) for
         ``FAILED_S`` (or as long as a rate limit's Retry-After asks, up to ``LIMITED_S``)."""
         response = error.response if isinstance(error, SlackApiError) else None
-        code = str(response.get("error") or "") if response is not None else ""
+        data = response.data if response is not None else None
+        code = str(data.get("error") or "") if isinstance(data, dict) else ""
         if code in NOT_FOUND:
             self._keep(slack_id, None, MISSING_S)
             return
