@@ -2,7 +2,8 @@
 investigation's header, *Open in Slack*, votes, case, suppression, the list's channel
 column, the alert page, the Suppressions and Playbook pages — each name from the Slack
 fake (``users.info``, ``conversations.info``), a hostile one inert, a warm cache asking
-Slack nothing, a broken Slack leaving the ids on the pages. The names are invented."""
+Slack nothing, a broken Slack leaving the ids on the pages; in Chromium, the hostile name
+shown as text. The names are invented."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import aiohttp
+from playwright.async_api import Browser
 
 from alerts.parse import parse_alert
 from store.cases import transitions
@@ -21,12 +23,14 @@ from store.schema import CaseDisposition
 from store.triage.alerts import AlertStore
 from store.triage.suppressions import SuppressionStore
 from tests.bot.web.support import Site, signed_in_site
+from tests.bot.web.test_browser import SHOTS, browser, signed_in
 from tests.cli.test_cli import ALERTS
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.store.cases.case_support import a_case
 
 CHANNEL = "C0ALERTS01"
 LEAD, ANALYST, EVIL = "U0LEAD0001", "U0ANALYST1", "U0EVIL0001"
+__all__ = ["browser"]  # the fixture, shared with test_browser
 HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="alert(1)">'
 
 
@@ -127,3 +131,25 @@ async def test_a_broken_slack_leaves_the_ids_and_is_asked_once(db: Database) -> 
     assert f'Open in Slack</a> <small><code class="id">{CHANNEL}</code></small>' in first
     assert second == first
     assert sorted(calls) == ["conversations.info"] + ["users.info"] * 3  # once per id
+
+
+async def test_names_in_the_browser_hostile_one_inert(browser: Browser, db: Database) -> None:
+    run, _ = await a_run_with_everything(db)
+    async with signed_in_site(db) as site:
+        named(site.api)
+        site.openid.members = {CHANNEL: {LEAD}}
+        page = await signed_in(browser, site, LEAD)
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: dialogs.append(d.message))
+        await page.goto(f"{site.url}/web/investigations/{run}")
+        case = await page.inner_text("#case")
+        header = await page.inner_text("section.head")
+        assert "owner @Jane Doe" in case and "by @Jane Doe" in case
+        assert "alert in #alerts-prod" in header  # the run's channel
+        assert await page.inner_text(".head .pivots small") == "#alerts-prod"  # Open in Slack
+        assert "asked for from this alert by @<script>window.__pwned=1</script>" in header
+        assert await page.get_attribute(".head .pivots .name", "title") == CHANNEL
+        assert await page.evaluate("window.__pwned === undefined") and not dialogs
+        assert await page.locator("img").count() == 0
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        await page.screenshot(path=str(SHOTS / "names.png"), full_page=True)
