@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from typing import Any, Literal
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -135,11 +135,12 @@ class Names:
     def _shown(self, kind: Kind, value: object) -> Markup:
         text = "" if value is None else str(value)
         if not shaped(kind, text):
-            return Markup("{}").format(cleaned(text, OTHER_CHARS))
-        name = self.name(text)
+            plain = len(text) <= OTHER_CHARS and text.isprintable()
+            return escape(text if plain else cleaned(text, OTHER_CHARS))
+        name = self.name(text)  # ``text`` is letters and digits only: nothing to escape
         if not name:
-            return Markup('<code class="id">{}</code>').format(text)
-        return Markup('<span class="name" title="{}">{}{}</span>').format(text, SIGILS[kind], name)
+            return Markup(f'<code class="id">{text}</code>')
+        return Markup(f'<span class="name" title="{text}">{SIGILS[kind]}{escape(name)}</span>')
 
     # the cache ----------------------------------------------------------------------
 
