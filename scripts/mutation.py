@@ -385,6 +385,20 @@ GROUPS: dict[str, Group] = {
             "store.cases.browse.xǁ_Readerǁquery*",
         ),
     ),
+    "web_names": Group(  # only Slack-shaped ids reach Slack; names cleaned, cut, escaped
+        ("bot/web/pages/names.py",),
+        ("tests/bot/web/pages/test_names.py",),
+        only=(
+            "bot.web.pages.names.x_shaped*",
+            "bot.web.pages.names.x_cleaned*",
+            "bot.web.pages.names.x_user_name*",
+            "bot.web.pages.names.x_channel_name*",
+            "bot.web.pages.names.xǁNamesǁ_shown*",
+            "bot.web.pages.names.xǁNamesǁ_start*",
+            "bot.web.pages.names.xǁNamesǁname__*",
+            "bot.web.pages.names.xǁNamesǁ_failed*",
+        ),
+    ),
     "anthropic_schema": Group(  # what may be sent to Anthropic as a schema (fails closed)
         ("agent/model/anthropic_schema.py",),
         ("tests/agent/model/test_anthropic_schema.py",),

@@ -24,6 +24,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.web.auth.access import Access
 from bot.web.auth.session import Signer, Viewer
 from bot.web.auth.signin import SignIn, redirect
+from bot.web.pages.names import Names
 from bot.web.pages.site import HEADERS, HERE, VIEWER, Web, templates
 from config.settings import Settings
 from store.db.engine import Database
@@ -45,9 +46,10 @@ def create_web(
     """The pages; ``local``: one user, no sign-in (``socbot web`` on 127.0.0.1)."""
     web_settings = settings.web
     access = Access(client, settings.slack.admin_users, cache_s=web_settings.membership_cache_s)
+    names = Names(client)  # one per replica: every page shares its cache
     if local:
         signer = Signer(secrets.token_bytes(32))
-        return Web(db, settings, access, signer, None, templates())
+        return Web(db, settings, access, signer, None, templates(names), names)
     if not web_settings.sign_in_configured() or client is None or not web_settings.base_url:
         raise SignInRequired(
             "the pages need Sign in with Slack: set web.base_url, web.client_id, "
@@ -56,7 +58,7 @@ def create_web(
     secret = web_settings.session_secret
     signer = Signer(secret.get_secret_value().encode() if secret else b"")
     signin = SignIn(web_settings, signer, client, web_settings.team_id)
-    return Web(db, settings, access, signer, signin, templates())
+    return Web(db, settings, access, signer, signin, templates(names), names)
 
 
 def _expected_origin(pages: Web, request: web.Request) -> str:

@@ -17,10 +17,12 @@ assistant.threads.setStatus / setTitle / setSuggestedPrompts (``slack_assistant`
 reactions.add, conversations.replies (returns what was
 posted or seeded in that thread), conversations.history (a channel's top-level messages,
 newest first), chat.getPermalink (of a message it holds), auth.test,
-users.info, usergroups.users.list and conversations.members (seed with ``add_user`` /
-``add_usergroup`` / ``add_members``). Unknown methods answer
-``{"ok": false, "error": "unknown_method"}`` like Slack does. Failures can be scripted
-per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
+users.info, conversations.info, usergroups.users.list and conversations.members (seed with
+``add_user`` / ``add_channel`` / ``add_usergroup`` / ``add_members``; users.info answers
+``user_not_found`` for an id not shaped like a user's or one ``remove_user`` forgot,
+conversations.info ``channel_not_found`` for a channel never seeded, as Slack does).
+Unknown methods answer ``{"ok": false, "error": "unknown_method"}`` like Slack does.
+Failures can be scripted per method: ``fake.fail_next("chat.update", status=429, retry_after=1)``,
 ``fake.fail_next("chat.postMessage", status=500)`` or
 ``fake.fail_next("assistant.threads.setStatus", error="not_allowed_token_type")``.
 Tests wait for calls with ``await fake.wait_for(lambda: ...)``, woken by each call.
@@ -45,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,6 +64,7 @@ from tests.fakes.slack_stream import FakeStreams
 BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
 TEAM_ID = "T0TEST01"
+USER_ID = re.compile(r"[UW][A-Z0-9]+")  # what users.info reads as a user id
 
 Handler = Callable[["Call"], dict[str, Any]]
 
@@ -111,6 +115,8 @@ class FakeSlackAPI:
         self.calls: list[Call] = []
         self.messages: list[_Message] = []
         self.users: dict[str, dict[str, Any]] = {}
+        self.absent_users: set[str] = set()  # users.info: user_not_found
+        self.channels: dict[str, dict[str, Any]] = {}  # conversations.info
         self.usergroups: dict[str, list[str]] = {}
         self.members: dict[str, list[str]] = {}
         self._handlers: dict[str, Handler] = {}
@@ -198,6 +204,15 @@ class FakeSlackAPI:
         """Seed users.info for ``user_id`` (e.g. ``is_bot=True``, ``team_id="TOTHER"``)."""
         self.users[user_id] = fields
 
+    def remove_user(self, user_id: str) -> None:
+        """users.info answers ``user_not_found`` for ``user_id`` (an id Slack does not know)."""
+        self.absent_users.add(user_id)
+
+    def add_channel(self, channel_id: str, name: str, **fields: Any) -> None:
+        """Seed conversations.info for ``channel_id`` (e.g. ``is_private=True``); an
+        unseeded channel answers ``channel_not_found``."""
+        self.channels[channel_id] = {"name": name, **fields}
+
     def add_usergroup(self, group_id: str, users: list[str]) -> None:
         """Seed usergroups.users.list for ``group_id``."""
         self.usergroups[group_id] = list(users)
@@ -268,6 +283,7 @@ class FakeSlackAPI:
             "conversations.history": self._history,
             "auth.test": self._auth_test,
             "users.info": self._users_info,
+            "conversations.info": self._conversations_info,
             "usergroups.users.list": self._usergroup_users,
             "conversations.members": self._members,
             **ASSISTANT,  # assistant.threads.* (tests/fakes/slack_assistant.py)
@@ -427,6 +443,8 @@ class FakeSlackAPI:
 
     def _users_info(self, call: Call) -> dict[str, Any]:
         user_id = str(call.args.get("user", ""))
+        if not USER_ID.fullmatch(user_id) or user_id in self.absent_users:
+            return {"ok": False, "error": "user_not_found"}
         user: dict[str, Any] = {
             "id": user_id,
             "team_id": self.team_id,
@@ -438,6 +456,29 @@ class FakeSlackAPI:
         }
         user.update(self.users.get(user_id, {}))
         return {"ok": True, "user": user}
+
+    def _conversations_info(self, call: Call) -> dict[str, Any]:
+        channel_id = str(call.args.get("channel", ""))
+        seeded = self.channels.get(channel_id)
+        if seeded is None:
+            return {"ok": False, "error": "channel_not_found"}
+        private = bool(seeded.get("is_private"))
+        channel: dict[str, Any] = {
+            "id": channel_id,
+            "is_channel": not private,
+            "is_group": private,
+            "is_im": False,
+            "is_private": private,
+            "is_archived": False,
+            "created": 1700000000,
+            "creator": "U0CREATOR",
+            "name_normalized": str(seeded.get("name") or "").lower(),
+        }
+        channel.update(seeded)
+        if channel.get("is_im"):  # a direct message has a user and no name
+            channel.pop("name", None)
+            channel.pop("name_normalized", None)
+        return {"ok": True, "channel": channel}
 
 
 def _ok(call: Call) -> dict[str, Any]:

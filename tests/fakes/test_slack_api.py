@@ -85,3 +85,28 @@ async def test_blocks_over_slacks_limits_are_refused() -> None:
             await client.views_open(trigger_id="1.2.a", view=modal)
         assert refused.value.response["error"] == "invalid_arguments"
         assert len(fake.messages) == 0
+
+
+async def test_users_and_conversations_info_refuse_what_slack_refuses() -> None:
+    async with FakeSlackAPI() as fake:
+        client = AsyncWebClient(token="xoxb-test", base_url=fake.base_url)
+        fake.add_channel("C0ALERTS01", "alerts-prod")
+        fake.add_channel("G0PRIVATE1", "ir-private", is_private=True)
+        fake.add_channel("D0DIRECT01", "ignored", is_im=True, user="U0LEAD0001")
+        fake.remove_user("U0GONE0001")
+        public = await client.conversations_info(channel="C0ALERTS01")
+        private = await client.conversations_info(channel="G0PRIVATE1")
+        direct = await client.conversations_info(channel="D0DIRECT01")
+        refused = []
+        for call in (
+            client.conversations_info(channel="C0NOWHERE1"),
+            client.users_info(user="U0GONE0001"),
+            client.users_info(user="not-a-user"),
+        ):
+            with pytest.raises(SlackApiError) as error:
+                await call
+            refused.append(error.value.response["error"])
+    assert public["channel"]["name"] == "alerts-prod" and public["channel"]["is_channel"]
+    assert private["channel"]["is_private"] and not private["channel"]["is_channel"]
+    assert "name" not in direct["channel"] and direct["channel"]["user"] == "U0LEAD0001"
+    assert refused == ["channel_not_found", "user_not_found", "user_not_found"]

@@ -10,6 +10,7 @@ __all__ = [
     "evals",
     "investigations",
     "live",
+    "names",
     "playbook",
     "quality",
     "routes",

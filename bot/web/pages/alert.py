@@ -37,7 +37,7 @@ class AlertPage:
         except ValueError:  # a payload no format reads any more: shown raw
             entities, fmt = [], None
         raw = json.dumps(found.raw, indent=2, ensure_ascii=False)
-        return self.pages.render(
+        return await self.pages.show(
             request,
             "alert.html",
             alert=found,

@@ -44,7 +44,7 @@ class CasesPage:
             cursor=request.query.get("after") or None,
             size=PAGE_SIZE,
         )
-        return self.pages.render(
+        return await self.pages.show(
             request,
             "cases.html",
             rows=[case_row(r) for r in found.rows],

@@ -94,7 +94,7 @@ class InvestigationPages:
         values = {k: request.query.get(k, "")[:200] for k in FILTERS}
         more = {k: v for k, v in values.items() if v}
         now = datetime.now(UTC)
-        return self.pages.render(
+        return await self.pages.show(
             request,
             "list.html",
             page=found,
@@ -147,10 +147,12 @@ class InvestigationPages:
         return view
 
     async def investigation(self, request: web.Request) -> web.Response:
-        return self.pages.render(request, "investigation.html", v=await self._view(request))
+        return await self.pages.show(request, "investigation.html", v=await self._view(request))
 
     async def body(self, request: web.Request) -> web.Response:
-        return self.pages.render(request, "investigation_body.html", v=await self._view(request))
+        return await self.pages.show(
+            request, "investigation_body.html", v=await self._view(request)
+        )
 
     async def tool_result(self, request: web.Request) -> web.Response:
         """One tool call's whole stored result, as plain text (never HTML)."""

@@ -31,7 +31,7 @@ class PlaybookPage:
         if not (self.pages.access.is_admin(viewer) or self._approver(viewer)):
             raise web.HTTPForbidden(text="The playbook is for admins and approvers.")
         bullets = await self.playbook.bullets()
-        return self.pages.render(
+        return await self.pages.show(
             request,
             "playbook.html",
             active=[b for b in bullets if b.status == "active"],

@@ -1,7 +1,9 @@
 """What every page handler shares: the ``Web`` (database, settings, access, signer,
-sign-in, templates), the viewer's request key, the security headers of every answer
-(``app.guard`` sets them; a stream sets them itself) and the templates' filters
-(``clip``; times: ``when``, ``stamp``, ``ago``, ``span``; labels: ``words``)."""
+sign-in, templates, Slack names), the viewer's request key, the security headers of every
+answer (``app.guard`` sets them; a stream sets them itself) and the templates' filters
+(``clip``; times: ``when``, ``stamp``, ``ago``, ``span``; labels: ``words``; Slack ids as
+names: ``user``, ``channel``). A page that shows Slack ids answers with ``show`` (its
+names looked up before it is sent, ``bot.web.pages.names``)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from aiohttp import web
 from bot.web.auth.access import Access
 from bot.web.auth.session import SESSION_COOKIE, Signer, Viewer
 from bot.web.auth.signin import SignIn
+from bot.web.pages.names import Names
 from bot.web.view.listing import address_label, words
 from bot.web.view.when import ago, span, stamp, when
 from config.settings import Settings
@@ -47,6 +50,7 @@ class Web:
     signer: Signer
     signin: SignIn | None  # None: the local single user of ``socbot web``
     templates: jinja2.Environment
+    names: Names
 
     def viewer(self, request: web.Request) -> Viewer | None:
         if self.signin is None:
@@ -63,21 +67,33 @@ class Web:
             sid=str(data.get("sid")),
         )
 
-    def render(
-        self, request: web.Request, name: str, status: int = 200, **values: object
-    ) -> web.Response:
+    def html(self, request: web.Request, name: str, **values: object) -> str:
         viewer = request.get(VIEWER)
-        html = self.templates.get_template(name).render(
+        return self.templates.get_template(name).render(
             viewer=viewer,
             csrf=self.signer.csrf_token(viewer.sid) if isinstance(viewer, Viewer) else "",
             signin=self.signin is not None,
             approvers=self.settings.learning.approvers,
             **values,
         )
+
+    def render(
+        self, request: web.Request, name: str, status: int = 200, **values: object
+    ) -> web.Response:
+        """The page with the Slack names already known (any it lacks: looked up for the
+        next view)."""
+        html = self.html(request, name, **values)
+        return web.Response(text=html, status=status, content_type="text/html")
+
+    async def show(
+        self, request: web.Request, name: str, status: int = 200, **values: object
+    ) -> web.Response:
+        """The page with its Slack names (``Names.draw``: no wait when all are known)."""
+        html = await self.names.draw(lambda: self.html(request, name, **values))
         return web.Response(text=html, status=status, content_type="text/html")
 
 
-def templates() -> jinja2.Environment:
+def templates(names: Names | None = None) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         autoescape=True,
@@ -91,6 +107,9 @@ def templates() -> jinja2.Environment:
     env.filters["words"] = words
     env.filters["span"] = span
     env.globals["address_label"] = address_label
+    names = names or Names(None)
+    env.filters["user"] = names.user
+    env.filters["channel"] = names.channel
     return env
 
 

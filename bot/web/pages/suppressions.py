@@ -53,7 +53,7 @@ class SuppressionPages:
             raise web.HTTPForbidden(text="Suppressions are for admins and approvers.")
         now = datetime.now(UTC)
         rows = [(s, state(s, now)) for s in await self.suppressions.all()]
-        return self.pages.render(
+        return await self.pages.show(
             request,
             "suppressions.html",
             active=[(s, st) for s, st in rows if st == "active"],

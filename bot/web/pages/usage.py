@@ -26,4 +26,4 @@ class UsagePage:
             raise web.HTTPForbidden(text="Usage is for admins.")
         rows = await self.usage.rows(datetime.now(UTC) - timedelta(days=USAGE_DAYS))
         tables = {by: summarise(rows, by) for by in DIMENSIONS}
-        return self.pages.render(request, "usage.html", tables=tables, days=USAGE_DAYS)
+        return await self.pages.show(request, "usage.html", tables=tables, days=USAGE_DAYS)

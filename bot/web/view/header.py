@@ -15,6 +15,7 @@ from typing import Any
 
 from bot.web.view.listing import first_line, main_entities, words
 from bot.web.view.when import ago, between, span, utc
+from store.investigations.browse import channel_of
 
 STALE_AFTER_S = 300.0  # no trace event for 5 minutes while running
 
@@ -58,6 +59,7 @@ def head(
         "stale": running and idle is not None and idle > STALE_AFTER_S,
         "duration": span(between(started, finished)) if finished else None,
         "entities": entities,
+        "channel": channel_of(str(row.get("conversation_id") or "")),
         "main": main_entities(
             [{"kind": str(e.get("kind")), "value": str(e.get("value"))} for e in entities]
         ),
