@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from cli.common import clean, command_app, fail, load_settings_or_exit, one_line
+from core.ids import row_id
 
 if TYPE_CHECKING:
     from alerts.policy.decide import CompiledRule
@@ -183,7 +184,7 @@ def lift(
     from store.triage.suppressions import RULE_PREFIX, SuppressionStore
 
     number = suppression.removeprefix(RULE_PREFIX)
-    if not number.isdigit():
+    if row_id(number) is None:
         raise fail(f"{suppression!r} is not a suppression id such as slack-12")
     settings = load_settings_or_exit()
 

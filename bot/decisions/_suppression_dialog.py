@@ -23,6 +23,7 @@ from alerts.policy.decide import CompiledRule
 from alerts.policy.rules import Rule
 from bot.blocks.escape import mrkdwn
 from bot.blocks.kit import button, section
+from core.ids import row_id
 from store.triage.suppressions import Suppression
 
 VIEW_ID = "policy_suppress_dialog"
@@ -144,8 +145,9 @@ def read_dialog(
     entities = []
     for option in picked:
         index = str(option.get("value") or "") if isinstance(option, dict) else ""
-        if index.isdigit() and int(index) < min(len(alert.entities), MAX_ENTITIES):
-            e = alert.entities[int(index)]
+        at = row_id(index)
+        if at is not None and at < min(len(alert.entities), MAX_ENTITIES):
+            e = alert.entities[at]
             entities.append({"kind": e.kind, "value": literal(e.value), "role": e.role})
     match: dict[str, Any] = {"source": source, "title": title}
     if entities:

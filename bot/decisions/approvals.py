@@ -30,6 +30,7 @@ from bot.slack.interaction import clicked_at, tell
 from config.approval_settings import ApprovalSettings
 from config.settings import Settings
 from core.approvals import ApprovalRequest, Decision
+from core.ids import row_id
 from store.approvals import Approval, ApprovalStore
 from store.db.engine import Database
 from store.schema import ApprovalStatus
@@ -84,7 +85,8 @@ class SlackApprovals:
             await tell(client, channel, user, NOT_ALLOWED)
             return
         value = str(action.get("value") or "")
-        approval = await self.store.get(int(value)) if value.isdigit() else None
+        number = row_id(value)
+        approval = await self.store.get(number) if number is not None else None
         if approval is None or approval.channel != channel:
             await tell(client, channel, user, "No such approval request here.")
             return

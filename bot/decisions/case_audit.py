@@ -24,6 +24,7 @@ from bot.decisions._case_dialog import Target
 from bot.decisions.cases import CaseActions
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.interaction import clicked_at, clicked_thread, clicker, tell
+from core.ids import row_id
 from store.cases import auto, records
 from store.schema import CaseRow
 
@@ -67,7 +68,8 @@ class CaseAudits:
         user, channel, _ = clicked_at(body)
         thread_ts = clicked_thread(body)
         value = str(action.get("value") or "")
-        case = await records.get(self.db, int(value)) if value.isdigit() else None
+        number = row_id(value)
+        case = await records.get(self.db, number) if number is not None else None
         why = await self._why_not(user, channel, thread_ts, case)
         if why is not None or case is None:
             log.warning("case review by %s in %s refused: %s", user, channel, why)

@@ -18,7 +18,6 @@ starts from the verdict given in the 👎 dialog.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -36,6 +35,7 @@ from bot.slack.errors import SLACK_ERRORS
 from bot.slack.interaction import clicked_at, clicked_thread, clicker, tell
 from bot.slack.members import ChannelMembers
 from config.cases_settings import CaseSettings
+from core.ids import row_id
 from store.cases import records, transitions
 from store.cases.opening import open_for_run
 from store.db.engine import Database
@@ -46,7 +46,6 @@ log = logging.getLogger(__name__)
 
 Ack = Callable[..., Awaitable[Any]]
 Learn = Callable[[str], Awaitable[None]]
-_CASE_ID = re.compile(r"[0-9]{1,9}")  # a button's case id (ASCII digits, an int column)
 Home = Callable[[str, str], Awaitable[None]]  # a person's Home again, with a note (or "")
 
 
@@ -162,7 +161,7 @@ class CaseActions:
         user, channel, _ = clicked_at(body)
         thread_ts = clicked_thread(body)
         if case_id:
-            number = int(case_id) if _CASE_ID.fullmatch(case_id) else None
+            number = row_id(case_id)
             case = await records.get(self.db, number) if number is not None else None
         else:
             case = await self._case_of_run(run, channel, thread_ts)

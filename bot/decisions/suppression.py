@@ -30,6 +30,7 @@ from bot.slack.errors import SLACK_ERRORS
 from bot.slack.interaction import clicked_at, clicked_thread, clicker, tell
 from config.policy_settings import PolicySettings
 from config.settings import LearningSettings
+from core.ids import row_id
 from store.playbook.feedback import FeedbackStore
 from store.schema import utcnow
 from store.triage.alerts import AlertStore
@@ -169,7 +170,7 @@ class SuppressActions:
             return
         value = str(action.get("value") or "")
         what = str(action.get("action_id") or "").removeprefix("suppression_")
-        number = int(value) if value.isdigit() else 0
+        number = row_id(value) or 0
         if what == "lift":
             done = await self.suppressions.lift(number, by=user)
         else:

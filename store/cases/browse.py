@@ -36,6 +36,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from core.ids import row_id
 from store.cases.opening import SEVERITIES
 from store.db.engine import Database
 from store.investigations.browse import Visibility, decode_cursor, encode_cursor
@@ -123,9 +124,10 @@ def _naive(at: datetime) -> datetime:
 
 def _position(cursor: str | None) -> Position | None:
     found = decode_cursor(cursor) if cursor else None
-    if found is None or not found[1].isdigit():
+    number = row_id(found[1]) if found is not None else None
+    if found is None or number is None:
         return None
-    return found[0], int(found[1]), found[2]
+    return found[0], number, found[2]
 
 
 class _Reader:

@@ -21,6 +21,7 @@ from bot.web.pages.live import Live
 from bot.web.pages.site import HEADERS, VIEWER, Web
 from bot.web.view.listing import list_row
 from bot.web.view.results import shown, table_html, table_of
+from core.ids import row_id
 from store.cases import records
 from store.investigations.browse import ORDERS, BrowseStore, Filters, Order, Page
 from store.investigations.runs import InvestigationStore
@@ -158,7 +159,8 @@ class InvestigationPages:
         """One tool call's whole stored result, as plain text (never HTML)."""
         row = await self._visible(request)
         seq = request.match_info["seq"]
-        found = await self.browse.tool_result(row["id"], int(seq)) if seq.isdigit() else None
+        number = row_id(seq)
+        found = await self.browse.tool_result(row["id"], number) if number is not None else None
         if found is None:
             raise web.HTTPNotFound(text="No such tool call.")
         table = table_of(found) if request.query.get("as") == "table" else None

@@ -18,6 +18,7 @@ from aiohttp import web
 from bot.web.auth.session import Viewer
 from bot.web.auth.signin import redirect
 from bot.web.pages.site import VIEWER, Web
+from core.ids import row_id
 from store.schema import SuppressionStatus
 from store.triage.alerts import AlertStore
 from store.triage.policy import PolicyStore
@@ -77,7 +78,8 @@ class SuppressionPages:
         if not self._approver(viewer):
             raise web.HTTPForbidden(text="Only the approvers can lift a suppression.")
         number = request.match_info["id"]
-        if not number.isdigit() or not await self.suppressions.lift(int(number), by=viewer.user):
+        rule = row_id(number)
+        if rule is None or not await self.suppressions.lift(rule, by=viewer.user):
             raise web.HTTPConflict(text="That suppression is not active.")
         log.info("suppression %s lifted on the web by %s", number, viewer.user)
         return redirect("/web/suppressions")
