@@ -222,6 +222,7 @@ GROUPS: dict[str, Group] = {
             "tests/alerts/test_policy_suppress_rules.py",
             "tests/alerts/test_policy.py",
             "tests/alerts/test_policy_match.py",
+            "tests/alerts/test_policy_auto_resolve.py",
         ),
     ),
     "pseudonyms": Group(  # restore is an allowlist; data cannot forge a pseudonym ([privacy])
