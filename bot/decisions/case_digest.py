@@ -15,7 +15,6 @@ died or had no answer first looks for that message in the channel's latest messa
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -29,6 +28,7 @@ from bot.slack.pacer import Pacer
 from bot.slack.post_once import ThreadSearch, new_token, post_metadata
 from bot.work.contracts import RowLost, ThreadRef, Unavailable, current_run
 from bot.work.learning import Silent
+from bot.work.periodic import every
 from bot.work.worker import Coordinator
 from config.cases_settings import CaseSettings
 from store.cases import digests
@@ -157,10 +157,5 @@ class CaseDigests:
         return week
 
     async def _schedule(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                await self.queue_due()
-            except Exception:  # fail open: looked at again on the next turn
-                log.exception("could not look for a weekly digest due")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopped.wait(), self.settings.remind_every_s)
+        period = self.settings.remind_every_s
+        await every(period, self._stopped, self.queue_due, "look for a weekly digest due")

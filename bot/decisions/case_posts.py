@@ -18,7 +18,6 @@ conditional UPDATE) and queues its row, which posts the reminder (mentioning
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -34,6 +33,7 @@ from bot.slack.pacer import Pacer
 from bot.slack.post_once import RunPosts, ThreadSearch
 from bot.work.contracts import ThreadRef, Unavailable, current_run
 from bot.work.learning import Silent
+from bot.work.periodic import every
 from bot.work.worker import Coordinator
 from config.cases_settings import CaseSettings
 from config.notify_settings import EventName
@@ -173,13 +173,8 @@ class CasePosts:
         return marked
 
     async def _schedule(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                await self.remind_due()
-            except Exception:  # fail open: looked at again on the next turn
-                log.exception("could not look for cases to remind")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopped.wait(), self.settings.remind_every_s)
+        period = self.settings.remind_every_s
+        await every(period, self._stopped, self.remind_due, "look for cases to remind")
 
 
 def event_data(case: CaseRow, event: CaseEvent) -> dict[str, Any]:

@@ -11,11 +11,11 @@ Slack; the counts go to the log.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from datetime import timedelta
 
 from bot.work.learning import Silent
+from bot.work.periodic import every
 from bot.work.worker import Coordinator, ThreadRef
 from store.queue.types import PRUNE_KIND
 from store.queue.work import Work
@@ -45,14 +45,11 @@ class PruneWork:
             await asyncio.gather(self._loop, return_exceptions=True)
 
     async def _schedule(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                if await request_prune(self.pruner.db, self.interval) is not None:
-                    self.coordinator.nudge()
-            except Exception:  # fail open: asked again on the next turn
-                log.exception("could not queue pruning")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopped.wait(), self.interval.total_seconds())
+        await every(self.interval.total_seconds(), self._stopped, self._request, "queue pruning")
+
+    async def _request(self) -> None:
+        if await request_prune(self.pruner.db, self.interval) is not None:
+            self.coordinator.nudge()
 
     async def run(self, thread: ThreadRef, work: Work) -> None:
         deleted = await self.pruner.prune()
