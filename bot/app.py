@@ -199,7 +199,7 @@ def create_socbot(
         intake=intake,
         reporter=reporter,
         triages=policed,
-        pane=Pane(db, slack, members, deduper),
+        pane=Pane(db, slack, members, deduper, gate.route_channels),
     )
     bolt = build_bolt_app(
         slack,

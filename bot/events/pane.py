@@ -67,10 +67,16 @@ class Pane:
     """The pane's listeners and ``prepare`` (see the module docstring)."""
 
     def __init__(
-        self, db: Database, settings: SlackSettings, members: ChannelMembers, deduper: Deduper
+        self,
+        db: Database,
+        settings: SlackSettings,
+        members: ChannelMembers,
+        deduper: Deduper,
+        routed: Callable[[], Iterable[str]] = tuple,
     ) -> None:
         self.db = db
         self.settings = settings
+        self.routed = routed  # the channels policy rules route alerts to (``alert_homes``)
         self.members = members
         self.deduper = deduper
         self.conversations = ConversationStore(db)
@@ -214,7 +220,7 @@ class Pane:
     ) -> None:
         where = context_of(payload)
         here = where[0] if where is not None else None
-        candidates = [here, *alert_homes(self.settings)]
+        candidates = [here, *alert_homes(self.settings, self.routed())]
         channels = await self._visible(user, candidates)
         alerts = await recent_in(self.db, channels, since=utcnow() - RECENT)
         case = await newest_open_in(self.db, channels)

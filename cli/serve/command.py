@@ -117,6 +117,7 @@ async def serve_until(
         approvals = SlackApprovals.build(client, rt.db, settings)
         webhooks = Webhooks.build(settings, rt.db, rt.http)
         members = ChannelMembers(client)  # one cache: cases, the pane, each run's scope
+        scoping = Scoping(settings.slack, members)
         investigate = EngineInvestigator(
             rt.engine,
             client,
@@ -129,7 +130,7 @@ async def serve_until(
             cases=settings.cases.enabled,
             model=settings.gemini.model,
             streaming=settings.slack.streaming,
-            scoping=Scoping(settings.slack, members),
+            scoping=scoping,
             auto_resolve=AutoResolution(rt.db, settings.cases.audit_share),
         )
         review = SlackReview(client, PlaybookStore(rt.db), settings.learning, webhooks.notifier)
@@ -157,6 +158,8 @@ async def serve_until(
             members=members,
         )
         rt.engine.corrections = Corrections(FeedbackStore(rt.db), bot.learn)
+        if bot.gate is not None:  # a DM also sees the channels policy rules route alerts to
+            scoping.routed = bot.gate.route_channels
         TeamCapture(rt.db, settings, bot.coordinator)  # disagreements into the team's pack
         where = f"http://{host}:{port}"
         for line in startup_lines(

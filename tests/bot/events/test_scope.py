@@ -74,3 +74,26 @@ def test_alert_homes_are_the_alert_and_webhook_channels(tmp_path: Path) -> None:
     assert alert_homes(settings.slack) == [ALERTS]
     settings = make_settings(tmp_path, "http://127.0.0.1:9", webhook_channel=ALERTS)
     assert alert_homes(settings.slack) == [ALERTS]
+
+
+async def test_a_dm_sees_the_channels_rules_route_to(fake: FakeSlackAPI, tmp_path: Path) -> None:
+    """Channels a policy ``route`` rule sends alerts to are alert homes too, read at each
+    run (rule files reload); membership still decides."""
+    fake.add_members(ALERTS, [ME])
+    fake.add_members(WEBHOOK_CHANNEL, [])
+    fake.add_members("CROUTED01", [ME])
+    fake.add_members("CROUTED02", [OTHER])
+    routes: list[str] = []
+    scope = scoping(fake, tmp_path)
+    scope.routed = lambda: routes
+    assert await scope.of("DPANE0001", ME) == Scope.of([ALERTS])
+    routes[:] = ["CROUTED01", "CROUTED02"]
+    assert await scope.of("DPANE0001", ME) == Scope.of([ALERTS, "CROUTED01"])
+    assert await scope.of("DPANE0001", OTHER) == Scope.of(["CROUTED02"])
+    assert await scope.of("DPANE0001", STRANGER) == NOTHING
+
+
+def test_alert_homes_add_the_routed_channels_once(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, "http://127.0.0.1:9", alert_channels=[ALERTS])
+    homes = alert_homes(settings.slack, ["CROUTED01", ALERTS, "", "CROUTED01"])
+    assert homes == [ALERTS, WEBHOOK_CHANNEL, "CROUTED01"]
