@@ -1,7 +1,7 @@
 """The cases' daily tally (``case_tally``, migration ``0019``): what the period report sums
 instead of scanning the cases (``store.cases.tally``).
 
-One row per day (UTC, the case's opening) × **facet** × value × the case's state as the
+One row per day (UTC, the case's opening) by **facet** by value by the case's state as the
 figures read it (socbot's verdict, status, disposition, auto-resolution, audit and its
 disposition), with the number of cases and their summed tokens, seconds and cost. Each
 case is counted once in every facet:
@@ -52,7 +52,7 @@ TRIGGERS = ("case_tally_insert", "case_tally_delete", "case_tally_update")
 
 
 class CaseTally(Base):
-    """One day × facet × value × state of the cases, with their count and sums."""
+    """One day by facet by value by state of the cases, with their count and sums."""
 
     __tablename__ = "case_tally"
     day: Mapped[date] = mapped_column(Date, primary_key=True)
