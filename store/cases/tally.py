@@ -18,16 +18,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import func, select
+from sqlalchemy import Date, DateTime, Integer, cast, func, select
 
 from core.quality import Outcome, nearest_rank
-from store.cases.quality import MISSING, week_of
+from store.cases.quality import EPOCH_JULIAN, MISSING, week_of
 from store.db.engine import Database
 from store.schema import CaseStatus, CaseTally
 from store.schema.case_tally import DIMENSION_COLUMNS, SPANS, middle
 
 Span = Literal["acknowledge", "resolve"]
-DAILY = ("all", "playbook")  # read per day: their outcomes carry the week
+DAILY = ("all", "playbook")  # read per week: their outcomes carry it
 _STATE = (
     CaseTally.verdict,
     CaseTally.status,
@@ -73,16 +73,12 @@ def days(since: datetime, until: datetime) -> tuple[datetime, datetime]:
 async def read(db: Database, first: date, last: date) -> Tallied:
     """The tally of the cases opened on the days ``[first, last)``."""
     period = (CaseTally.day >= first, CaseTally.day < last, CaseTally.cases != 0)
-    daily = select(
-        CaseTally.day,
-        CaseTally.facet,
-        CaseTally.value,
-        *_STATE,
-        CaseTally.cases,
-        CaseTally.tokens,
-        CaseTally.seconds,
-        CaseTally.cost_usd,
-    ).where(*period, CaseTally.facet.in_(DAILY))
+    week = _week(db.is_sqlite)
+    daily = (
+        select(week, CaseTally.facet, CaseTally.value, *_STATE, *_SUMS)
+        .where(*period, CaseTally.facet.in_(DAILY))
+        .group_by(week, CaseTally.facet, CaseTally.value, *_STATE)
+    )
     grouped = (
         select(CaseTally.facet, CaseTally.value, *_STATE, *_SUMS)
         .where(*period, CaseTally.facet.not_in(DAILY))
@@ -94,14 +90,14 @@ async def read(db: Database, first: date, last: date) -> Tallied:
     found = Tallied(facets={facet: [] for facet in (*DAILY, *DIMENSION_COLUMNS)})
     found.spans = {span: {} for span in SPANS}  # type: ignore[misc]
     counts: dict[tuple[str, str | None], int] = defaultdict(int)
-    for day, facet, value, *rest in per_day:
+    for monday, facet, value, *rest in per_day:
         state, sums = rest[:6], rest[6:]
         if facet == "all":
             counts[(state[1], state[2] or None)] += int(sums[0])
             extra: dict[str, Any] = {}
         else:
             extra = {"bullets": value[:1] == "1", "holdout": value[1:2] == "1"}
-        found.facets[facet].append(_outcome(state, sums, week=week_of(day), **extra))
+        found.facets[facet].append(_outcome(state, sums, week=week_of(monday), **extra))
     for facet, value, *rest in per_value:
         state, sums = rest[:6], rest[6:]
         if facet in SPANS:
@@ -111,6 +107,14 @@ async def read(db: Database, first: date, last: date) -> Tallied:
             found.facets[facet].append(_outcome(state, sums, **{facet: text}))
     found.counts = dict(counts)
     return found
+
+
+def _week(sqlite: bool) -> Any:
+    """A tally day's ISO week, as ``store.cases.quality.week_of`` reads it: its Monday on
+    PostgreSQL, the weeks since ``EPOCH_MONDAY`` on SQLite."""
+    if sqlite:
+        return cast((func.julianday(CaseTally.day) - EPOCH_JULIAN) / 7, Integer)
+    return cast(func.date_trunc("week", cast(CaseTally.day, DateTime)), Date)
 
 
 def _outcome(state: Sequence[Any], sums: Sequence[Any], **found: Any) -> Outcome:

@@ -71,6 +71,7 @@ __all__ = [
     "WorkKind",
     "WorkRow",
     "WorkState",
+    "case_tally",  # the daily tally: its DDL, bucketing and facets
     "run_figures",
     "search",  # the text index: its DDL and its conditions
     "utcnow",

@@ -42,6 +42,7 @@ def upgrade() -> None:
         sa.Column("tokens", sa.BigInteger(), nullable=False),
         sa.Column("seconds", sa.Float(), nullable=False),
         sa.Column("cost_usd", sa.Float(), nullable=False),
+        sqlite_with_rowid=False,
     )
     for statement in triggers(pg):
         op.execute(statement)
