@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import Date, DateTime, Integer, cast, func, select
 
@@ -26,7 +26,6 @@ from store.db.engine import Database
 from store.schema import CaseStatus, CaseTally
 from store.schema.case_tally import DIMENSION_COLUMNS, SPANS, middle
 
-Span = Literal["acknowledge", "resolve"]
 DAILY = ("all", "playbook")  # read per week: their outcomes carry it
 _STATE = (
     CaseTally.verdict,
@@ -53,7 +52,7 @@ class Tallied:
 
     facets: dict[str, list[Outcome]] = field(default_factory=dict)
     counts: dict[tuple[str, str | None], int] = field(default_factory=dict)
-    spans: dict[Span, dict[int, int]] = field(default_factory=dict)
+    spans: dict[str, dict[int, int]] = field(default_factory=dict)
 
 
 def days(since: datetime, until: datetime) -> tuple[datetime, datetime]:
@@ -88,7 +87,7 @@ async def read(db: Database, first: date, last: date) -> Tallied:
         per_day = (await session.execute(daily)).all()
         per_value = (await session.execute(grouped)).all()
     found = Tallied(facets={facet: [] for facet in (*DAILY, *DIMENSION_COLUMNS)})
-    found.spans = {span: {} for span in SPANS}  # type: ignore[misc]
+    found.spans = {span: {} for span in SPANS}
     counts: dict[tuple[str, str | None], int] = defaultdict(int)
     for monday, facet, value, *rest in per_day:
         state, sums = rest[:6], rest[6:]

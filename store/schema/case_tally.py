@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 from datetime import date
-from typing import Any, ClassVar
 
 from sqlalchemy import BigInteger, Date, Float, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
@@ -56,7 +55,7 @@ class CaseTally(Base):
     """One day by facet by value by state of the cases, with their count and sums."""
 
     __tablename__ = "case_tally"
-    __table_args__: ClassVar[dict[str, Any]] = {"sqlite_with_rowid": False}  # in key order
+    __table_args__ = ({"sqlite_with_rowid": False},)  # SQLite: rows kept in key order
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     facet: Mapped[str] = mapped_column(String(16), primary_key=True)
     value: Mapped[str] = mapped_column(String(100), primary_key=True)
