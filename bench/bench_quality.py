@@ -156,10 +156,14 @@ async def measure(
     }
     out["report_cases"] = report["totals"]["cases"]
     # every request renders the report anew: no 60 s cache (the figure includes it)
-    QualityPage.__init__.__kwdefaults__["cache_s"] = 0.0  # type: ignore[index]
-    pages = create_web(Settings(database_url=url), db, None, local=True)
-    app = web.Application()
-    install(app, pages)
+    defaults = QualityPage.__init__.__kwdefaults__ or {}
+    kept, defaults["cache_s"] = defaults["cache_s"], 0.0
+    try:
+        pages = create_web(Settings(database_url=url), db, None, local=True)
+        app = web.Application()
+        install(app, pages)
+    finally:
+        defaults["cache_s"] = kept
     runner = await start_site(app, "127.0.0.1", free_port())
     host, port = runner.addresses[0][:2]
     try:
