@@ -4,8 +4,8 @@ conditional UPDATE that also writes its ``case_events`` row and the work row tha
 thread, so a decision is recorded once across replicas; the figures read from them; and
 what a person's App Home shows (``home``).
 
-Owns ``cases`` and ``case_events``. May import playbook, triage, queue, investigations, db,
-schema."""
+Owns ``cases``, ``case_events`` and ``case_tally`` (kept by triggers). May import
+playbook, triage, queue, investigations, db, schema."""
 
 __all__ = [
     "auto",
@@ -18,5 +18,6 @@ __all__ = [
     "quality",
     "records",
     "report",
+    "tally",
     "transitions",
 ]

@@ -1,14 +1,12 @@
-"""The cases as the quality figures read them (``core.quality``, ``core.playbook_effect``).
+"""The cases as the quality figures read them, one row per case group (``core.quality``).
 
 ``outcomes`` groups the cases created in a period in SQL — by socbot's verdict, the
 human decision and ``keys`` (by default every dimension, the bullets and the holdout) —
-with the count and the summed tokens, seconds and cost of each group, so 100,000 cases
-come back as a few thousand rows. It
-reads the cases table alone: the run's tokens, cost, wall clock and holdout are copied
-onto the case (``store.schema.cases.run_figures``). The
-disagreements, the counts by status and disposition and the percentiles of time to
-acknowledge and to resolve are their own queries (``disagreements``, ``counts``,
-``percentiles``); nothing here loads a row per case.
+with the count and the summed tokens, seconds and cost of each group; ``channels`` limits
+it to some channels' cases (what a person's App Home shows, ``store.cases.home``). It
+reads the cases table alone (the run's figures are copied onto the case,
+``store.schema.cases.run_figures``). The period report does not scan the cases: it sums
+the daily tally (``store.cases.tally``); ``disagreements`` lists the period's misses.
 """
 
 from __future__ import annotations
@@ -17,17 +15,14 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import ColumnElement, Date, Integer, and_, case, cast, func, literal, or_, select
 from sqlalchemy.sql.elements import ColumnElement as Column
 
-from core.quality import NEGATIVE, POSITIVE, Outcome, iso_week, nearest_rank
+from core.quality import NEGATIVE, POSITIVE, Outcome, iso_week
 from store.db.engine import Database
 from store.schema import CaseRow, CaseStatus
-
-Span = Literal["acknowledge", "resolve"]
-
 
 EPOCH_MONDAY = date(1970, 1, 5)
 EPOCH_JULIAN = 2440591.5  # julianday('1970-01-05')
@@ -40,12 +35,6 @@ def _day(value: Any, sqlite: bool) -> Column[Any]:
     if sqlite:
         return cast((func.julianday(func.substr(value, 1, 10)) - EPOCH_JULIAN) / 7, Integer)
     return cast(func.date_trunc("week", func.timezone("UTC", value)), Date)
-
-
-def _seconds(start: Any, end: Any, sqlite: bool) -> Column[Any]:
-    if sqlite:
-        return (func.julianday(end) - func.julianday(start)) * 86400.0
-    return func.extract("epoch", end - start)
 
 
 def _klass(label: Any) -> Column[Any]:
@@ -131,13 +120,13 @@ async def outcomes(
 
 
 @lru_cache(maxsize=1024)
-def _week(monday: date | int) -> str:
+def week_of(monday: date | int) -> str:
     if isinstance(monday, date):
         return iso_week(monday)
     return iso_week(EPOCH_MONDAY + timedelta(weeks=int(monday)))
 
 
-_TEXT = {"source": "unknown", "format": "unknown", "model": "unknown", "rule": "none"}
+MISSING = {"source": "unknown", "format": "unknown", "model": "unknown", "rule": "none"}
 
 
 def _outcome(row: Any, keys: tuple[str, ...]) -> Outcome:
@@ -146,11 +135,11 @@ def _outcome(row: Any, keys: tuple[str, ...]) -> Outcome:
     found: dict[str, Any] = {}
     for key, value in zip(keys, row[4:-4], strict=True):
         if key == "week":
-            found[key] = _week(value)
+            found[key] = week_of(value)
         elif key in ("bullets", "holdout"):
             found[key] = bool(value)
         else:
-            found[key] = value or _TEXT.get(key, "unknown")
+            found[key] = value or MISSING.get(key, "unknown")
     return Outcome(
         verdict=verdict,
         disposition=None if auto else truth,
@@ -219,77 +208,3 @@ async def disagreements(
     async with db.session() as session:
         rows = (await session.execute(query)).all()
     return [Disagreement(*row) for row in rows]
-
-
-async def counts(
-    db: Database, since: datetime, until: datetime | None = None
-) -> dict[tuple[str, str | None], int]:
-    """Cases of the period by ``(status, disposition)``."""
-    query = (
-        select(CaseRow.status, CaseRow.disposition, func.count())
-        .where(_period(since, until))
-        .group_by(CaseRow.status, CaseRow.disposition)
-    )
-    async with db.session() as session:
-        rows = (await session.execute(query)).all()
-    return {(str(status), disposition): int(n) for status, disposition, n in rows}
-
-
-async def percentiles(
-    db: Database,
-    since: datetime,
-    until: datetime | None = None,
-    ps: tuple[float, ...] = (0.5, 0.9),
-) -> dict[Span, dict[float, float | None]]:
-    """Seconds from opening to the first owner (``acknowledge``) and to the resolution by a
-    person (``resolve``; auto-resolved cases are not counted), at each of ``ps`` (nearest
-    rank), over the cases of the period that got there. One scan reads both spans (two
-    floats a case); they are sorted here. PostgreSQL ranks them itself (``_ranked``)."""
-    sqlite = db.is_sqlite
-    by_person = and_(CaseRow.status == CaseStatus.RESOLVED, CaseRow.auto_resolved.is_(False))
-    query = select(
-        _seconds(CaseRow.created_at, CaseRow.acknowledged_at, sqlite),
-        case((by_person, _seconds(CaseRow.created_at, CaseRow.resolved_at, sqlite))),
-    ).where(
-        _period(since, until),
-        or_(CaseRow.acknowledged_at.is_not(None), CaseRow.resolved_at.is_not(None)),
-    )
-    if not sqlite:
-        return await _ranked(db, since, until, ps)
-    spans: dict[Span, list[float]] = {"acknowledge": [], "resolve": []}
-    async with db.session() as session:
-        for ack, done in (await session.execute(query)).all():
-            if ack is not None:
-                spans["acknowledge"].append(float(ack))
-            if done is not None:
-                spans["resolve"].append(float(done))
-    found: dict[Span, dict[float, float | None]] = {}
-    for span, values in spans.items():
-        values.sort()
-        found[span] = {
-            p: round(values[nearest_rank(p, len(values))], 1) if values else None for p in ps
-        }
-    return found
-
-
-async def _ranked(
-    db: Database, since: datetime, until: datetime | None, ps: tuple[float, ...]
-) -> dict[Span, dict[float, float | None]]:
-    """PostgreSQL ranks in the server: ``percentile_disc`` is the nearest rank."""
-    by_person = and_(CaseRow.status == CaseStatus.RESOLVED, CaseRow.auto_resolved.is_(False))
-    spans: dict[Span, tuple[Any, ColumnElement[bool]]] = {
-        "acknowledge": (CaseRow.acknowledged_at, CaseRow.acknowledged_at.is_not(None)),
-        "resolve": (CaseRow.resolved_at, and_(by_person, CaseRow.resolved_at.is_not(None))),
-    }
-    found: dict[Span, dict[float, float | None]] = {}
-    async with db.session() as session:
-        for span, (end, reached) in spans.items():
-            value = _seconds(CaseRow.created_at, end, False)
-            ranks = [func.percentile_disc(p).within_group(value) for p in ps]
-            row = (
-                await session.execute(select(*ranks).where(_period(since, until), reached))
-            ).one()
-            found[span] = {
-                p: None if v is None else round(float(v), 1) for p, v in zip(ps, row, strict=True)
-            }
-    return found

@@ -1,9 +1,9 @@
 """The period report (``socbot report``, the web Quality page, the weekly digest): the cases
-of a period read by ``store.cases.quality`` and summed up by ``core.quality`` and
-``core.playbook_effect``. The JSON shape is documented in docs/quality.md (``SCHEMA``
-names its version); ``metrics`` repeats the playbook's figures in the shape of the
-learning design's effect report (total tasks, skills loaded, hit rate, first-try success
-with and without skills, estimated savings)."""
+opened in a period of whole UTC days, summed from the daily tally (``store.cases.tally``)
+by ``core.quality`` and ``core.playbook_effect``. The JSON shape is documented in
+docs/quality.md (``SCHEMA`` names its version); ``metrics`` repeats the playbook's figures
+in the shape of the learning design's effect report (total tasks, skills loaded, hit rate,
+first-try success with and without skills, estimated savings)."""
 
 from __future__ import annotations
 
@@ -14,24 +14,24 @@ from typing import Any
 from core.playbook_effect import effect
 from core.quality import DIMENSIONS, Outcome, audits, breakdown, by, confusion, tally
 from store.cases import quality
+from store.cases.tally import days, percentiles, read
 from store.db.engine import Database
 
-SCHEMA = "socbot.report/1"
+SCHEMA = "socbot.report/2"
 
 
 async def period_report(
     db: Database, since: datetime, until: datetime, *, disagreements: int = 50
 ) -> dict[str, Any]:
-    """The report of the cases created in ``[since, until)``."""
-    found = await quality.outcomes(db, since, until)
-    counts = await quality.counts(db, since, until)
-    spans = await quality.percentiles(db, since, until)
+    """The report of the cases opened on the UTC days that ``[since, until)`` touches."""
+    since, until = days(since, until)
+    found = await read(db, since.date(), until.date())
     missed = await quality.disagreements(db, since, until, limit=disagreements)
     return build(
-        found,
-        counts,
-        spans["acknowledge"],
-        spans["resolve"],
+        found.facets,
+        found.counts,
+        percentiles(found.spans["acknowledge"]),
+        percentiles(found.spans["resolve"]),
         [d.as_dict() for d in missed],
         since,
         until,
@@ -39,7 +39,7 @@ async def period_report(
 
 
 def build(
-    found: list[Outcome],
+    facets: dict[str, list[Outcome]],
     counts: dict[tuple[str, str | None], int],
     ack: dict[float, float | None],
     done: dict[float, float | None],
@@ -47,9 +47,12 @@ def build(
     since: datetime,
     until: datetime,
 ) -> dict[str, Any]:
-    """The report from what the queries returned (pure)."""
+    """The report from what the queries returned (pure). ``facets`` gives the outcomes of
+    ``all`` cases (with their week), of the ``playbook`` (bullets, holdout, week) and of
+    each dimension (with that attribute): the same cases each time, seen by a key."""
+    found = facets["all"]
     total = tally(found)
-    book = effect(found)
+    book = effect(facets["playbook"])
     by_status: Counter[str] = Counter()
     by_disposition: Counter[str] = Counter()
     for (status, disposition), n in counts.items():
@@ -72,7 +75,7 @@ def build(
             "decided": total.decided,
             "excluded": total.excluded,
             "auto_resolved": sum(o.count for o in found if o.auto_resolved),
-            "audited": sum(a.audited for a in audits(found).values()),
+            "audited": sum(a.audited for a in audits(facets["rule"]).values()),
             "disagreements": total.decided - total.agreed,
         },
         "cases": {
@@ -83,8 +86,11 @@ def build(
         "time_to_resolve_s": {"p50": done.get(0.5), "p90": done.get(0.9)},
         "agreement": total.as_dict(),
         "confusion": confusion(found).as_dict(),
-        "by": {d: {k: t.as_dict() for k, t in breakdown(found, by(d)).items()} for d in DIMENSIONS},
-        "auto_resolution": {rule: a.as_dict() for rule, a in audits(found).items()},
+        "by": {
+            d: {k: t.as_dict() for k, t in breakdown(facets.get(d, found), by(d)).items()}
+            for d in DIMENSIONS
+        },
+        "auto_resolution": {rule: a.as_dict() for rule, a in audits(facets["rule"]).items()},
         "disagreements": missed,
         "playbook": playbook,
         "metrics": {

@@ -8,6 +8,7 @@ from store.schema.alerts import AlertGroup, AlertRow, AlertStorm
 from store.schema.approvals import ApprovalRow
 from store.schema.base import Base, utcnow
 from store.schema.caches import IntelCache
+from store.schema.case_tally import CaseTally
 from store.schema.cases import CaseDigest, CaseEvent, CaseRow, run_figures
 from store.schema.investigations import (
     Conversation,
@@ -49,6 +50,7 @@ __all__ = [
     "CaseEvent",
     "CaseRow",
     "CaseStatus",
+    "CaseTally",
     "Conversation",
     "Feedback",
     "IntelCache",
@@ -69,6 +71,7 @@ __all__ = [
     "WorkKind",
     "WorkRow",
     "WorkState",
+    "case_tally",  # the daily tally: its DDL, bucketing and facets
     "run_figures",
     "search",  # the text index: its DDL and its conditions
     "utcnow",

@@ -39,7 +39,7 @@ def test_the_json_report_holds_the_seeds_figures(env: str) -> None:
     result = CliRunner().invoke(app, ["report", "--since", "9999d", "--json"])
     assert result.exit_code == 0, result.output
     r = json.loads(result.stdout)
-    assert r["schema"] == "socbot.report/1"
+    assert r["schema"] == "socbot.report/2"
     assert r["totals"] == {
         "cases": 200,
         "decided": 175,

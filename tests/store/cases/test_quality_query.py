@@ -3,7 +3,6 @@ stored as cases give back, grouped in SQL, exactly the figures of the seed."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -59,35 +58,3 @@ async def test_the_disagreements_are_the_misses_latest_first(any_db: Database) -
     }
     latest = await quality.disagreements(any_db, SINCE, limit=5)
     assert latest == every[:5]
-
-
-async def test_cases_by_status_and_disposition(any_db: Database) -> None:
-    await stored(any_db)
-    assert await quality.counts(any_db, SINCE) == {
-        ("resolved", "true_positive"): 65,  # A, B, C
-        ("resolved", "false_positive"): 68,  # D, and the auto-resolved J, K
-        ("resolved", "benign"): 47,  # E, F, I
-        ("resolved", "duplicate"): 10,
-        ("open", None): 10,
-    }
-
-
-def rank(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[math.ceil(p * len(ordered)) - 1]
-
-
-async def test_time_to_acknowledge_and_resolve_at_p50_and_p90(any_db: Database) -> None:
-    cases = seeded()
-    await store(
-        any_db, cases, ack_s=lambda k: 30.0 * (k % 17 + 1), resolve_s=lambda k: 600.0 * (k % 23 + 1)
-    )
-    human = [k for k, c in enumerate(cases) if c.disposition is not None and not c.auto_resolved]
-    assert len(human) == 170  # all but the open H and the auto-resolved I, J, K
-    spans = await quality.percentiles(any_db, SINCE)
-    ack, done = spans["acknowledge"], spans["resolve"]
-    for p in (0.5, 0.9):
-        assert ack[p] == rank([30.0 * (k % 17 + 1) for k in human], p)
-        assert done[p] == rank([600.0 * (k % 23 + 1) for k in human], p)
-    later = await quality.percentiles(any_db, datetime(2027, 1, 1, tzinfo=UTC))
-    assert later == {"acknowledge": {0.5: None, 0.9: None}, "resolve": {0.5: None, 0.9: None}}
