@@ -14,15 +14,17 @@
 What a Home shows is only what the person may see — the pane's rule
 (``bot.events._pane_rules.visible_channels`` over Slack's channel members, cached a
 minute: ``bot.slack.members``), fail closed: every row and figure is read for the
-channels with cases and the configured alert channels the person is a member of
-(``store.cases.home``), and a Slack error about a channel shows nothing of it.
+channels alerts live in (the alert channels, the webhook channel, the channels policy
+rules route to) and the channels of the person's own open cases, those the person is a
+member of (``store.cases.home``: each read walks an index of those channels, bounded by
+what is shown), and a Slack error about a channel shows nothing of it.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -31,10 +33,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks.home import HomeFigures, HomeRow, home_view
 from bot.events._home_refresh import MOST, Refresher
 from bot.events._pane_rules import visible, visible_channels
+from bot.events.scope import alert_homes
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.members import ChannelMembers
 from config.settings import Settings
-from store.cases.home import channels_with_cases, home_data
+from store.cases.home import CHANNELS, home_data, owned_channels
 from store.db.engine import Database
 from store.schema import CaseRow
 
@@ -54,9 +57,11 @@ class AppHome:
         members: ChannelMembers,
         client: AsyncWebClient,
         *,
+        routes: Callable[[], Iterable[str]] = list,
         most: int = MOST,
     ) -> None:
         self.db = db
+        self.routes = routes  # the channels policy rules route alerts to
         self.settings = settings
         self.members = members
         self.client = client
@@ -98,10 +103,9 @@ class AppHome:
 
     async def view(self, user: str, note: str = "") -> dict[str, Any]:
         """``user``'s Home view: only the channels they are a member of."""
-        slack = self.settings.slack
-        candidates = [*slack.alert_channels, slack.webhook_channel]
-        candidates += await channels_with_cases(self.db)
-        wanted = [c for c in dict.fromkeys(candidates) if c]
+        candidates = [*alert_homes(self.settings.slack), *self.routes()]
+        candidates += await owned_channels(self.db, user)
+        wanted = [c for c in dict.fromkeys(candidates) if c][:CHANNELS]
         members = {c: await self.members.of(c) for c in wanted}
         data = await home_data(self.db, user, visible_channels(user, wanted, members))
         figures = HomeFigures(
