@@ -8,6 +8,11 @@
   opened theirs lately on this replica and may see the case are published again, at most
   once a person per ``slack.home_refresh_s`` and at most ``MOST`` people a change
   (``bot.events._home_refresh``: in memory, per replica).
+* The queue of a channel moved (``moved``: the worker's ``watchers`` — a row queued,
+  started or ended; a run ends once its new case and verdict are in — and the policy
+  gate's, an alert held by a budget): the same refresh for that channel, the channels
+  that move while one is under way handled by the same task (a storm of alerts costs
+  each person at most one publish per ``slack.home_refresh_s``).
 * *Take it* on the Home (``bot.decisions.cases``, decided as in the case's thread): the
   clicker's Home is published again at once (``clicked``), with what became of the click.
 
@@ -22,9 +27,10 @@ what is shown), and a Slack error about a channel shows nothing of it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -34,8 +40,10 @@ from bot.blocks.home import HomeFigures, HomeRow, home_view
 from bot.events._home_refresh import MOST, Refresher
 from bot.events._pane_rules import visible, visible_channels
 from bot.events.scope import alert_homes
+from bot.intake.policy.gate import PolicyGate
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.members import ChannelMembers
+from bot.work.worker import Coordinator
 from config.settings import Settings
 from store.cases.home import CHANNELS, home_data, owned_channels
 from store.db.engine import Database
@@ -57,15 +65,21 @@ class AppHome:
         members: ChannelMembers,
         client: AsyncWebClient,
         *,
-        routes: Callable[[], Iterable[str]] = list,
+        gate: PolicyGate | None = None,
+        queue: Coordinator | None = None,
         most: int = MOST,
     ) -> None:
         self.db = db
-        self.routes = routes  # the channels policy rules route alerts to
         self.settings = settings
         self.members = members
         self.client = client
         self.refresh = Refresher(self.publish, every_s=settings.slack.home_refresh_s, most=most)
+        self.routes = gate.route_channels if gate is not None else list  # where rules route
+        self._moved: set[str] = set()  # channels whose Homes wait for ``_drain``
+        self._draining: asyncio.Task[None] | None = None
+        for source in (gate, queue):  # an alert held; a row queued, started, ended
+            if source is not None:
+                source.watchers.append(self.moved)
 
     def register(self, app: AsyncApp) -> None:
         app.event("app_home_opened")(self.on_opened)
@@ -85,12 +99,33 @@ class AppHome:
 
     async def changed(self, case: CaseRow) -> None:
         """``case`` changed: refresh the Homes of recent openers who may see it."""
-        if not case.channel:
-            return
-        members = await self.members.of(case.channel)
-        users = [u for u in self.refresh.recent() if visible(u, case.channel, members)]
-        scheduled = self.refresh.soon(users)
-        log.info("case %s changed: %d Homes to refresh", case.id, len(scheduled))
+        if case.channel:
+            scheduled = await self._refresh(case.channel)
+            log.info("case %s changed: %d Homes to refresh", case.id, scheduled)
+
+    def moved(self, channel: str) -> None:
+        """``channel``'s queue moved (a row queued, started or ended: a run's end is when its
+        new case and verdict are in) or an alert was held there: as ``changed``, in one
+        task for all the channels that moved meanwhile (a storm costs a set of channels)."""
+        if not channel or not self.refresh.recent():
+            return  # nobody's Home to refresh
+        self._moved.add(channel)
+        if self._draining is None or self._draining.done():
+            self._draining = asyncio.create_task(self._drain(), name="home moves")
+
+    async def _drain(self) -> None:
+        while self._moved:
+            channel = self._moved.pop()
+            try:
+                await self._refresh(channel)
+            except Exception:  # fail open: the next move or opening publishes it
+                log.exception("could not refresh the Homes of %s", channel)
+
+    async def _refresh(self, channel: str) -> int:
+        """Schedule the Homes of recent openers who may see ``channel``; how many."""
+        members = await self.members.of(channel)
+        users = [u for u in self.refresh.recent() if visible(u, channel, members)]
+        return len(self.refresh.soon(users))
 
     async def publish(self, user: str, note: str = "") -> None:
         """Read ``user``'s Home and publish it (a Slack error is logged)."""
@@ -127,6 +162,9 @@ class AppHome:
         )
 
     async def close(self) -> None:
+        if self._draining is not None:
+            self._draining.cancel()
+            await asyncio.gather(self._draining, return_exceptions=True)
         await self.refresh.close()
 
 

@@ -3,12 +3,13 @@ has already checked the person may see; no channels finds nothing (fail closed).
 
 Their open cases, unowned open cases of high or critical severity, this week's verdicts,
 the work queue of those channels (waiting, running, held by a budget) and this week's
-agreement with the analysts and cost (``core.quality.Tally``'s counts, in SQL). Each read is bounded by what is shown and walks an
-index (``store.schema.cases``: ``ix_cases_home_open`` for a channel's unresolved cases,
-``ix_cases_home_week`` for its newest cases and, covering, its week's figures,
-``ix_cases_queue_owner`` for the person's own): the unowned cases and the verdicts are
-the newest ``ROWS`` of each channel, merged. ``owned_channels`` says where the person's
-own cases are, for the channels the caller checks beside the alert channels.
+agreement with the analysts and cost (``core.quality.Tally``'s counts, in SQL). Each read
+is bounded by what is shown and walks an index (``store.schema.cases``:
+``ix_cases_home_open`` for a channel's unresolved cases, ``ix_cases_home_week`` for its
+newest cases and, covering, its week's figures, ``ix_cases_queue_owner`` for the person's
+own): the unowned cases and the verdicts are the newest ``ROWS`` of each channel, merged.
+``owned_channels`` says where the person's own cases are, for the channels the caller
+checks beside the alert channels.
 """
 
 from __future__ import annotations
@@ -16,8 +17,19 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
-from sqlalchemy import ColumnElement, case, func, literal_column, or_, select, union_all
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    bindparam,
+    case,
+    func,
+    literal_column,
+    or_,
+    select,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.cases import quality
@@ -102,33 +114,37 @@ async def home_data(db: Database, user: str, channels: Collection[str]) -> HomeD
             .limit(ROWS)
         )
         rows = [list(mine)]
-        for where in (
-            (UNRESOLVED, CaseRow.owner.is_(None), CaseRow.severity.in_(URGENT)),
-            (CaseRow.created_at >= since, CaseRow.socbot_verdict.is_not(None)),
-        ):
-            rows.append(await _newest(session, wanted, where))
+        for section in ("unowned", "verdicts"):
+            wants = {f"c{n}": channel for n, channel in enumerate(wanted)}
+            found = await session.scalars(_newest(section, len(wanted)), {**wants, "since": since})
+            rows.append(list(found))
         queue = await _queue(session, wanted)
         week = await _week(session, wanted, since)
     return HomeData(*rows, queue=queue, week=week)
 
 
-async def _newest(
-    session: AsyncSession, channels: list[str], where: tuple[ColumnElement[bool], ...]
-) -> list[CaseRow]:
-    """The newest ``ROWS`` cases of ``channels`` matching ``where``: the newest ``ROWS`` of
-    each channel (one index range each, newest first, stopping at ``ROWS``), merged."""
+SECTIONS: dict[str, tuple[ColumnElement[bool], ...]] = {
+    "unowned": (UNRESOLVED, CaseRow.owner.is_(None), CaseRow.severity.in_(URGENT)),
+    "verdicts": (CaseRow.created_at >= bindparam("since"), CaseRow.socbot_verdict.is_not(None)),
+}
+
+
+@lru_cache(maxsize=2 * CHANNELS)
+def _newest(section: str, channels: int) -> Select[tuple[CaseRow]]:
+    """The newest ``ROWS`` cases of ``SECTIONS[section]`` in ``channels`` channels (bound as
+    ``c0``, ``c1``, …): the newest ``ROWS`` of each channel (one index range each, newest
+    first, stopping at ``ROWS``), merged. Built once per section and number of channels."""
     each = [
         select(CaseRow.id, CaseRow.created_at)
-        .where(CaseRow.channel == channel, *where)
+        .where(CaseRow.channel == bindparam(f"c{n}"), *SECTIONS[section])
         .order_by(*NEWEST)
         .limit(ROWS)
         .subquery()
-        for channel in channels
+        for n in range(channels)
     ]
     merged = union_all(*(select(s.c.id, s.c.created_at) for s in each)).subquery()
     ids = select(merged.c.id).order_by(merged.c.created_at.desc(), merged.c.id.desc()).limit(ROWS)
-    found = await session.scalars(select(CaseRow).where(CaseRow.id.in_(ids)).order_by(*NEWEST))
-    return list(found)
+    return select(CaseRow).where(CaseRow.id.in_(ids)).order_by(*NEWEST)
 
 
 async def _week(session: AsyncSession, channels: list[str], since: datetime) -> Week:
