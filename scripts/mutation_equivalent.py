@@ -325,11 +325,6 @@ EQUIVALENT: dict[str, str] = {
     _PRIV_B64 + "x_runs__mutmut_11": "bytes.find(x, None) starts at 0",
     _PRIV_B64 + "x_runs__mutmut_30": _FIND_AFTER,
     _PRIV_B64 + "x_runs__mutmut_31": _FIND_AFTER,
-    # home_auth: figures of the person's channels, whatever their grouping or last digits
-    "store.cases.home.x_home_data__mutmut_47": "a case opened to the microsecond a week ago",
-    "store.cases.home.x_home_data__mutmut_64": "grouped by more keys: the same sums and tally",
-    "store.cases.home.x_home_data__mutmut_82": "the cost is shown to the cent: 6 or 7 digits",
-    "bot.events.home.xǁAppHomeǁview__mutmut_55": "page_url links no base but http(s): none",
     **{
         f"alerts.policy.auto_resolve.x_record__mutmut_{n}": "AutoResolve's fields are str, "
         "list of str and float or None: model_dump's python and json modes give the same dict"
