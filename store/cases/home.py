@@ -113,11 +113,10 @@ async def home_data(db: Database, user: str, channels: Collection[str]) -> HomeD
             .order_by(*NEWEST)
             .limit(ROWS)
         )
-        rows = [list(mine)]
-        for section in ("unowned", "verdicts"):
-            wants = {f"c{n}": channel for n, channel in enumerate(wanted)}
-            found = await session.scalars(_newest(section, len(wanted)), {**wants, "since": since})
-            rows.append(list(found))
+        bound = {"since": since, **{f"c{n}": channel for n, channel in enumerate(wanted)}}
+        unowned = await session.scalars(_newest("unowned", len(wanted)), bound)
+        verdicts = await session.scalars(_newest("verdicts", len(wanted)), bound)
+        rows = list(mine), list(unowned), list(verdicts)
         queue = await _queue(session, wanted)
         week = await _week(session, wanted, since)
     return HomeData(*rows, queue=queue, week=week)
@@ -130,7 +129,7 @@ SECTIONS: dict[str, tuple[ColumnElement[bool], ...]] = {
 
 
 @lru_cache(maxsize=2 * CHANNELS)
-def _newest(section: str, channels: int) -> Select[tuple[CaseRow]]:
+def _newest(section: str, channels: int) -> Select[CaseRow]:
     """The newest ``ROWS`` cases of ``SECTIONS[section]`` in ``channels`` channels (bound as
     ``c0``, ``c1``, …): the newest ``ROWS`` of each channel (one index range each, newest
     first, stopping at ``ROWS``), merged. Built once per section and number of channels."""
