@@ -111,7 +111,7 @@ class AppHome:
             return  # nobody's Home to refresh
         self._moved.add(channel)
         if self._draining is None or self._draining.done():
-            self._draining = asyncio.create_task(self._drain(), name="home moves")
+            self._draining = asyncio.create_task(self._drain())
 
     async def _drain(self) -> None:
         while self._moved:

@@ -140,3 +140,16 @@ async def test_the_weeks_figures_are_core_quality_tallys(any_db: Database) -> No
     )
     assert week.cost_usd == pytest.approx(cost) and cost > 0
     assert (await home_data(any_db, "U0ANALYST", ["CSOC00001"])).week == Week()
+
+
+async def test_owned_channels_of_open_cases_newest_rows_only(db: Database) -> None:
+    """The channels of the person's newest ``ROWS`` unresolved cases: a resolved case's
+    channel is not one, nor is the channel of an open case older than those."""
+    now = utcnow().replace(tzinfo=None)
+    await put(
+        db,
+        case("done", "CDONE0001", owner=ANA, status=CaseStatus.RESOLVED, created_at=now),
+        case("oldest", "COLD00001", owner=ANA, created_at=now - timedelta(days=2)),
+        *[case(f"c{n}", SOC, owner=ANA, created_at=now - timedelta(hours=1)) for n in range(ROWS)],
+    )
+    assert await owned_channels(db, ANA) == [SOC]
