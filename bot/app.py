@@ -173,7 +173,7 @@ def create_socbot(
     gate, suppress = policy_parts(settings, db, alerts)
     notifier = Webhooks.notifier_of(webhooks)
     members = members or ChannelMembers(client)  # who is in a channel: cases, pane, scoping
-    app_home = AppHome(db, settings, members, client)  # and Home
+    app_home = AppHome(db, settings, members, client, gate=gate, queue=coordinator)  # Home
     case_posts = CasePosts(
         db, client, pacer, settings.cases, coordinator, notifier, app_home.changed
     )

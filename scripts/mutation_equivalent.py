@@ -325,11 +325,6 @@ EQUIVALENT: dict[str, str] = {
     _PRIV_B64 + "x_runs__mutmut_11": "bytes.find(x, None) starts at 0",
     _PRIV_B64 + "x_runs__mutmut_30": _FIND_AFTER,
     _PRIV_B64 + "x_runs__mutmut_31": _FIND_AFTER,
-    # home_auth: figures of the person's channels, whatever their grouping or last digits
-    "store.cases.home.x_home_data__mutmut_47": "a case opened to the microsecond a week ago",
-    "store.cases.home.x_home_data__mutmut_64": "grouped by more keys: the same sums and tally",
-    "store.cases.home.x_home_data__mutmut_82": "the cost is shown to the cent: 6 or 7 digits",
-    "bot.events.home.xǁAppHomeǁview__mutmut_55": "page_url links no base but http(s): none",
     **{
         f"alerts.policy.auto_resolve.x_record__mutmut_{n}": "AutoResolve's fields are str, "
         "list of str and float or None: model_dump's python and json modes give the same dict"
@@ -345,4 +340,9 @@ EQUIVALENT: dict[str, str] = {
     # both cut the page at size and put the cursor on its last row)
     _CASES_READ + "18": "no limit: more rows read, the same page cut from them",
     _CASES_READ + "22": "limit + 2: one more row read, the same page cut from them",
+    # home_auth: the week's figures' last digits and boundary; a base that is no URL
+    "store.cases.home.x__week__mutmut_21": "count() counts any non-NULL value: 1 or 2 alike",
+    "store.cases.home.x__week__mutmut_29": "a case opened to the microsecond a week ago",
+    "store.cases.home.x__week__mutmut_48": "the cost is shown to the cent: 6 or 7 digits",
+    "bot.events.home.xǁAppHomeǁview__mutmut_58": "page_url links no base but http(s): none",
 }

@@ -8,18 +8,26 @@
   opened theirs lately on this replica and may see the case are published again, at most
   once a person per ``slack.home_refresh_s`` and at most ``MOST`` people a change
   (``bot.events._home_refresh``: in memory, per replica).
+* The queue of a channel moved (``moved``: the worker's ``watchers`` — a row queued,
+  started or ended; a run ends once its new case and verdict are in — and the policy
+  gate's, an alert held by a budget): the same refresh for that channel, the channels
+  that move while one is under way handled by the same task (a storm of alerts costs
+  each person at most one publish per ``slack.home_refresh_s``).
 * *Take it* on the Home (``bot.decisions.cases``, decided as in the case's thread): the
   clicker's Home is published again at once (``clicked``), with what became of the click.
 
 What a Home shows is only what the person may see — the pane's rule
 (``bot.events._pane_rules.visible_channels`` over Slack's channel members, cached a
 minute: ``bot.slack.members``), fail closed: every row and figure is read for the
-channels with cases and the configured alert channels the person is a member of
-(``store.cases.home``), and a Slack error about a channel shows nothing of it.
+channels alerts live in (the alert channels, the webhook channel, the channels policy
+rules route to) and the channels of the person's own open cases, those the person is a
+member of (``store.cases.home``: each read walks an index of those channels, bounded by
+what is shown), and a Slack error about a channel shows nothing of it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -31,10 +39,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.blocks.home import HomeFigures, HomeRow, home_view
 from bot.events._home_refresh import MOST, Refresher
 from bot.events._pane_rules import visible, visible_channels
+from bot.events.scope import alert_homes
+from bot.intake.policy.gate import PolicyGate
 from bot.slack.errors import SLACK_ERRORS
 from bot.slack.members import ChannelMembers
+from bot.work.worker import Coordinator
 from config.settings import Settings
-from store.cases.home import channels_with_cases, home_data
+from store.cases.home import CHANNELS, home_data, owned_channels
 from store.db.engine import Database
 from store.schema import CaseRow
 
@@ -54,6 +65,8 @@ class AppHome:
         members: ChannelMembers,
         client: AsyncWebClient,
         *,
+        gate: PolicyGate | None = None,
+        queue: Coordinator | None = None,
         most: int = MOST,
     ) -> None:
         self.db = db
@@ -61,6 +74,12 @@ class AppHome:
         self.members = members
         self.client = client
         self.refresh = Refresher(self.publish, every_s=settings.slack.home_refresh_s, most=most)
+        self.routes = gate.route_channels if gate is not None else list  # where rules route
+        self._moved: set[str] = set()  # channels whose Homes wait for ``_drain``
+        self._draining: asyncio.Task[None] | None = None
+        for source in (gate, queue):  # an alert held; a row queued, started, ended
+            if source is not None:
+                source.watchers.append(self.moved)
 
     def register(self, app: AsyncApp) -> None:
         app.event("app_home_opened")(self.on_opened)
@@ -80,12 +99,33 @@ class AppHome:
 
     async def changed(self, case: CaseRow) -> None:
         """``case`` changed: refresh the Homes of recent openers who may see it."""
-        if not case.channel:
-            return
-        members = await self.members.of(case.channel)
-        users = [u for u in self.refresh.recent() if visible(u, case.channel, members)]
-        scheduled = self.refresh.soon(users)
-        log.info("case %s changed: %d Homes to refresh", case.id, len(scheduled))
+        if case.channel:
+            scheduled = await self._refresh(case.channel)
+            log.info("case %s changed: %d Homes to refresh", case.id, scheduled)
+
+    def moved(self, channel: str) -> None:
+        """``channel``'s queue moved (a row queued, started or ended: a run's end is when its
+        new case and verdict are in) or an alert was held there: as ``changed``, in one
+        task for all the channels that moved meanwhile (a storm costs a set of channels)."""
+        if not channel or not self.refresh.recent():
+            return  # nobody's Home to refresh
+        self._moved.add(channel)
+        if self._draining is None or self._draining.done():
+            self._draining = asyncio.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        while self._moved:
+            channel = self._moved.pop()
+            try:
+                await self._refresh(channel)
+            except Exception:  # fail open: the next move or opening publishes it
+                log.exception("could not refresh the Homes of %s", channel)
+
+    async def _refresh(self, channel: str) -> int:
+        """Schedule the Homes of recent openers who may see ``channel``; how many."""
+        members = await self.members.of(channel)
+        users = [u for u in self.refresh.recent() if visible(u, channel, members)]
+        return len(self.refresh.soon(users))
 
     async def publish(self, user: str, note: str = "") -> None:
         """Read ``user``'s Home and publish it (a Slack error is logged)."""
@@ -98,10 +138,9 @@ class AppHome:
 
     async def view(self, user: str, note: str = "") -> dict[str, Any]:
         """``user``'s Home view: only the channels they are a member of."""
-        slack = self.settings.slack
-        candidates = [*slack.alert_channels, slack.webhook_channel]
-        candidates += await channels_with_cases(self.db)
-        wanted = [c for c in dict.fromkeys(candidates) if c]
+        candidates = [*alert_homes(self.settings.slack), *self.routes()]
+        candidates += await owned_channels(self.db, user)
+        wanted = [c for c in dict.fromkeys(candidates) if c][:CHANNELS]
         members = {c: await self.members.of(c) for c in wanted}
         data = await home_data(self.db, user, visible_channels(user, wanted, members))
         figures = HomeFigures(
@@ -123,6 +162,9 @@ class AppHome:
         )
 
     async def close(self) -> None:
+        if self._draining is not None:
+            self._draining.cancel()
+            await asyncio.gather(self._draining, return_exceptions=True)
         await self.refresh.close()
 
 

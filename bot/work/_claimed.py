@@ -66,7 +66,7 @@ class RowRuns:
         replica: str,
         retry_backoff_s: float,
         closing: Callable[[], bool],
-        ended: Callable[[int], None],
+        ended: Callable[[Work], None],
     ) -> None:
         self.queue = queue
         self.reporter = reporter
@@ -116,7 +116,7 @@ class RowRuns:
             error, tell = type(failure).__name__, failure
         running.settling = True
         await self.queue.finish(work.id, self.replica, state, error)
-        self.ended(work.id)  # the thread is free before it is told
+        self.ended(work)  # the thread is free before it is told
         if state == WorkState.CANCELLED:
             await self._reporter(work).cancelled(thread)
         elif tell is not None:

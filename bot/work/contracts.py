@@ -113,3 +113,11 @@ class RunContext:
 
 
 current_run: ContextVar[RunContext | None] = ContextVar("current_run", default=None)
+
+
+class Watchers(list[Callable[[str], None]]):
+    """Whom a queue move is told: each is called with the channel whose queue moved."""
+
+    def __call__(self, channel: str) -> None:
+        for watcher in self:
+            watcher(channel)

@@ -1,26 +1,21 @@
 """The worker: runs the work rows (``store.queue.work``) this replica claims, one per thread.
 
-Listeners and the webhook never await an investigation: they ``submit`` a ``Job``
-(a row in the database) and return. Every replica runs a worker loop that claims
-rows — when nudged by a local submit, when a local run ends, and every ``poll_s``
-for rows other replicas queued or left behind — and runs each through the
-``Runner`` registered for its kind (``bot.work._claimed``: one row to one outcome;
-``bot.work.contracts``: what runs share with the worker). The guarantees:
+Listeners and the webhook ``submit`` a ``Job`` (a row) and return. Each replica's worker
+claims rows (nudged by a local submit or a run's end; every ``poll_s`` for the others') and
+runs each by its kind's ``Runner`` (``bot.work._claimed``, ``bot.work.contracts``):
 
-* one run per thread across replicas; ``submit`` returns ``False`` while a
-  person's request is queued or running in the thread (the caller says "still
-  working"); limits per requester and per channel hold (``store.queue.work``);
-* a run waiting for a slot is announced in its thread (``Reporter.queued``), unless
-  the caller shows the queue elsewhere (``announce=False``: the alert storm message);
-* the lease of each running row is renewed while it runs; a replica that dies
-  leaves rows another replica takes over, whose thread is told once
-  (``RESTARTED``) and which fail with one sentence after ``max_attempts``;
-* ``stop(thread)`` cancels the thread's work here or, through the row, on the
-  replica running it; once a run has its result (``RunContext.finishing``) a stop
-  no longer changes it: one outcome per run, in Slack and in the database;
-* Gemini unavailable: back to the queue with backoff (told once); else told;
-* ``shutdown(grace_s)`` stops claiming, lets running work finish for ``grace_s``,
-  then cancels it quietly and hands the rows back to the queue for the next replica.
+* one run per thread across replicas; ``submit`` is ``False`` while a person's request
+  is queued or running in the thread ("still working"); per-requester and per-channel
+  limits hold (``store.queue.work``);
+* a run waiting for a slot is announced in its thread (``Reporter.queued``) unless shown
+  elsewhere (``announce=False``: the alert storm message);
+* leases renewed while rows run; a dead replica's rows are taken over, their threads told
+  once (``RESTARTED``), failing with one sentence after ``max_attempts``;
+* ``stop(thread)`` cancels the thread's work here or, through the row, on its replica;
+  once a run has its result (``RunContext.finishing``) a stop changes nothing: one
+  outcome per run; Gemini unavailable: back to the queue with backoff (told once);
+* ``shutdown(grace_s)``: no claims, ``grace_s`` to finish, the rest handed back quietly.
+``watchers`` are told the channel of each row queued, started or ended here (App Home).
 """
 
 from __future__ import annotations
@@ -42,6 +37,7 @@ from bot.work.contracts import (
     SlackRefused,
     ThreadRef,
     Unavailable,
+    Watchers,
     current_run,
 )
 from store.queue.replicas import Replicas
@@ -108,6 +104,7 @@ class Coordinator:
         self._leases_done = asyncio.Event()  # set at shutdown, once runs have ended
         self._queued = 0
         self._closing = False
+        self.watchers = Watchers()
 
     def register(self, kinds: Mapping[str, Runner], *, reporter: Reporter | None = None) -> None:
         """Say which ``Runner`` runs each kind of work (and, if not ours, who tells of it)."""
@@ -159,6 +156,7 @@ class Coordinator:
             if submitted.refused != "taken":  # taken: another replica launched the alert
                 await self.reporter.say(thread, REFUSED[submitted.refused or "user"])
             return True
+        self.watchers(thread.channel)
         self.start()
         await self._claim()
         if announce and submitted.id not in self._running:
@@ -236,11 +234,13 @@ class Coordinator:
             notice.cancel()  # still waiting for a posting turn: not worth saying now
         running = Running(thread, work)
         self._running[work.id] = running
+        self.watchers(work.channel)
         running.task = asyncio.create_task(self._rows.run(running), name=f"work {work.id}")
-        running.task.add_done_callback(lambda _t: self._ended(work.id))
+        running.task.add_done_callback(lambda _t: self._ended(work))
 
-    def _ended(self, work_id: int) -> None:
-        self._running.pop(work_id, None)
+    def _ended(self, work: Work) -> None:
+        if self._running.pop(work.id, None) is not None:
+            self.watchers(work.channel)
         self.nudge()
 
     async def stop(self, thread: ThreadRef) -> bool:

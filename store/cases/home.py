@@ -3,9 +3,13 @@ has already checked the person may see; no channels finds nothing (fail closed).
 
 Their open cases, unowned open cases of high or critical severity, this week's verdicts,
 the work queue of those channels (waiting, running, held by a budget) and this week's
-agreement with the analysts and cost (``core.quality.tally`` over
-``store.cases.quality.outcomes``). Each is one bounded query; ``channels_with_cases`` is
-the one that finds the channels worth asking Slack about.
+agreement with the analysts and cost (``core.quality.Tally``'s counts, in SQL). Each read
+is bounded by what is shown and walks an index (``store.schema.cases``:
+``ix_cases_home_open`` for a channel's unresolved cases, ``ix_cases_home_week`` for its
+newest cases and, covering, its week's figures, ``ix_cases_queue_owner`` for the person's
+own): the unowned cases and the verdicts are the newest ``ROWS`` of each channel, merged.
+``owned_channels`` says where the person's own cases are, for the channels the caller
+checks beside the alert channels.
 """
 
 from __future__ import annotations
@@ -13,21 +17,32 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    bindparam,
+    case,
+    func,
+    literal_column,
+    or_,
+    select,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.quality import tally
 from store.cases import quality
 from store.db.engine import Database
 from store.queue.types import ACTIVE, DEFERRED_KIND
-from store.schema import CaseRow, CaseStatus, WorkKind, WorkRow, WorkState, utcnow
+from store.schema import CaseRow, WorkKind, WorkRow, WorkState, utcnow
 
 ROWS = 25  # a section's rows at most
-CHANNELS = 50  # channels with cases looked at at most
+CHANNELS = 50  # channels read at most
 WEEK = timedelta(days=7)
 URGENT = ("high", "critical")
-OPEN = (CaseStatus.OPEN, CaseStatus.ACKNOWLEDGED)
+UNRESOLVED = CaseRow.status != literal_column("'resolved'")  # as the partial indexes say
+NEWEST = (CaseRow.created_at.desc(), CaseRow.id.desc())
 RUNS = (WorkKind.ALERT, WorkKind.MENTION, WorkKind.FOLLOWUP)
 
 
@@ -66,62 +81,84 @@ def _since(db: Database, now: datetime | None = None) -> datetime:
     return since.replace(tzinfo=None) if db.is_sqlite else since  # SQLite: naive UTC
 
 
-async def channels_with_cases(db: Database, *, limit: int = CHANNELS) -> list[str]:
-    """The channels of open cases and of this week's, the most recently active first."""
-    newest = func.max(CaseRow.created_at)
+def _channels(channels: Collection[str]) -> list[str]:
+    return sorted({c for c in channels if c})[:CHANNELS]
+
+
+async def owned_channels(db: Database, user: str) -> list[str]:
+    """The channels of ``user``'s newest ``ROWS`` unresolved cases (whether they may see
+    them is the caller's to check)."""
+    if not user:
+        return []
     statement = (
-        select(CaseRow.channel, newest)
-        .where(
-            CaseRow.channel.is_not(None),
-            or_(CaseRow.status != CaseStatus.RESOLVED, CaseRow.created_at >= _since(db)),
-        )
-        .group_by(CaseRow.channel)
-        .order_by(newest.desc())
-        .limit(limit)
+        select(CaseRow.channel)
+        .where(CaseRow.owner == user, UNRESOLVED, CaseRow.channel.is_not(None))
+        .order_by(*NEWEST)
+        .limit(ROWS)
     )
     async with db.reading() as session:
-        return [str(channel) for channel, _ in await session.execute(statement) if channel]
+        return list(dict.fromkeys(str(c) for c in await session.scalars(statement) if c))
 
 
 async def home_data(db: Database, user: str, channels: Collection[str]) -> HomeData:
-    """``user``'s Home over ``channels`` (the ones they may see)."""
-    wanted = sorted({c for c in channels if c})
+    """``user``'s Home over ``channels`` (the ones they may see; the first ``CHANNELS``)."""
+    wanted = _channels(channels)
     if not user or not wanted:
         return HomeData()
-    here = CaseRow.channel.in_(wanted)
-    still_open = CaseRow.status.in_(OPEN)  # an index range (``ix_cases_owner``), not ``!=``
-    newest = (CaseRow.created_at.desc(), CaseRow.id.desc())
     since = _since(db)
     async with db.reading() as session:
         mine = await session.scalars(
             select(CaseRow)
-            .where(here, still_open, CaseRow.owner == user)
-            .order_by(*newest)
+            .where(CaseRow.channel.in_(wanted), UNRESOLVED, CaseRow.owner == user)
+            .order_by(*NEWEST)
             .limit(ROWS)
         )
-        unowned = await session.scalars(
-            select(CaseRow)
-            .where(here, still_open, CaseRow.owner.is_(None), CaseRow.severity.in_(URGENT))
-            .order_by(*newest)
-            .limit(ROWS)
-        )
-        verdicts = await session.scalars(
-            select(CaseRow)
-            .where(here, CaseRow.socbot_verdict.is_not(None), CaseRow.created_at >= since)
-            .order_by(*newest)
-            .limit(ROWS)
-        )
+        bound = {"since": since, **{f"c{n}": channel for n, channel in enumerate(wanted)}}
+        unowned = await session.scalars(_newest("unowned", len(wanted)), bound)
+        verdicts = await session.scalars(_newest("verdicts", len(wanted)), bound)
         rows = list(mine), list(unowned), list(verdicts)
         queue = await _queue(session, wanted)
-    found = await quality.outcomes(db, since, keys=(), channels=wanted)
-    total = tally(found)
-    week = Week(
-        cases=total.cases,
-        decided=total.decided,
-        agreed=total.agreed,
-        cost_usd=round(sum(o.cost_usd for o in found), 6),
-    )
+        week = await _week(session, wanted, since)
     return HomeData(*rows, queue=queue, week=week)
+
+
+SECTIONS: dict[str, tuple[ColumnElement[bool], ...]] = {
+    "unowned": (UNRESOLVED, CaseRow.owner.is_(None), CaseRow.severity.in_(URGENT)),
+    "verdicts": (CaseRow.created_at >= bindparam("since"), CaseRow.socbot_verdict.is_not(None)),
+}
+
+
+@lru_cache(maxsize=2 * CHANNELS)
+def _newest(section: str, channels: int) -> Select[CaseRow]:
+    """The newest ``ROWS`` cases of ``SECTIONS[section]`` in ``channels`` channels (bound as
+    ``c0``, ``c1``, …): the newest ``ROWS`` of each channel (one index range each, newest
+    first, stopping at ``ROWS``), merged. Built once per section and number of channels."""
+    each = [
+        select(CaseRow.id, CaseRow.created_at)
+        .where(CaseRow.channel == bindparam(f"c{n}"), *SECTIONS[section])
+        .order_by(*NEWEST)
+        .limit(ROWS)
+        .subquery()
+        for n in range(channels)
+    ]
+    merged = union_all(*(select(s.c.id, s.c.created_at) for s in each)).subquery()
+    ids = select(merged.c.id).order_by(merged.c.created_at.desc(), merged.c.id.desc()).limit(ROWS)
+    return select(CaseRow).where(CaseRow.id.in_(ids)).order_by(*NEWEST)
+
+
+async def _week(session: AsyncSession, channels: list[str], since: datetime) -> Week:
+    """The week's figures of ``channels`` in one pass of ``ix_cases_home_week`` (covering):
+    ``core.quality.Tally``'s cases, decided and agreed, in SQL as ``store.cases.quality``
+    says them (``truth_of``, ``klass_of``), and the summed cost."""
+    truth, said = quality.klass_of(quality.truth_of()), quality.klass_of(CaseRow.socbot_verdict)
+    statement = select(
+        func.count(),
+        func.count(truth),
+        func.count(case((said == truth, 1))),
+        func.coalesce(func.sum(CaseRow.cost_usd), 0.0),
+    ).where(CaseRow.channel.in_(channels), CaseRow.created_at >= since)
+    cases, decided, agreed, cost = (await session.execute(statement)).one()
+    return Week(int(cases), int(decided), int(agreed), round(float(cost), 6))
 
 
 async def _queue(session: AsyncSession, channels: list[str]) -> Queue:

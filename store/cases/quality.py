@@ -37,7 +37,8 @@ def _day(value: Any, sqlite: bool) -> Column[Any]:
     return cast(func.date_trunc("week", func.timezone("UTC", value)), Date)
 
 
-def _klass(label: Any) -> Column[Any]:
+def klass_of(label: Any) -> Column[Any]:
+    """``core.quality.klass`` in SQL: "p" (positive), "n" (negative) or NULL."""
     return case(
         (label.in_(sorted(POSITIVE)), literal("p")),
         (label.in_(sorted(NEGATIVE)), literal("n")),
@@ -45,7 +46,7 @@ def _klass(label: Any) -> Column[Any]:
     )
 
 
-def _truth() -> Column[Any]:
+def truth_of() -> Column[Any]:
     """The human decision: the auditor's for an auto-resolved case, else the analyst's
     once resolved (None while open)."""
     return case(
@@ -97,7 +98,7 @@ async def outcomes(
     columns = _keys(db.is_sqlite)
     grouped = (
         CaseRow.socbot_verdict,
-        _truth().label("truth"),
+        truth_of().label("truth"),
         CaseRow.auto_resolved,
         CaseRow.audit,
         *(columns[k].label(k) for k in keys),
@@ -186,8 +187,8 @@ async def disagreements(
     db: Database, since: datetime, until: datetime | None = None, *, limit: int = 50
 ) -> list[Disagreement]:
     """The latest ``limit`` disagreements of the period (``core.quality.agrees`` False)."""
-    truth, said = _truth(), _klass(CaseRow.socbot_verdict)
-    differs = and_(_klass(truth).is_not(None), or_(said.is_(None), said != _klass(truth)))
+    truth, said = truth_of(), klass_of(CaseRow.socbot_verdict)
+    differs = and_(klass_of(truth).is_not(None), or_(said.is_(None), said != klass_of(truth)))
     query = (
         select(
             CaseRow.id,

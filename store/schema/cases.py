@@ -45,6 +45,21 @@ QUALITY_COLUMNS = (  # what the quality report reads: its index covers them (no 
     "acknowledged_at",
     "resolved_at",
 )
+HOME_WEEK_COLUMNS = (  # a channel's newest cases and its week's agreement and cost (App Home)
+    "channel",
+    "created_at",
+    "id",
+    "socbot_verdict",
+    "status",
+    "disposition",
+    "auto_resolved",
+    "audit",
+    "audit_disposition",
+    "tokens",
+    "seconds",
+    "cost_usd",
+)
+HOME_OPEN_COLUMNS = ("channel", "created_at", "id", "owner", "severity", "status")  # unresolved
 
 
 class CaseRow(Base):
@@ -111,11 +126,13 @@ class CaseRow(Base):
         Index("ix_cases_quality", *QUALITY_COLUMNS),
         Index("ix_cases_resolved", "resolved_at", "id"),
         Index("ix_cases_thread", "channel", "thread_ts"),
+        Index("ix_cases_home_week", *HOME_WEEK_COLUMNS),
         *(
             Index(name, *columns, sqlite_where=text(UNRESOLVED), postgresql_where=text(UNRESOLVED))
             for name, columns in (
                 ("ix_cases_queue", ("severity", "created_at", "id")),
                 ("ix_cases_queue_owner", ("owner", "severity", "created_at", "id")),
+                ("ix_cases_home_open", HOME_OPEN_COLUMNS),
             )
         ),
     )

@@ -33,6 +33,7 @@ from alerts.policy import auto_resolve
 from alerts.policy.decide import CompiledRule, Decision, rule_set
 from alerts.policy.load import Loaded, RuleFiles, parse_items
 from alerts.policy.rules import Rule
+from bot.work.contracts import Watchers
 from config.policy_settings import PolicySettings
 from store.queue.deferred import DeferredAlerts, period_end
 from store.schema import AlertStatus
@@ -135,6 +136,7 @@ class PolicyGate:
         self.files = files or RuleFiles(settings.dir, reload_s=settings.reload_s)
         self.deferred = deferred
         self.clock = clock
+        self.watchers = Watchers()  # told the channel of each alert held here (App Home)
 
     async def rules(self) -> list[CompiledRule]:
         """Every rule in the order tried (Slack suppressions, then the files)."""
@@ -218,6 +220,7 @@ class PolicyGate:
             await self.deferred.defer(
                 alert.id, rule.id, alert.source, channel, until, alert.severity
             )
+            self.watchers(channel)
         log.info("policy rule %s: alert %s %s", rule.id, alert.id, outcome)
         return Verdict(decision, outcome, rule.channel if outcome == "routed" else None, until)
 

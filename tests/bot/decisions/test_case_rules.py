@@ -210,6 +210,7 @@ async def test_a_click_on_no_case_of_its_channel_asks_slack_nothing(
     fake.add_members(SOC, [ANA])
     await a_case(db, "inv-0001", channel=SOC, thread_ts=THREAD)
     handler, _ = actions(db, fake)
+    where = dict(where)  # the parameter itself is shared by every run of this test
     value = where.pop("value", "inv-0001")
     body = click("case_take", value, user=ANA, thread_ts=THREAD, **where)
     await handler.on_take(Acks(), body, body["actions"][0], web_client(fake))

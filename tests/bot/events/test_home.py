@@ -264,3 +264,48 @@ async def test_a_note_comes_first_and_no_web_url_no_link(
     client = web_client(fake)
     plain = str(await AppHome(db, bare, ChannelMembers(client), client).view(ANA))
     assert "soc" in plain and "url" not in plain and "<" not in plain.replace("&lt;", "")
+
+
+async def test_queue_moves_refresh_the_channels_openers_in_one_task(
+    db: Database, home: AppHome, fake: FakeSlackAPI
+) -> None:
+    """A held alert (the gate's watchers) and rows queued, started, ended (the worker's):
+    recent openers who may see the channel, each once however many moves; nobody else."""
+    home.moved(SOC)  # nobody opened a Home: nothing to do, no task
+    assert home._draining is None and fake.calls_to("conversations.members") == []
+    for user in (ANA, OUT):
+        home.refresh.opened(user)
+        home.refresh.published(user)  # a moment ago: the next is due in an hour
+    home.refresh.every_s = 3600.0
+    for channel in (SOC, SOC, "", LOST, SOC):
+        home.moved(channel)
+    task = home._draining
+    assert task is not None
+    await task
+    assert list(home.refresh.due()) == [ANA]  # OUT is no member of SOC; LOST: Slack fails
+    assert len(fake.calls_to("conversations.members")) == 2  # SOC once (cached), LOST
+    home.moved(SOC)
+    assert home._draining is not task and home._draining is not None
+    await home._draining
+    assert list(home.refresh.due()) == [ANA]  # coalesced into the publish already due
+    home.moved(OPS)
+    await home.close()
+    assert home.refresh.due() == {} and fake.calls_to("views.publish") == []
+
+
+async def test_the_persons_own_cases_count_beyond_the_alert_channels(
+    db: Database, home: AppHome, fake: FakeSlackAPI
+) -> None:
+    """A case ANA took in a channel outside the alert channels (a mention's): shown while
+    she is a member of it, and its channel's other cases with it; never once she is not."""
+    fake.add_members("CMENTION1", [ANA])
+    theirs = await titled(db, "r1", "CMENTION1", "mention-case", severity="high")
+    await titled(db, "r2", "CMENTION1", "mention-other", severity="critical")
+    await transitions.take(db, theirs.id, ANA, seen=1, via="test")
+    shown = str(await home.view(ANA))
+    assert "mention-case" in shown and "mention-other" in shown
+    assert "mention-" not in str(await home.view(BOB))  # owns nothing there, not a member
+    fake.add_members("CMENTION2", [BOB])
+    elsewhere = await titled(db, "r3", "CMENTION2", "left-case", severity="high")
+    await transitions.take(db, elsewhere.id, ANA, seen=1, via="test")
+    assert "left-case" not in str(await home.view(ANA))  # ANA is no member of CMENTION2

@@ -11,6 +11,8 @@ recorded ``block_actions`` delivery. Cases are opened as the investigator opens 
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -30,7 +32,16 @@ from store.db.engine import Database
 from store.schema import CaseDisposition, CaseRow, WorkKind, WorkRow, WorkState, utcnow
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.fakes.slack_home import published
-from tests.slack_support import RecordingInvestigate, SlackHarness, load, make_settings
+from tests.slack_support import (
+    WEBHOOK_CHANNEL,
+    RecordingInvestigate,
+    SlackHarness,
+    load,
+    make_settings,
+)
+from tests.slack_support import (
+    WEBHOOK_TOKEN as TOKEN,
+)
 from tests.store.cases.case_support import a_case
 
 SOC, OPS = "CSOC00001", "COPS00001"
@@ -218,3 +229,61 @@ async def test_homes_refresh_after_a_change_debounced(harness: SlackHarness) -> 
     assert h.app.home is not None and h.app.home.refresh.due() == {}  # coalesced: no third
     assert len(publishes(h.fake, ANALYST)) == 2 and len(publishes(h.fake, LEAD)) == 2
     assert len(publishes(h.fake, OPERATOR)) == 1  # not a member of the case's channel
+
+
+class OpeningCases(RecordingInvestigate):
+    """Each run opens its alert's case as the investigator does (before its row ends)."""
+
+    db: Database
+
+    async def __call__(
+        self, thread: Any, text: str, alert: Any, *, user: str | None = None
+    ) -> None:
+        await super().__call__(thread, text, alert, user=user)
+        n = len(self.calls)
+        case = await a_case(
+            self.db,
+            f"run-storm-{n}",
+            alert_id=f"a-storm-{n}",
+            channel=thread.channel,
+            thread_ts=thread.thread_ts,
+        )
+        async with self.db.session() as session:
+            await session.execute(
+                update(CaseRow).where(CaseRow.id == case.id).values(title=f"storm case {n}")
+            )
+
+
+async def test_a_storm_of_alerts_refreshes_each_home_once_per_interval(
+    fake: FakeSlackAPI, settings: Settings
+) -> None:
+    """50 alerts into the webhook channel: every row queued, started and ended there moves
+    the queue (and each run opens a case with its verdict); a member who opened their Home
+    gets it again at most once per ``home_refresh_s``, the last showing the new cases and
+    an empty queue; a non-member's Home is never published again."""
+    fake.add_members(WEBHOOK_CHANNEL, [ANALYST, "UBOT0001"])
+    investigate = OpeningCases(fake)
+    async with SlackHarness(fake, settings, investigate) as h:
+        investigate.db = h.db
+        for user in (ANALYST, OPERATOR):
+            await h.event(opened(user))
+            await home_of(h, user)
+        began = h.fake.calls_to("views.publish")[0].at
+        bodies = [{"title": f"Odd login {n}", "source_ip": f"9.9.{n}.1"} for n in range(50)]
+        for body in bodies:
+            response = await h.client.post(
+                "/alerts", data=json.dumps(body), headers={"Authorization": f"Bearer {TOKEN}"}
+            )
+            assert response.status == 202
+        await h.app.webhook.drain()
+        await h.fake.wait_for(lambda: len(investigate.ended) >= 1)
+        await h.settle()
+        await h.fake.wait_for(lambda: h.app.home is not None and h.app.home.refresh.due() == {})
+        ended = h.fake.calls_to("views.publish")[-1].at
+        mine = [c.at for c in h.fake.calls_to("views.publish") if c.args["user_id"] == ANALYST]
+        assert 2 <= len(mine) <= 2 + (ended - began) / REFRESH_S
+        gaps = [b - a for a, b in itertools.pairwise(mine)]
+        assert min(gaps) >= REFRESH_S / 2, gaps  # started ≥ REFRESH_S apart; reads vary
+        assert len(publishes(h.fake, OPERATOR)) == 1  # not in the webhook channel
+        last = str(publishes(h.fake, ANALYST)[-1])
+        assert "storm case" in last and "*0* waiting · *0* running" in last
