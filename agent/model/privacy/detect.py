@@ -237,12 +237,16 @@ def marked_values(data: Any, marked: frozenset[str]) -> Iterator[tuple[str, str]
         if isinstance(item, dict):
             columns, rows = item.get("columns"), item.get("rows")
             if isinstance(columns, list) and isinstance(rows, list):
-                wanted = [(i, c) for i, c in enumerate(columns) if str(c).lower() in marked]
-                for row in rows if wanted else []:
-                    if isinstance(row, list):
-                        for i, column in wanted:
-                            if i < len(row) and isinstance(row[i], str):
-                                yield str(column), row[i]
+                wanted = [i for i, c in enumerate(columns) if str(c).lower() in marked]
+                cells = (
+                    (i, row[i])
+                    for row in (rows if wanted else ())
+                    if isinstance(row, list)
+                    for i in wanted
+                    if i < len(row) and isinstance(row[i], str)
+                )
+                for i, value in dict.fromkeys(cells):  # each once, in the order met
+                    yield str(columns[i]), value
                 # cells holding records or lists are walked; the rows themselves were read
                 stack += [c for r in rows if type(r) is list for c in r if type(c) in _NESTED]
             for key, value in item.items():

@@ -23,6 +23,7 @@ from agent.model.privacy.detect import (
     marked_values,
 )
 from agent.model.privacy.encoded import encoded_texts
+from agent.model.privacy.scan import Spellings, splice
 from agent.model.privacy.tokens import PseudonymMap, lookalikes, normalise
 from alerts.model import Alert
 from config.privacy_settings import PrivacySettings
@@ -47,6 +48,7 @@ class Pseudonymiser:
         self.marked = frozenset(c.lower() for c in marked)
         self._aliases: dict[str, str] = {}  # spelling, lower() -> token
         self._patterns: dict[bool, re.Pattern[str]] = {}  # lowered? -> known spellings
+        self._finders: list[Spellings] = []  # the same, as an automaton (lowered ASCII)
         self._memo: dict[str, tuple[int, str]] = {}
         for token, value in self.map.values():
             if not token.startswith("LITERAL_"):
@@ -66,6 +68,7 @@ class Pseudonymiser:
             if self._aliases.get(spelling) != token:
                 self._aliases[spelling] = token
                 self._patterns.clear()
+                self._finders.clear()
         return token
 
     def seed_alert(self, alert: Alert) -> None:
@@ -151,18 +154,8 @@ class Pseudonymiser:
         # matches as IGNORECASE (ASCII letters fold only to ASCII), at half the cost.
         lowered = text.isascii()
         haystack = text.lower() if lowered else text
-        pattern = self._compiled(lowered)
-        aliases = self._aliases
+        spans = self._known(haystack, lowered)
         looks = lookalikes(text)
-        if pattern is None and not looks:
-            return text
-        spans: list[tuple[int, int, str]] = []
-        for m in pattern.finditer(haystack) if pattern is not None else ():
-            start = m.start()
-            if not (start and haystack[start - 1].isalnum()):  # not inside a longer word
-                end, found = m.end(), m.group(0)
-                token = aliases.get(found if lowered else found.lower())
-                spans.append((start, end, text[start:end] if token is None else token))
         if looks:
             taken = [(a, b) for a, b, _ in spans]
             for start, end in looks:
@@ -170,13 +163,25 @@ class Pseudonymiser:
                     literal = text[start:end]
                     spans.append((start, end, self.map.token_for("LITERAL", literal, key=literal)))
             spans.sort()
-        out: list[str] = []
-        at = 0
-        for start, end, token in spans:
-            out += [text[at:start], token]
-            at = end
-        out.append(text[at:])
-        return "".join(out)
+        return splice(text, spans)
+
+    def _known(self, haystack: str, lowered: bool) -> list[tuple[int, int, str]]:
+        """``(start, end, pseudonym)`` where the known spellings stand in ``haystack``, not
+        inside a longer word (the spelling as written where the pattern's match, under
+        IGNORECASE, is none of them)."""
+        pattern = self._compiled(lowered)
+        if pattern is None:
+            return []
+        if lowered:
+            if not self._finders:
+                self._finders.append(Spellings(self._aliases, pattern))
+            return self._finders[0].find(haystack)
+        aliases = self._aliases
+        return [
+            (m.start(), m.end(), aliases.get(m.group(0).lower()) or m.group(0))
+            for m in pattern.finditer(haystack)
+            if not (m.start() and haystack[m.start() - 1].isalnum())
+        ]
 
     def _compiled(self, lowered: bool) -> re.Pattern[str] | None:
         """The known spellings as one pattern: case-sensitive for a lowered text."""
