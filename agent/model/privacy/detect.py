@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -171,43 +172,68 @@ def _alone(text: str, m: re.Match[str], joiners: str) -> bool:
 def _emails(text: str) -> Iterator[str]:
     """The e-mail addresses in ``text`` (also ``local%40domain``), found from their @: the
     local part is up to 64 letters, digits and ``._+-`` before it, leading dots dropped."""
+    backwards, size = text[::-1], len(text)
     end = 0
-    for at in _AT.finditer(text) if "%40" in text else _ats(text):
-        if at.start() < end:
+    for at in _ats(text):
+        if at < end:
             continue
-        domain = _AT_DOMAIN.match(text, at.start())
+        domain = _AT_DOMAIN.match(text, at)
         if domain is None:
             continue
-        window = text[max(0, at.start() - 64) : at.start()]
-        local = _LOCAL_RUN.match(window[::-1])  # the run of local characters, read backwards
-        start = at.start() - (local.end() if local else 0)
-        while start < at.start() and text[start] == ".":
+        local = _LOCAL_RUN.match(backwards, size - at, size - at + 64)  # read backwards
+        start = at - (local.end() - (size - at)) if local else at
+        while start < at and text[start] == ".":
             start += 1
-        if start < at.start():
+        if start < at:
             end = domain.end()
             yield text[start:end]
 
 
-def _ats(text: str) -> Iterator[re.Match[str]]:
-    """Every ``@`` of ``text`` (``str.find`` is faster than a pattern for one character)."""
+def _ats(text: str) -> list[int]:
+    """Where each ``@`` or ``%40`` of ``text`` starts (``str.find`` is faster than a
+    pattern for one character)."""
+    if "%40" in text:
+        return [m.start() for m in _AT.finditer(text)]
+    found: list[int] = []
     at = text.find("@")
     while at >= 0:
-        found = _AT.match(text, at)
-        if found is not None:
-            yield found
+        found.append(at)
         at = text.find("@", at + 1)
+    return found
 
 
 def _us_numbers(text: str) -> Iterator[re.Match[str]]:
     """``PHONE_US.finditer(text)``'s matches, looked for only where one can end."""
     done = 0
-    for tail in _US_END.finditer(text):
-        for start in range(max(done, tail.end() - 14), tail.end() - 11):
+    for tail in _us_ends(text):
+        for start in range(max(done, tail - 14), tail - 11):
             m = PHONE_US.match(text, start)
             if m is not None:
                 done = m.end()
                 yield m
                 break
+
+
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_WORD_OR_DASH_BYTES = frozenset(
+    bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+)
+
+
+def _us_ends(text: str) -> list[int]:
+    """Where each ``_US_END`` match ends (``-``/``.`` and four digits, then no word
+    character or ``-``): in ASCII text found with ``bytes.find`` on its digits read as 0."""
+    if not text.isascii():
+        return [m.end() for m in _US_END.finditer(text)]
+    shape = text.encode().translate(_DIGITS)
+    ends: list[int] = []
+    for needle in (b"-0000", b".0000"):
+        at = shape.find(needle)
+        while at >= 0:
+            if shape[at + 5 : at + 6] not in _WORD_OR_DASH_BYTES:
+                ends.append(at + 5)
+            at = shape.find(needle, at + 1)
+    return sorted(ends)
 
 
 def _phones(text: str) -> Iterator[Finding]:
@@ -237,18 +263,10 @@ def marked_values(data: Any, marked: frozenset[str]) -> Iterator[tuple[str, str]
         if isinstance(item, dict):
             columns, rows = item.get("columns"), item.get("rows")
             if isinstance(columns, list) and isinstance(rows, list):
-                wanted = [i for i, c in enumerate(columns) if str(c).lower() in marked]
-                cells = (
-                    (i, row[i])
-                    for row in (rows if wanted else ())
-                    if isinstance(row, list)
-                    for i in wanted
-                    if i < len(row) and isinstance(row[i], str)
-                )
-                for i, value in dict.fromkeys(cells):  # each once, in the order met
+                cells, nested = _table(columns, rows, marked)
+                for i, value in cells:
                     yield str(columns[i]), value
-                # cells holding records or lists are walked; the rows themselves were read
-                stack += [c for r in rows if type(r) is list for c in r if type(c) in _NESTED]
+                stack += nested  # cells holding records or lists; the rows were read
             for key, value in item.items():
                 if isinstance(value, str) and key.lower() in marked:
                     yield key, value
@@ -256,6 +274,33 @@ def marked_values(data: Any, marked: frozenset[str]) -> Iterator[tuple[str, str]
                     stack.append(value)
         elif isinstance(item, list):
             stack.extend(v for v in item if isinstance(v, dict | list))
+
+
+def _table(
+    columns: list[Any], rows: list[Any], marked: frozenset[str]
+) -> tuple[list[tuple[int, str]], list[Any]]:
+    """A table's marked text cells, each ``(column index, value)`` once in the order met
+    (row by row), and its cells that hold records or lists, in order."""
+    wanted = [i for i, c in enumerate(columns) if str(c).lower() in marked]
+    if rows and set(map(type, rows)) == {list} and set(map(len, rows)) == {len(columns)}:
+        by_column = list(zip(*rows, strict=True))  # a rectangle: read column by column
+        if all(_NESTED_TYPES.isdisjoint(map(type, column)) for column in by_column):
+            chosen = [by_column[i] for i in wanted]
+            marked_rows = itertools.chain.from_iterable(zip(*chosen, strict=True))
+            cells = dict.fromkeys(zip(itertools.cycle(wanted), marked_rows))
+            return [(i, v) for i, v in cells if type(v) is str], []
+    found = (
+        (i, row[i])
+        for row in (rows if wanted else ())
+        if isinstance(row, list)
+        for i in wanted
+        if i < len(row) and isinstance(row[i], str)
+    )
+    nested = [c for r in rows if type(r) is list for c in r if type(c) in _NESTED]
+    return list(dict.fromkeys(found)), nested
+
+
+_NESTED_TYPES = frozenset(_NESTED)
 
 
 def json_in(text: str) -> Any:
