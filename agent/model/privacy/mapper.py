@@ -14,14 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from agent.model.privacy.detect import (
-    NAME_KEYS,
-    Detector,
-    Finding,
-    column_kind,
-    json_in,
-    marked_values,
-)
+from agent.model.privacy.columns import column_kind, json_in, marked_values
+from agent.model.privacy.detect import NAME_KEYS, Detector, Finding
 from agent.model.privacy.encoded import encoded_texts
 from agent.model.privacy.scan import Spellings, splice
 from agent.model.privacy.tokens import PseudonymMap, lookalikes, normalise

@@ -10,12 +10,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent.model.privacy.columns import _table
 from agent.model.privacy.detect import (
     _AT_DOMAIN,
     _LOCAL_RUN,
     _US_END,
     _emails,
-    _table,
     _us_ends,
 )
 from agent.model.privacy.mapper import trie_regex
