@@ -17,6 +17,7 @@ from typing import Any
 from agent.model.privacy.columns import column_kind, json_in, marked_values
 from agent.model.privacy.detect import NAME_KEYS, Detector, Finding
 from agent.model.privacy.encoded import encoded_texts
+from agent.model.privacy.names import name_spellings
 from agent.model.privacy.scan import Spellings, splice
 from agent.model.privacy.tokens import PseudonymMap, lookalikes, normalise
 from alerts.model import Alert
@@ -48,6 +49,8 @@ class Pseudonymiser:
             if not token.startswith("LITERAL_"):
                 for spelling in _spellings(value):
                     self._aliases[spelling] = token
+        for token, value in self.map.values():  # after every value's own spellings
+            self._learn_names(token, value)
 
     def add(self, finding: Finding) -> str:
         """The pseudonym of a value, and its spelling learnt for replacement (a spelling
@@ -63,7 +66,18 @@ class Pseudonymiser:
                 self._aliases[spelling] = token
                 self._patterns.clear()
                 self._finders.clear()
+        self._learn_names(token, finding.value)
         return token
+
+    def _learn_names(self, token: str, value: str) -> None:
+        """A person's other spellings of the name, unless one already stands for a value
+        (the first person met keeps ``J. Smith``)."""
+        if token.startswith("PERSON_"):
+            for spelling in name_spellings(value):
+                if spelling not in self._aliases:
+                    self._aliases[spelling] = token
+                    self._patterns.clear()
+                    self._finders.clear()
 
     def seed_alert(self, alert: Alert) -> None:
         """The alert's users, e-mails, hosts and IPs, and its name fields, as known values."""
