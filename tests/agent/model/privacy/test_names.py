@@ -69,7 +69,9 @@ def test_a_reopened_map_knows_the_other_spellings() -> None:
 
 def test_fullwidth_spellings_and_json_text_are_found() -> None:
     p = known("John Smith")
-    fullwidth = "\uff33\uff4d\uff49\uff54\uff48, \uff2a\uff4f\uff48\uff4e"  # "Smith, John" in fullwidth letters
+    fullwidth = (
+        "\uff33\uff4d\uff49\uff54\uff48, \uff2a\uff4f\uff48\uff4e"  # "Smith, John", fullwidth
+    )
     assert p.pseudonymise(fullwidth) == "PERSON_1"
     row = json.dumps({"owner": "Smith, John", "note": "ask j.smith"})
     assert p.pseudonymise(row) == '{"owner": "PERSON_1", "note": "ask PERSON_1"}'
