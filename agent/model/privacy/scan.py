@@ -8,6 +8,7 @@ them): the automaton proposes, the pattern still decides wherever they could dif
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -52,6 +53,7 @@ def _cases(word: str) -> list[str]:
     return ["".join(c) for c in itertools.product(*((ch.lower(), ch.upper()) for ch in word))]
 
 
+@functools.cache  # built at first use (not at import)
 def starts(kinds: tuple[str, ...]) -> ahocorasick_rs.AhoCorasick:
     """An automaton for where a pseudonym look-alike can start in ASCII text: a kind word
     in any case followed by ``_``, or the kind word in capitals."""
@@ -60,8 +62,9 @@ def starts(kinds: tuple[str, ...]) -> ahocorasick_rs.AhoCorasick:
 
 
 def candidates(automaton: ahocorasick_rs.AhoCorasick, text: str) -> list[int]:
-    """The start of every match of ``automaton`` in ``text``, overlapping ones too."""
-    return sorted({start for _, start, _ in automaton.find_matches_as_indexes(text, True)})
+    """The start of every match of ``automaton`` in ``text`` (the kind words overlap no
+    other kind word but at their start: no look-alike start is passed over)."""
+    return sorted({start for _, start, _ in automaton.find_matches_as_indexes(text)})
 
 
 def splice(text: str, spans: list[tuple[int, int, str]]) -> str:

@@ -43,8 +43,6 @@ LOOKALIKE = re.compile(
     rf"(?<![A-Za-z])(?:(?i:{_KIND_WORDS})_+|(?:{_KIND_WORDS})[\s_\-.:#/\\|·~]*)"
     r"[0-9]+(?![0-9]|\.[0-9])"
 )
-# A fast first look on ASCII text: where a look-alike may start.
-_STARTS = starts(KINDS)
 # Latin look-alikes of the letters the kind words use (Cyrillic, Greek), one to one.
 _CONFUSABLE = str.maketrans(
     "\u0410\u0412\u0415\u041d\u0406\u041a\u041c\u041e\u0420\u0405\u0422\u0425\u0423\u0430\u0435\u0456"
@@ -77,7 +75,7 @@ def lookalikes(text: str) -> list[tuple[int, int]]:
         return [m.span() for m in LOOKALIKE.finditer(skeleton(text))]
     found: list[tuple[int, int]] = []
     end = 0
-    for start in candidates(_STARTS, text):
+    for start in candidates(starts(KINDS), text):  # where a look-alike may start
         if start < end:
             continue
         m = LOOKALIKE.match(text, start)

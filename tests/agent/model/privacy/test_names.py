@@ -94,7 +94,17 @@ def test_name_spellings() -> None:
         "john_smith",
     ]
     assert name_spellings("Mary Ann Smith")[-1] == "mary smith"
+    assert name_spellings("Anna Maria Luisa Rossi")[-1] == "anna rossi"  # four words
+    assert name_spellings("Al Li")[:2] == ["li, al", "a. li"]  # two letters each
     assert name_spellings("Jean Q. Public")[-1] == "jean public"
-    for value in ("Smith", "J Smith", "John 2nd", "a b c d e", "John Sm1th", "R2 D2", "J. Smith"):
+    for value in (
+        "Smith",
+        "J Smith",
+        "John 2nd",
+        "Ann Bo Cy Di Ed",
+        "John Sm1th",
+        "R2 D2",
+        "J. Smith",
+    ):
         assert name_spellings(value) == [], value
     assert name_spellings("John Q Smith")[-1] == "john smith"
