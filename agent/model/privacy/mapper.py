@@ -184,12 +184,24 @@ class Pseudonymiser:
             if not self._finders:
                 self._finders.append(Spellings(self._aliases, pattern))
             return self._finders[0].find(haystack)
-        aliases = self._aliases
         return [
-            (m.start(), m.end(), aliases.get(m.group(0).lower()) or m.group(0))
+            (m.start(), m.end(), self._token_of(m.group(0)))
             for m in pattern.finditer(haystack)
             if not (m.start() and haystack[m.start() - 1].isalnum())
         ]
+
+    def _token_of(self, found: str) -> str:
+        """The pseudonym of a spelling the case-insensitive pattern matched: ``Smıth`` and
+        ``SMİTH`` match ``smith`` but lower to other text (then each known spelling is
+        tried the pattern's way)."""
+        token = self._aliases.get(found.lower())
+        if token is None:
+            fold = re.IGNORECASE
+            matching = (
+                t for s, t in self._aliases.items() if re.fullmatch(re.escape(s), found, fold)
+            )
+            token = next(matching, found)
+        return token
 
     def _compiled(self, lowered: bool) -> re.Pattern[str] | None:
         """The known spellings as one pattern: case-sensitive for a lowered text."""

@@ -108,3 +108,10 @@ def test_name_spellings() -> None:
     ):
         assert name_spellings(value) == [], value
     assert name_spellings("John Q Smith")[-1] == "john smith"
+
+
+def test_dotless_and_dotted_i_spellings_are_the_person() -> None:
+    p = known("John Smith")
+    out = p.pseudonymise("John Sm\u0131th, SM\u0130TH, JOHN, Sm\u0131thers é")
+    assert out.startswith("PERSON_1, ") and "Sm\u0131thers" in out
+    assert "Sm\u0131th," not in out
