@@ -191,8 +191,8 @@ class Pseudonymiser:
         ]
 
     def _token_of(self, found: str) -> str:
-        """The pseudonym of a spelling the case-insensitive pattern matched: ``Smıth`` and
-        ``SMİTH`` match ``smith`` but lower to other text (then each known spelling is
+        """The pseudonym of a spelling the case-insensitive pattern matched: ``Sm\u0131th``
+        (a dotless i) matches ``smith`` but lowers to other text (then each known spelling is
         tried the pattern's way)."""
         token = self._aliases.get(found.lower())
         if token is None:
