@@ -35,7 +35,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from agent.model.privacy import Pseudonymiser
-from bench.common import load_alert, print_table, run_async, write_json
+from bench.common import load_alert, percentile, print_table, run_async, write_json
 from bench.fake_gemini import tokens
 from config.privacy_settings import PrivacySettings
 
@@ -75,6 +75,7 @@ def timed(fn: Callable[[int], object], runs: int) -> dict[str, float]:
         cpus.append((time.process_time() - cpu) * 1000)
     return {
         "wall_ms_median": round(statistics.median(walls), 2),
+        "wall_ms_p95": round(percentile(walls, 0.95), 2),
         "wall_ms_best": round(min(walls), 2),
         "cpu_ms_median": round(statistics.median(cpus), 2),
     }
@@ -99,6 +100,7 @@ def result_figures(settings: PrivacySettings, text: str, runs: int) -> dict[str,
         "pseudonymise_and_restore_ms_median": round(
             again["wall_ms_median"] + restore["wall_ms_median"], 2
         ),
+        "pseudonymise_and_restore_ms_p95": round(again["wall_ms_p95"] + restore["wall_ms_p95"], 2),
     }
 
 
@@ -168,10 +170,20 @@ def main() -> None:
             r["known_values"]["wall_ms_median"],
             r["restore"]["wall_ms_median"],
             r["pseudonymise_and_restore_ms_median"],
+            r["pseudonymise_and_restore_ms_p95"],
         ]
         for name, r in results.items()
     ]
-    header = ["kinds", "bytes", "values", "first ms", "known ms", "restore ms", "known+restore"]
+    header = [
+        "kinds",
+        "bytes",
+        "values",
+        "first ms",
+        "known ms",
+        "restore ms",
+        "known+restore",
+        "p95",
+    ]
     print_table("100 kB tool result (median wall ms)", rows, header)
     print(
         f"investigation: {tokens_off} tokens off, {tokens_on} on "

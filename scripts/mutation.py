@@ -231,6 +231,8 @@ GROUPS: dict[str, Group] = {
             "agent/model/privacy/mapper.py",
             "agent/model/privacy/seam.py",
             "agent/model/privacy/encoded.py",
+            "agent/model/privacy/scan.py",
+            "agent/model/privacy/names.py",
         ),
         (
             "tests/agent/model/privacy/test_mapper.py",
@@ -238,6 +240,8 @@ GROUPS: dict[str, Group] = {
             "tests/agent/model/privacy/test_gate.py",
             "tests/agent/model/privacy/test_encoded.py",
             "tests/agent/model/privacy/test_fast_paths.py",
+            "tests/agent/model/privacy/test_scan.py",
+            "tests/agent/model/privacy/test_names.py",
         ),
     ),
     "web_session": Group(  # the signed session and the sign-in callback's checks

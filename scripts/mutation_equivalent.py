@@ -304,14 +304,12 @@ EQUIVALENT: dict[str, str] = {
         f"agent.model.privacy.mapper.xǁPseudonymiserǁ_compiled__mutmut_{n}": _PSEUDO_FAST
         for n in (2, 3, 9)
     },
-    **{
-        f"agent.model.privacy.mapper.xǁPseudonymiserǁ_replace__mutmut_{n}": _PSEUDO_CASE
-        for n in (1, 7, 29)
-    },
-    _PRIV_MAP + "_replace__mutmut_33": _PSEUDO_ALIAS,
-    _PRIV_MAP + "_replace__mutmut_40": _PSEUDO_OVERLAP,
-    _PRIV_MAP + "_replace__mutmut_41": _PSEUDO_OVERLAP,
-    _PRIV_MAP + "_replace__mutmut_53": _PSEUDO_SLICE,
+    "agent.model.privacy.scan.x_splice__mutmut_2": _PSEUDO_SLICE,
+    _PRIV_MAP + "_known__mutmut_2": _PSEUDO_CASE,
+    _PRIV_MAP + "_replace__mutmut_1": _PSEUDO_CASE,
+    _PRIV_MAP + "_replace__mutmut_8": _PSEUDO_CASE,
+    _PRIV_MAP + "_replace__mutmut_17": _PSEUDO_OVERLAP,
+    _PRIV_MAP + "_replace__mutmut_18": _PSEUDO_OVERLAP,
     _PRIV_MAP + "_holds_personal__mutmut_6": "_compiled(None): the same case-insensitive pattern",
     _PRIV_MAP + "pseudonymise__mutmut_52": (
         "a run whose lowered spelling is known never reaches add: its key is never read"

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-import json
 import re
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import NamedTuple
 from urllib.parse import unquote
 
 import phonenumbers
@@ -171,43 +170,68 @@ def _alone(text: str, m: re.Match[str], joiners: str) -> bool:
 def _emails(text: str) -> Iterator[str]:
     """The e-mail addresses in ``text`` (also ``local%40domain``), found from their @: the
     local part is up to 64 letters, digits and ``._+-`` before it, leading dots dropped."""
+    backwards, size = text[::-1], len(text)
     end = 0
-    for at in _AT.finditer(text) if "%40" in text else _ats(text):
-        if at.start() < end:
+    for at in _ats(text):
+        if at < end:
             continue
-        domain = _AT_DOMAIN.match(text, at.start())
+        domain = _AT_DOMAIN.match(text, at)
         if domain is None:
             continue
-        window = text[max(0, at.start() - 64) : at.start()]
-        local = _LOCAL_RUN.match(window[::-1])  # the run of local characters, read backwards
-        start = at.start() - (local.end() if local else 0)
-        while start < at.start() and text[start] == ".":
+        local = _LOCAL_RUN.match(backwards, size - at, size - at + 64)  # read backwards
+        start = at - (local.end() - (size - at)) if local else at
+        while start < at and text[start] == ".":
             start += 1
-        if start < at.start():
+        if start < at:
             end = domain.end()
             yield text[start:end]
 
 
-def _ats(text: str) -> Iterator[re.Match[str]]:
-    """Every ``@`` of ``text`` (``str.find`` is faster than a pattern for one character)."""
+def _ats(text: str) -> list[int]:
+    """Where each ``@`` or ``%40`` of ``text`` starts (``str.find`` is faster than a
+    pattern for one character)."""
+    if "%40" in text:
+        return [m.start() for m in _AT.finditer(text)]
+    found: list[int] = []
     at = text.find("@")
     while at >= 0:
-        found = _AT.match(text, at)
-        if found is not None:
-            yield found
+        found.append(at)
         at = text.find("@", at + 1)
+    return found
 
 
 def _us_numbers(text: str) -> Iterator[re.Match[str]]:
     """``PHONE_US.finditer(text)``'s matches, looked for only where one can end."""
     done = 0
-    for tail in _US_END.finditer(text):
-        for start in range(max(done, tail.end() - 14), tail.end() - 11):
+    for tail in _us_ends(text):
+        for start in range(max(done, tail - 14), tail - 11):
             m = PHONE_US.match(text, start)
             if m is not None:
                 done = m.end()
                 yield m
                 break
+
+
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_WORD_OR_DASH_BYTES = frozenset(
+    bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+)
+
+
+def _us_ends(text: str) -> list[int]:
+    """Where each ``_US_END`` match ends (``-``/``.`` and four digits, then no word
+    character or ``-``): in ASCII text found with ``bytes.find`` on its digits read as 0."""
+    if not text.isascii():
+        return [m.end() for m in _US_END.finditer(text)]
+    shape = text.encode().translate(_DIGITS)
+    ends: list[int] = []
+    for needle in (b"-0000", b".0000"):
+        at = shape.find(needle)
+        while at >= 0:
+            if shape[at + 5 : at + 6] not in _WORD_OR_DASH_BYTES:
+                ends.append(at + 5)
+            at = shape.find(needle, at + 1)
+    return sorted(ends)
 
 
 def _phones(text: str) -> Iterator[Finding]:
@@ -223,56 +247,3 @@ def _phones(text: str) -> Iterator[Finding]:
             if phonenumbers.is_valid_number(number):
                 e164 = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
                 yield Finding("PHONE", m.group(0), m.group(0), e164)
-
-
-_NESTED = (dict, list)  # what json.loads makes that can hold more values
-
-
-def marked_values(data: Any, marked: frozenset[str]) -> Iterator[tuple[str, str]]:
-    """``(column, value)`` of the marked columns in a tool result: ``{"columns": [...],
-    "rows": [[...]]}`` tables and ``{"column": value}`` records, at any depth."""
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            columns, rows = item.get("columns"), item.get("rows")
-            if isinstance(columns, list) and isinstance(rows, list):
-                wanted = [(i, c) for i, c in enumerate(columns) if str(c).lower() in marked]
-                for row in rows if wanted else []:
-                    if isinstance(row, list):
-                        for i, column in wanted:
-                            if i < len(row) and isinstance(row[i], str):
-                                yield str(column), row[i]
-                # cells holding records or lists are walked; the rows themselves were read
-                stack += [c for r in rows if type(r) is list for c in r if type(c) in _NESTED]
-            for key, value in item.items():
-                if isinstance(value, str) and key.lower() in marked:
-                    yield key, value
-                elif isinstance(value, dict | list) and not (key == "rows" and value is rows):
-                    stack.append(value)
-        elif isinstance(item, list):
-            stack.extend(v for v in item if isinstance(v, dict | list))
-
-
-def json_in(text: str) -> Any:
-    """The JSON document inside ``text`` (a fenced tool result), or None."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        return None
-    try:
-        return json.loads(text[start : end + 1])
-    except ValueError:
-        return None
-
-
-def column_kind(column: str, value: str) -> str:
-    """What a marked column's value is: an e-mail address by its shape, else by the
-    column's name (a host, a person's name, a user)."""
-    if "@" in value and EMAIL.fullmatch(value.strip()):
-        return "EMAIL"
-    name = column.lower()
-    if any(w in name for w in ("host", "device", "machine", "computer", "workstation")):
-        return "HOST"
-    if any(w in name for w in NAME_KEYS) or (name.endswith("_name") and "user" not in name):
-        return "PERSON"
-    return "USER"

@@ -14,15 +14,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from agent.model.privacy.detect import (
-    NAME_KEYS,
-    Detector,
-    Finding,
-    column_kind,
-    json_in,
-    marked_values,
-)
+from agent.model.privacy.columns import column_kind, json_in, marked_values
+from agent.model.privacy.detect import NAME_KEYS, Detector, Finding
 from agent.model.privacy.encoded import encoded_texts
+from agent.model.privacy.names import name_spellings
+from agent.model.privacy.scan import Spellings, splice
 from agent.model.privacy.tokens import PseudonymMap, lookalikes, normalise
 from alerts.model import Alert
 from config.privacy_settings import PrivacySettings
@@ -47,11 +43,14 @@ class Pseudonymiser:
         self.marked = frozenset(c.lower() for c in marked)
         self._aliases: dict[str, str] = {}  # spelling, lower() -> token
         self._patterns: dict[bool, re.Pattern[str]] = {}  # lowered? -> known spellings
+        self._finders: list[Spellings] = []  # the same, as an automaton (lowered ASCII)
         self._memo: dict[str, tuple[int, str]] = {}
         for token, value in self.map.values():
             if not token.startswith("LITERAL_"):
                 for spelling in _spellings(value):
                     self._aliases[spelling] = token
+        for token, value in self.map.values():  # after every value's own spellings
+            self._learn_names(token, value)
 
     def add(self, finding: Finding) -> str:
         """The pseudonym of a value, and its spelling learnt for replacement (a spelling
@@ -66,7 +65,19 @@ class Pseudonymiser:
             if self._aliases.get(spelling) != token:
                 self._aliases[spelling] = token
                 self._patterns.clear()
+                self._finders.clear()
+        self._learn_names(token, finding.value)
         return token
+
+    def _learn_names(self, token: str, value: str) -> None:
+        """A person's other spellings of the name, unless one already stands for a value
+        (the first person met keeps ``J. Smith``)."""
+        if token.startswith("PERSON_"):
+            for spelling in name_spellings(value):
+                if spelling not in self._aliases:
+                    self._aliases[spelling] = token
+                    self._patterns.clear()
+                    self._finders.clear()
 
     def seed_alert(self, alert: Alert) -> None:
         """The alert's users, e-mails, hosts and IPs, and its name fields, as known values."""
@@ -151,18 +162,8 @@ class Pseudonymiser:
         # matches as IGNORECASE (ASCII letters fold only to ASCII), at half the cost.
         lowered = text.isascii()
         haystack = text.lower() if lowered else text
-        pattern = self._compiled(lowered)
-        aliases = self._aliases
+        spans = self._known(haystack, lowered)
         looks = lookalikes(text)
-        if pattern is None and not looks:
-            return text
-        spans: list[tuple[int, int, str]] = []
-        for m in pattern.finditer(haystack) if pattern is not None else ():
-            start = m.start()
-            if not (start and haystack[start - 1].isalnum()):  # not inside a longer word
-                end, found = m.end(), m.group(0)
-                token = aliases.get(found if lowered else found.lower())
-                spans.append((start, end, text[start:end] if token is None else token))
         if looks:
             taken = [(a, b) for a, b, _ in spans]
             for start, end in looks:
@@ -170,13 +171,37 @@ class Pseudonymiser:
                     literal = text[start:end]
                     spans.append((start, end, self.map.token_for("LITERAL", literal, key=literal)))
             spans.sort()
-        out: list[str] = []
-        at = 0
-        for start, end, token in spans:
-            out += [text[at:start], token]
-            at = end
-        out.append(text[at:])
-        return "".join(out)
+        return splice(text, spans)
+
+    def _known(self, haystack: str, lowered: bool) -> list[tuple[int, int, str]]:
+        """``(start, end, pseudonym)`` where the known spellings stand in ``haystack``, not
+        inside a longer word (the spelling as written where the pattern's match, under
+        IGNORECASE, is none of them)."""
+        pattern = self._compiled(lowered)
+        if pattern is None:
+            return []
+        if lowered:
+            if not self._finders:
+                self._finders.append(Spellings(self._aliases, pattern))
+            return self._finders[0].find(haystack)
+        return [
+            (m.start(), m.end(), self._token_of(m.group(0)))
+            for m in pattern.finditer(haystack)
+            if not (m.start() and haystack[m.start() - 1].isalnum())
+        ]
+
+    def _token_of(self, found: str) -> str:
+        """The pseudonym of a spelling the case-insensitive pattern matched: ``Sm\u0131th``
+        (a dotless i) matches ``smith`` but lowers to other text (then each known spelling is
+        tried the pattern's way)."""
+        token = self._aliases.get(found.lower())
+        if token is None:
+            fold = re.IGNORECASE
+            matching = (
+                t for s, t in self._aliases.items() if re.fullmatch(re.escape(s), found, fold)
+            )
+            token = next(matching, found)
+        return token
 
     def _compiled(self, lowered: bool) -> re.Pattern[str] | None:
         """The known spellings as one pattern: case-sensitive for a lowered text."""

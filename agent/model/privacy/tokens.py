@@ -18,6 +18,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from agent.model.privacy.scan import Tokens, candidates, starts
+
 KINDS = ("USER", "EMAIL", "PERSON", "PHONE", "HOST", "IP", "ID", "ENCODED", "LITERAL")
 # What the conclusion's footer calls each kind (singular, plural).
 NOUNS = {
@@ -41,8 +43,6 @@ LOOKALIKE = re.compile(
     rf"(?<![A-Za-z])(?:(?i:{_KIND_WORDS})_+|(?:{_KIND_WORDS})[\s_\-.:#/\\|·~]*)"
     r"[0-9]+(?![0-9]|\.[0-9])"
 )
-# A fast first look on lower-cased ASCII text: where a look-alike may start.
-_MAYBE = re.compile(rf"(?:{_KIND_WORDS.lower()})[\s_\-.:#/\\|·~]*[0-9]")
 # Latin look-alikes of the letters the kind words use (Cyrillic, Greek), one to one.
 _CONFUSABLE = str.maketrans(
     "\u0410\u0412\u0415\u041d\u0406\u041a\u041c\u041e\u0420\u0405\u0422\u0425\u0423\u0430\u0435\u0456"
@@ -71,15 +71,14 @@ def skeleton(text: str) -> str:
 
 def lookalikes(text: str) -> list[tuple[int, int]]:
     """Where ``text`` (normalised) holds look-alikes of pseudonyms, as (start, end)."""
-    shape = skeleton(text)
-    if not shape.isascii():
-        return [m.span() for m in LOOKALIKE.finditer(shape)]
+    if not text.isascii():  # (ASCII is its own skeleton)
+        return [m.span() for m in LOOKALIKE.finditer(skeleton(text))]
     found: list[tuple[int, int]] = []
     end = 0
-    for maybe in _MAYBE.finditer(shape.lower()):
-        if maybe.start() < end:
+    for start in candidates(starts(KINDS), text):  # where a look-alike may start
+        if start < end:
             continue
-        m = LOOKALIKE.match(shape, maybe.start())
+        m = LOOKALIKE.match(text, start)
         if m is not None:
             found.append(m.span())
             end = m.end()
@@ -100,6 +99,7 @@ class PseudonymMap:
         self._keys: dict[str, str] = {}  # token -> its key
         self._counts: dict[str, int] = {}
         self.version = 0  # grows with every new value
+        self._finder: tuple[int, Tokens] | None = None  # (version, its pseudonyms)
 
     def token_for(self, kind: str, value: str, *, key: str | None = None) -> str:
         """The value's pseudonym, handed out on first sight; ``key`` says which spellings
@@ -132,17 +132,11 @@ class PseudonymMap:
 
     def restore(self, text: str) -> str:
         """``text`` with this map's pseudonyms replaced by their values; others untouched."""
-        if "_" not in text:
+        if "_" not in text or not self._values:
             return text
-
-        def one(match: re.Match[str]) -> str:
-            start = match.start()
-            if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
-                return match.group(0)  # glued to a word: no pseudonym of ours
-            found = self._values.get(match.group(0))
-            return match.group(0) if found is None else found
-
-        return TOKEN.sub(one, text)
+        if self._finder is None or self._finder[0] != self.version:
+            self._finder = (self.version, Tokens(self._values))
+        return self._finder[1].restore(text)
 
     def counts(self) -> dict[str, int]:
         """Values per kind (look-alikes neutralised are not personal data: left out)."""

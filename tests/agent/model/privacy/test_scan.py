@@ -1,0 +1,168 @@
+"""The automaton scans (``ahocorasick_rs``) find exactly what the plain patterns find:
+known spellings, the map's own pseudonyms, look-alike starts, US number ends, e-mail
+addresses and a table's marked cells (hypothesis compares each with its pattern)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent.model.privacy.columns import _table
+from agent.model.privacy.detect import (
+    _AT_DOMAIN,
+    _LOCAL_RUN,
+    _US_END,
+    _emails,
+    _us_ends,
+)
+from agent.model.privacy.mapper import trie_regex
+from agent.model.privacy.scan import Spellings, Tokens, splice
+from agent.model.privacy.tokens import LOOKALIKE, TOKEN, PseudonymMap, lookalikes, skeleton
+
+_WORDS = st.lists(st.text("ab1.-@", min_size=1, max_size=5), min_size=1, max_size=6)
+_HAYSTACK = st.text("ab1.-@ _x", max_size=60)
+
+
+def _pattern(words: list[str]) -> re.Pattern[str]:
+    return re.compile(rf"(?:{trie_regex(sorted(words))})(?![^\W_])")
+
+
+@settings(max_examples=500, deadline=None)
+@given(_WORDS, _HAYSTACK)
+def test_known_spellings_are_the_patterns_matches(words: list[str], haystack: str) -> None:
+    aliases = {w: f"USER_{n}" for n, w in enumerate(sorted(set(words)), 1)}
+    pattern = _pattern(list(aliases))
+    expected = [
+        (m.start(), m.end(), aliases[m.group(0)])
+        for m in pattern.finditer(haystack)
+        if not (m.start() and haystack[m.start() - 1].isalnum())
+    ]
+    assert Spellings(aliases, pattern).find(haystack) == expected
+
+
+def test_a_spelling_glued_to_a_word_gives_way_to_a_shorter_one() -> None:
+    aliases = {"ab": "USER_1", "ab@x.io": "EMAIL_1", "x": "USER_2"}
+    found = Spellings(aliases, _pattern(list(aliases))).find("ab@x.io1 ab@x.io ab-x")
+    assert found == [
+        (0, 2, "USER_1"),  # "ab@x.io" is glued to "1": the pattern takes "ab" there
+        (3, 4, "USER_2"),
+        (9, 16, "EMAIL_1"),
+        (17, 19, "USER_1"),
+        (20, 21, "USER_2"),
+    ]
+
+
+def _regex_restore(pmap: PseudonymMap, text: str) -> str:
+    """``restore`` as the pattern does it (the reference)."""
+
+    def one(match: re.Match[str]) -> str:
+        start = match.start()
+        if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            return match.group(0)
+        found = pmap.value_of(match.group(0))
+        return match.group(0) if found is None else found
+
+    return TOKEN.sub(one, text)
+
+
+_PIECES = st.sampled_from(
+    ["USER_1", "USER_12", "USER_2", "EMAIL_1", "LITERAL_1", "ID_1", "_", "x", "1", " ", "é", "-"]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PIECES, max_size=12).map("".join), st.integers(1, 12))
+def test_restore_is_the_patterns(text: str, users: int) -> None:
+    pmap = PseudonymMap()
+    for n in range(users):
+        pmap.token_for("USER", f"person{n}")
+    pmap.token_for("LITERAL", "user 1", key="user 1")
+    assert pmap.restore(text) == _regex_restore(pmap, text)
+
+
+def test_restore_reads_a_pseudonym_only_where_it_stands_alone() -> None:
+    values = {"USER_1": "jdoe", "USER_12": "asmith"}
+    text = "USER_1, USER_12 xUSER_1 USER_1x _USER_1 USER_1_ USER_123 é USER_1é"
+    assert (
+        Tokens(values).restore(text)
+        == "jdoe, asmith xUSER_1 USER_1x _USER_1 USER_1_ USER_123 é jdoeé"
+    )
+
+
+def test_splice() -> None:
+    assert splice("abcdef", [(1, 2, "X"), (4, 6, "YZ!")]) == "aXcdYZ!"
+    assert splice("abc", []) == "abc"
+
+
+_LOOK = st.sampled_from(
+    ["user", "USER", "User", "_", "__", " ", "-", "3", "12", ".", "ip", "IP", "x"]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_LOOK, max_size=10).map("".join))
+def test_lookalike_starts_find_the_patterns_matches(text: str) -> None:
+    assert lookalikes(text) == [m.span() for m in LOOKALIKE.finditer(skeleton(text))]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text("0123456789-._a ü", max_size=40))
+def test_us_ends_are_the_patterns(text: str) -> None:
+    assert _us_ends(text) == [m.end() for m in _US_END.finditer(text)]
+
+
+def _window_emails(text: str) -> list[str]:
+    """E-mails as the detector found them before (a 64-character window reversed)."""
+    found, end = [], 0
+    for at in (m.start() for m in re.finditer(r"@|%40", text)):
+        domain = _AT_DOMAIN.match(text, at)
+        if at < end or domain is None:
+            continue
+        local = _LOCAL_RUN.match(text[max(0, at - 64) : at][::-1])
+        start = at - (local.end() if local else 0)
+        while start < at and text[start] == ".":
+            start += 1
+        if start < at:
+            end = domain.end()
+            found.append(text[start:end])
+    return found
+
+
+_MAIL = st.sampled_from(["a", ".", "@", "%40", "x.io", " ", "b" * 30, "+", "-"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_MAIL, max_size=12).map("".join))
+def test_emails_local_parts_read_backwards(text: str) -> None:
+    assert list(_emails(text)) == _window_emails(text)
+
+
+def _slow_table(columns: list[Any], rows: list[Any], marked: frozenset[str]) -> tuple[Any, Any]:
+    wanted = [i for i, c in enumerate(columns) if str(c).lower() in marked]
+    found = (
+        (i, row[i])
+        for row in (rows if wanted else ())
+        if isinstance(row, list)
+        for i in wanted
+        if i < len(row) and isinstance(row[i], str)
+    )
+    nested = [c for r in rows if type(r) is list for c in r if type(c) in (dict, list)]
+    return list(dict.fromkeys(found)), nested
+
+
+_CELL = st.one_of(
+    st.sampled_from(["a", "b", "c"]), st.integers(0, 2), st.none(), st.just({"x": "a"})
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda w: st.lists(st.lists(_CELL, min_size=w, max_size=w))))
+def test_a_rectangle_is_read_as_row_by_row(rows: list[list[Any]]) -> None:
+    columns = ["user", "email", "other", "name"][: len(rows[0]) if rows else 2]
+    marked = frozenset({"user", "name", "email"})
+    assert _table(columns, rows, marked) == _slow_table(columns, rows, marked)
+    ragged = [*rows, ["a"]]
+    assert _table(columns, ragged, marked) == _slow_table(columns, ragged, marked)
