@@ -303,6 +303,7 @@ GROUPS: dict[str, Group] = {
             "tests/alerts/test_policy_auto_resolve.py",
             "tests/store/cases/test_auto_resolve.py",
             "tests/store/cases/test_audits.py",
+            "tests/store/cases/test_auto_guard.py",
             "tests/core/test_quality.py",
             "tests/bot/decisions/test_case_audit.py",
         ),

@@ -31,7 +31,7 @@ def open_question(case: CaseRow) -> str | None:
     return REVIEWED if case.audit_disposition is not None else None
 
 
-async def awaiting(db: Database, *, limit: int = 50) -> list[CaseRow]:
+async def awaiting(db: Database, *, limit: int) -> list[CaseRow]:
     """Cases drawn for a blind review whose answer is not in, oldest first."""
     async with db.reading() as session:
         rows = await session.scalars(

@@ -4,6 +4,7 @@ a review against socbot's verdict queued for the team's pack in the review's tra
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -37,11 +38,15 @@ async def captures(db: Database) -> list[dict[str, Any]]:
 async def test_the_drawn_unanswered_cases_await_a_review_oldest_first(db: Database) -> None:
     first, second = await auto_case(db, 1), await auto_case(db, 2)
     await auto_case(db, 3, share=0.0)  # not drawn
-    await concluded_case(db, 4, None)  # a person's case
+    human = await concluded_case(db, 4, None)  # a person's case
     answered = await auto_case(db, 5)
     assert isinstance(await audits.review(db, answered, "U1", TP, via="cli"), Decided)
-    assert [c.id for c in await audits.awaiting(db)] == [first.id, second.id]
-    assert [c.id for c in await audits.awaiting(db, limit=1)] == [first.id]
+    async with db.session() as session:  # the first opened last; drawn, never auto-resolved
+        later = second.created_at + timedelta(hours=1)
+        await session.execute(update(CaseRow).values(created_at=later).where(CaseRow.id == 1))
+        await session.execute(update(CaseRow).values(audit=True).where(CaseRow.id == human.id))
+    assert [c.id for c in await audits.awaiting(db, limit=50)] == [second.id, first.id]
+    assert [c.id for c in await audits.awaiting(db, limit=1)] == [second.id]
 
 
 async def test_a_review_is_recorded_as_whoever_gave_it(db: Database) -> None:
@@ -73,12 +78,14 @@ async def test_what_takes_no_review(db: Database) -> None:
     )
 
 
-async def test_a_decision_in_between_is_read_again(db: Database) -> None:
+@pytest.mark.parametrize("capture", [False, True])
+async def test_a_decision_in_between_is_read_again(db: Database, capture: bool) -> None:
     case = await auto_case(db)  # as the reviewer read it: revision 2
     assert await transitions.reopen(db, case.id, "ULEAD", seen=2, via="slack")
-    done = await audits.review(db, case, "U1", BENIGN, via="slack")  # type: ignore[arg-type]
+    done = await audits.review(db, case, "U1", TP, via="slack", capture=capture)
     assert isinstance(done, Decided) and done.event.revision == 4
-    assert done.case.audit_disposition == BENIGN
+    assert done.case.audit_disposition == TP
+    assert [r["revision"] for r in await captures(db)] == [4] * capture
 
 
 async def test_a_concurrent_review_wins_and_the_other_is_told(db: Database) -> None:
