@@ -39,6 +39,11 @@ _POOL = "tools.logs.duckdb_pool."
 _NO_PIPE = "Popen is given PIPE for stdin and stdout: never None, the raise is unreachable"
 _PO = "bot.slack.post_once."
 _AUDITS = "bot.decisions.case_audit.xǁCaseAuditsǁ"
+_NO_THREAD = "a case without channel and thread gets no post (_queue_post): its key is unread"
+_ROWID_ORDER = (
+    "the id breaks created_at ties; on SQLite (the group's database) ties come in id order"
+    " anyway — the tiebreak is for PostgreSQL"
+)
 _ASSIGNEE = "case_rules.refusal reads the assignee only for the decision assign, never audit"
 _NO_HIT_RULE = (
     "the rule id of no policy hit: asked is then None and the rule is read only with an asked"
@@ -350,6 +355,10 @@ EQUIVALENT: dict[str, str] = {
     "store.cases.auto.x_asked_of__mutmut_17": "first() reads one row whatever the LIMIT",
     "store.cases.auto.x_asked_of__mutmut_2": _NO_HIT_RULE,
     "store.cases.auto.x_asked_of__mutmut_24": _NO_HIT_RULE,
+    "store.cases.auto.xǁAutoResolutionǁ__call____mutmut_89": _NO_THREAD,
+    "store.cases.auto.xǁAutoResolutionǁ__call____mutmut_94": _NO_THREAD,
+    "store.cases.audits.x_awaiting__mutmut_5": _ROWID_ORDER,
+    "store.cases.audits.x_awaiting__mutmut_7": _ROWID_ORDER,
     _AUDITS + "on_review_button__mutmut_12": 'row_id("") and row_id("XXXX") are both None',
     _AUDITS + "_reviewable__mutmut_15": _ASSIGNEE,
     _AUDITS + "_reviewable__mutmut_24": _ASSIGNEE,
