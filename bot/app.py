@@ -213,7 +213,7 @@ def create_socbot(
             suppress,
             cases,
             app_home,
-            CaseAudits(cases),
+            CaseAudits(cases, capture=bool(settings.evals.team_pack)),
             *[handler for handler in (review, approvals) if handler is not None],
         ],
     )

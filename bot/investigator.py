@@ -28,7 +28,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.engine import Outcome, Request
 from agent.run import Mode
 from alerts.parse import Alert
-from bot.blocks.kit import Message
+from bot.blocks.case import case_actions
+from bot.blocks.case_audit import auto_resolved_state
+from bot.blocks.kit import Block, Message
 from bot.blocks.status import StatusView
 from bot.decisions.approvals import SlackApprovals
 from bot.events.scope import Scoping
@@ -46,6 +48,7 @@ from core.events import Sink
 from core.scope import NOTHING
 from store.cases.auto import AutoResolution
 from store.cases.opening import open_for_run
+from store.cases.transitions import Decided
 from store.investigations.runs import InvestigationStore
 from store.slack import SlackStore
 from store.triage.alerts import AlertStore
@@ -160,8 +163,7 @@ class EngineInvestigator:
             progress.phase = "⏳ Gemini is unavailable; waiting to try again."
             await progress.close()
             raise Unavailable(MODEL_UNAVAILABLE)
-        if alert is not None:
-            await self._record(alert, outcome, asked.model)
+        closed = await self._record(alert, outcome, asked.model) if alert is not None else None
         event = investigation_data(outcome, alert, thread.channel, thread.thread_ts)
         if self.notifier is not None and event is not None:
             await self.notifier.publish(*event)  # queued with the outcome: sent once each
@@ -171,7 +173,7 @@ class EngineInvestigator:
             progress.view.indicators,
             self.pages_url,
             alert=alert is not None,
-            cases=self.cases,
+            case=self._case_blocks(outcome.investigation_id, closed),
             element=thread.channel.startswith("D"),  # the pane and DMs: Slack's own 👍 / 👎
         )
         await self._deliver(posts, messages, outcome.investigation_id)
@@ -240,7 +242,19 @@ class EngineInvestigator:
         if unposted:
             raise SlackRefused(SLACK_REFUSED)
 
-    async def _record(self, alert: Alert, outcome: Outcome, model: str | None) -> None:
+    def _case_blocks(self, investigation_id: str, closed: Decided | None) -> list[Block]:
+        """What a conclusion ends with: its case's buttons, or — socbot closed the case
+        itself — the case's state and only the actions it still takes."""
+        if not self.cases:
+            return []
+        if closed is None:
+            return [case_actions(investigation_id)]
+        rule = str(closed.event.detail.get("rule") or "")
+        return auto_resolved_state(closed.case.id, rule=rule, audit=closed.case.audit)
+
+    async def _record(self, alert: Alert, outcome: Outcome, model: str | None) -> Decided | None:
+        """The alert's conclusion written back and its case opened; the auto-resolution, if
+        a rule's ``auto_resolve`` closed the case."""
         await self.alerts.set_investigation(alert.id, outcome.investigation_id)
         if outcome.conclusion is not None:
             await self.alerts.set_verdict(
@@ -257,4 +271,5 @@ class EngineInvestigator:
                     fmt=alert.format,
                 )
                 if case is not None and self.auto_resolve is not None:
-                    await self.auto_resolve(case)  # told in the thread after the conclusion
+                    return await self.auto_resolve(case)  # told after the conclusion
+        return None

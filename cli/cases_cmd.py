@@ -4,6 +4,9 @@
 ``--severity``, ``--oldest``), ``cases show ID`` (the case and its history), ``cases take
 ID`` and ``cases resolve ID --disposition …`` decide as the buttons do — the same store
 functions, so a decision is recorded once and the running bot tells the case's thread.
+``cases audit`` lists the auto-resolved cases drawn for a blind review and not reviewed
+(without socbot's verdict, confidence or severity); ``cases audit ID --disposition …``
+records one as the dialog does (``store.cases.audits.review``: once, on a drawn case).
 Whoever can run this command reaches the database: it is trusted like ``socbot db``. The
 actor is ``--as`` (a Slack user id, so the thread can mention them) or ``cli:<login>``.
 """
@@ -22,9 +25,9 @@ from cli.common import clean, command_app, fail, load_settings_or_exit, one_line
 
 if TYPE_CHECKING:
     from store.db.engine import Database
-    from store.schema import CaseEvent, CaseRow
+    from store.schema import CaseDisposition, CaseEvent, CaseRow
 
-app = command_app(help="List, show, take and resolve cases.")
+app = command_app(help="List, show, take, resolve and audit cases.")
 T = TypeVar("T")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 AsOpt = Annotated[
@@ -34,6 +37,7 @@ COLUMNS = (
     "id", "status", "severity", "owner", "disposition", "socbot_verdict", "source",
     "investigation_id", "alert_id", "title", "created_at", "acknowledged_at", "resolved_at",
 )  # fmt: skip
+BLIND = ("id", "source", "title", "alert_id", "channel", "thread_ts", "created_at")  # audit
 DETAIL = (
     "channel", "thread_ts", "escalated", "reason", "missed", "resolved_by", "socbot_severity",
     "socbot_confidence", "format", "model", "policy_rule", "auto_resolved", "audit",
@@ -73,6 +77,19 @@ def event_dict(event: CaseEvent) -> dict[str, Any]:
 
 def _actor(who: str | None) -> str:
     return who or f"cli:{getpass.getuser()}"
+
+
+def _disposition(value: str) -> CaseDisposition:
+    from store.schema import CaseDisposition
+
+    if value not in {d.value for d in CaseDisposition}:
+        raise fail(f"unknown disposition {value!r}")
+    return CaseDisposition(value)
+
+
+def _capture() -> bool:
+    """Disagreements into the team's pack (``evals.team_pack``): a running bot writes them."""
+    return bool(load_settings_or_exit(announce=False).evals.team_pack)
 
 
 @app.command("list")
@@ -185,16 +202,54 @@ def resolve(
 ) -> None:
     """Resolve a case with a disposition."""
     from store.cases import transitions
-    from store.schema import CaseDisposition
 
-    if disposition not in {d.value for d in CaseDisposition}:
-        raise fail(f"unknown disposition {disposition!r}")
-    chosen = transitions.Resolution(CaseDisposition(disposition), escalated, reason, missed)
-    actor = _actor(who)
-    capture = bool(load_settings_or_exit(announce=False).evals.team_pack)  # a running bot does it
+    chosen = transitions.Resolution(_disposition(disposition), escalated, reason, missed)
+    actor, capture = _actor(who), _capture()
     _decided(
         case_id,
         lambda db, i, seen: transitions.resolve(
             db, i, actor, chosen, seen=seen, via="cli", capture=capture
         ),
     )
+
+
+@app.command("audit")
+def audit(
+    case_id: Annotated[int | None, typer.Argument(help="the case reviewed (none: list)")] = None,
+    disposition: Annotated[
+        str | None, typer.Option(help="what the alert was: true_positive, false_positive, …")
+    ] = None,
+    who: AsOpt = None,
+    limit: Annotated[int, typer.Option(min=1, max=500)] = 50,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the cases awaiting a blind review, or record one (``ID --disposition``)."""
+    from store.cases import audits, records
+
+    if case_id is None:
+        waiting = _run(lambda db: audits.awaiting(db, limit=limit))
+        rows = [{name: _value(getattr(c, name)) for name in BLIND} for c in waiting]
+        if as_json:
+            typer.echo(json.dumps({"audits": rows}, indent=2))
+            return
+        typer.echo(f"{len(rows)} cases await a blind review")
+        for r in rows:
+            typer.echo(
+                f"  #{r['id']:<6} {clean(str(r['source'] or '-')):<12} alert "
+                f"{clean(str(r['alert_id'] or '-')):<14} {r['created_at']}  "
+                f"{clean(str(r['title']))[:60]}"
+            )
+        return
+    if disposition is None:
+        raise fail("say what the alert was: --disposition")
+    answer, actor, capture = _disposition(disposition), _actor(who), _capture()
+
+    async def record(db: Database) -> Any:
+        case = await records.get(db, case_id)
+        return await audits.review(db, case, actor, answer, via="cli", capture=capture)
+
+    done = _run(record)
+    if isinstance(done, str):
+        raise fail(f"case #{case_id}: {done}")
+    out = {"case_id": case_id, "audit_disposition": str(answer), "audit_by": actor}
+    typer.echo(json.dumps(out) if as_json else f"case #{case_id}: blind review {answer} recorded")

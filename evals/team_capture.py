@@ -4,8 +4,8 @@ A case resolved against socbot's verdict queues its row in the decision's transa
 (``store.cases.captures``) when ``evals.team_pack`` is set; ``socbot serve`` registers this
 runner on every replica (one without the setting logs the row and leaves it). The row is
 captured as ``socbot eval capture`` does (``evals.capture``: the alert as it arrived, the
-rows and intel answers the trace kept), with the analyst's disposition as the expected
-verdict, into
+rows and intel answers the trace kept), with the analyst's disposition (the blind
+reviewer's, for an audited auto-resolution) as the expected verdict, into
 ``<evals.team_pack>/case-<id>``; ``socbot eval run --pack team`` replays it offline.
 
 What was cut is said in the scenario's ``origin`` (shown by ``socbot eval list``): the
@@ -63,8 +63,10 @@ class TeamCapture:
         if not self.settings.evals.team_pack:  # queued by a replica configured otherwise
             log.warning("case %s not captured: evals.team_pack is not set here", case_id)
             return None
+        audit = request.get("audit") is True  # a blind review of an auto-resolution
         case = await records.get(self.db, case_id)
-        if case is None or case.disposition != disposition:
+        now = None if case is None else case.audit_disposition if audit else case.disposition
+        if case is None or now != disposition:
             log.info("case %s was decided again before its capture: skipped", case_id)
             return None
         try:
@@ -75,7 +77,8 @@ class TeamCapture:
             log.warning("case %s not captured: %s", case_id, error)
             return None
         captured.draft.origin += (
-            f"; case {case_id} resolved {disposition} against socbot's "
+            f"; case {case_id} {'blind-reviewed' if audit else 'resolved'} {disposition} "
+            f"against socbot's "
             f"{case.socbot_verdict or 'no verdict'}; {cut_said(captured)}"
         )
         folder = self.pack / f"case-{case_id}"

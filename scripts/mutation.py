@@ -50,6 +50,7 @@ class Group:
     tests: tuple[str, ...]
     only: tuple[str, ...] = ()  # mutant-name globs; every mutant of the modules when empty
     elsewhere: tuple[str, ...] = ()  # globs of mutants another group's tests judge
+    select: str = ""  # a ``pytest -k`` expression narrowing the tests (e.g. one database)
 
 
 _PG_ONLY = (  # the PostgreSQL branches of the claim (mutant names: re-check after an edit)
@@ -291,11 +292,13 @@ GROUPS: dict[str, Group] = {
         ),
     ),
     # socbot closing its own verdicts: the gate, the draw, the audit (its rule, ``audit`` in
-    # case_rules.refusal, is cases_auth's with the other decisions)
+    # case_rules.refusal, is cases_auth's with the other decisions). On SQLite only: what
+    # is mutated is the same SQL on both (the store's tests run on PostgreSQL in the suite)
     "auto_resolve": Group(
         (
             "alerts/policy/auto_resolve.py",
             "store/cases/auto.py",
+            "store/cases/audits.py",
             "core/quality.py",
             "bot/decisions/case_audit.py",
             "bot/decisions/_audit_dialog.py",
@@ -303,17 +306,21 @@ GROUPS: dict[str, Group] = {
         (
             "tests/alerts/test_policy_auto_resolve.py",
             "tests/store/cases/test_auto_resolve.py",
+            "tests/store/cases/test_audits.py",
+            "tests/store/cases/test_auto_guard.py",
             "tests/core/test_quality.py",
             "tests/bot/decisions/test_case_audit.py",
         ),
         only=(
             "alerts.policy.auto_resolve.*",
             "store.cases.auto.*",
+            "store.cases.audits.*",
             "core.quality.x_drawn*",
             "core.quality.x_audits*",
             "bot.decisions.case_audit.*",
             "bot.decisions._audit_dialog.x_read_answer*",
         ),
+        select="not postgresql",
     ),
     "pane_auth": Group(  # the assistant pane shows only what the person's channels hold
         ("bot/events/_pane_rules.py", "bot/events/pane.py", "bot/blocks/feedback.py"),
@@ -559,12 +566,14 @@ def with_config(group: Group) -> str:
     def toml_list(items: tuple[str, ...] | list[str]) -> str:  # plain names: no escaping
         return "[" + ", ".join(f'"{i}"' for i in items) + "]"
 
+    selection = [*group.tests, *(("-k", group.select) if group.select else ())]
+
     return text + (
         "\n[tool.mutmut]\n"
         f"source_paths = {toml_list(SOURCES)}\n"
         f"also_copy = {toml_list(['prompts', 'examples', 'scripts', 'bench', 'docs'])}\n"
         f"only_mutate = {toml_list(group.modules)}\n"
-        f"pytest_add_cli_args_test_selection = {toml_list(group.tests)}\n"
+        f"pytest_add_cli_args_test_selection = {toml_list(selection)}\n"
         # a forcibly failed run leaves connections to the collector: not an error here
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "--timeout=120", '
         '"-W", "ignore::pytest.PytestUnraisableExceptionWarning"]\n'

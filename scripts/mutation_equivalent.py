@@ -38,6 +38,16 @@ _FOR_UPDATE_OF = (
 _POOL = "tools.logs.duckdb_pool."
 _NO_PIPE = "Popen is given PIPE for stdin and stdout: never None, the raise is unreachable"
 _PO = "bot.slack.post_once."
+_AUDITS = "bot.decisions.case_audit.xǁCaseAuditsǁ"
+_NO_THREAD = "a case without channel and thread gets no post (_queue_post): its key is unread"
+_ROWID_ORDER = (
+    "the id breaks created_at ties; on SQLite (the group's database) ties come in id order"
+    " anyway — the tiebreak is for PostgreSQL"
+)
+_ASSIGNEE = "case_rules.refusal reads the assignee only for the decision assign, never audit"
+_NO_HIT_RULE = (
+    "the rule id of no policy hit: asked is then None and the rule is read only with an asked"
+)
 _SIGNER = "bot.web.auth.session.xǁSignerǁ"
 _SIGNIN = "bot.web.auth.signin."
 _CONFIGURED = "SignIn() refuses settings without client_id and client_secret: never empty here"
@@ -334,6 +344,17 @@ EQUIVALENT: dict[str, str] = {
     "neither is critical",
     "core.quality.x_drawn__mutmut_7": "random() < share and <= share differ only when random() "
     "returns exactly share (probability 2**-53 per draw)",
+    "store.cases.auto.x_asked_of__mutmut_5": "first() reads one row whatever the LIMIT",
+    "store.cases.auto.x_asked_of__mutmut_17": "first() reads one row whatever the LIMIT",
+    "store.cases.auto.x_asked_of__mutmut_2": _NO_HIT_RULE,
+    "store.cases.auto.x_asked_of__mutmut_24": _NO_HIT_RULE,
+    "store.cases.auto.xǁAutoResolutionǁ__call____mutmut_89": _NO_THREAD,
+    "store.cases.auto.xǁAutoResolutionǁ__call____mutmut_94": _NO_THREAD,
+    "store.cases.audits.x_awaiting__mutmut_5": _ROWID_ORDER,
+    "store.cases.audits.x_awaiting__mutmut_7": _ROWID_ORDER,
+    _AUDITS + "on_review_button__mutmut_12": 'row_id("") and row_id("XXXX") are both None',
+    _AUDITS + "_reviewable__mutmut_15": _ASSIGNEE,
+    _AUDITS + "_reviewable__mutmut_24": _ASSIGNEE,
     # cases_page: a bucket read past limit + 1 only reads more rows (by severity and by age
     # both cut the page at size and put the cursor on its last row)
     _CASES_READ + "18": "no limit: more rows read, the same page cut from them",

@@ -117,13 +117,13 @@ async def pg_db(postgres: PostgresServer) -> AsyncIterator[Database]:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-async def any_db(
-    request: pytest.FixtureRequest, db: Database, postgres: PostgresServer
-) -> AsyncIterator[Database]:
-    """The test once on SQLite and once on PostgreSQL (a fresh database each)."""
+async def any_db(request: pytest.FixtureRequest, db: Database) -> AsyncIterator[Database]:
+    """The test once on SQLite and once on PostgreSQL (a fresh database each); the server
+    starts only for the PostgreSQL one (``-k sqlite`` runs without it)."""
     if request.param == "sqlite":
         yield db
         return
+    postgres: PostgresServer = request.getfixturevalue("postgres")
     pg = Database(postgres.create_database(f"t_{uuid.uuid4().hex[:12]}"))
     await pg.create()
     yield pg

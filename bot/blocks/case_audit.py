@@ -4,7 +4,9 @@
 The auto-resolution says which rule closed the case, offers *Reopen*, and — for a case
 drawn for audit — *Review…*, which opens a dialog that does not show socbot's verdict
 (``bot.decisions._audit_dialog``); its text does not repeat the verdict either. The
-review's answer is told afterwards, with whether it agrees with socbot's."""
+conclusion of such a case shows that state and those actions instead of the case buttons
+(``auto_resolved_state``). The review's answer is told afterwards, with whether it agrees
+with socbot's."""
 
 from __future__ import annotations
 
@@ -28,26 +30,37 @@ def _reopen(case_id: int) -> Block:
     return button("↩️ Reopen", "case_reopen", str(case_id))
 
 
+def _named(rule: str | None) -> str:
+    return f"`{escape(clip(rule or 'unknown', RULE_CHARS))}`"
+
+
+def _auto_actions(case_id: int, audit: bool) -> Block:
+    """*Review…* (a drawn case) and *Reopen*: the actions an auto-resolved case takes."""
+    elements = [_reopen(case_id)]
+    if audit:
+        elements.insert(0, button("🔍 Review…", AUDIT_ACTION, str(case_id), "primary"))
+    return {"type": "actions", "block_id": f"case_auto:{case_id}", "elements": elements}
+
+
+def auto_resolved_state(case_id: int, *, rule: str | None, audit: bool) -> list[Block]:
+    """Under the conclusion of a case socbot closed itself, instead of *Take it*, *Assign…*
+    and *Resolve…* (which a resolved case refuses): its state and what it still takes."""
+    state = f"🤖 Auto-resolved by socbot (rule {_named(rule)})."
+    return [context_block(state), _auto_actions(case_id, audit)]
+
+
 def auto_resolved_message(
     case_id: int, *, rule: str | None, disposition: str | None, audit: bool
 ) -> Message:
     """socbot resolved the case by ``rule``; a drawn case asks for the review."""
-    named = f"`{escape(clip(rule or 'unknown', RULE_CHARS))}`"
+    text = f"🤖 socbot resolved this case automatically by rule {_named(rule)}"
     if audit:  # the review is blind: the verdict is not repeated here
-        text = f"🤖 socbot resolved this case automatically by rule {named}."
+        text += "."
         notes = [REVIEW_ASK]
-        elements = [button("🔍 Review…", AUDIT_ACTION, str(case_id), "primary"), _reopen(case_id)]
     else:
-        text = (
-            f"🤖 socbot resolved this case automatically by rule {named}: *{_label(disposition)}*."
-        )
+        text += f": *{_label(disposition)}*."
         notes = ["Reopen it if socbot was wrong."]
-        elements = [_reopen(case_id)]
-    blocks: list[Block] = [
-        section(text),
-        context_block(*notes),
-        {"type": "actions", "block_id": f"case_auto:{case_id}", "elements": elements},
-    ]
+    blocks = [section(text), context_block(*notes), _auto_actions(case_id, audit)]
     return {"text": fallback_text(text), "blocks": blocks}
 
 

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from agent.concluder import VERDICT_LABELS, Conclusion
 from agent.planner import Plan
 from agent.review.critic import Review
-from bot.blocks.case import case_actions
 from bot.blocks.escape import escape, mrkdwn
 from bot.blocks.feedback import vote_element
 from bot.blocks.kit import (
@@ -140,13 +139,14 @@ def conclusion_messages(
     stats: RunStats | None = None,
     suppress: bool = False,
     pages_url: str | None = None,
-    case: bool = False,
+    case: Sequence[Block] = (),
     element: bool = False,
 ) -> list[Message]:
     """The verdict as Block Kit, split into as many messages as Slack's limits need.
 
     ``suppress``: the verdict is an alert's, so similar alerts may be suppressed;
-    ``case``: it carries its case's buttons (Take it, Assign…, Resolve…); ``element``:
+    ``case``: its case's blocks (``bot.blocks.case.case_actions``, or an auto-resolved
+    case's state, ``bot.blocks.case_audit.auto_resolved_state``); ``element``:
     👍 / 👎 as Slack's feedback element (``bot.blocks.feedback``), not buttons.
 
     With a ``review``, the key findings say how many were verified against the tool
@@ -211,8 +211,7 @@ def conclusion_messages(
                     "elements": [_suppress(investigation_id)],
                 }
             )
-    if case:
-        tail.append(case_actions(investigation_id))
+    tail += case
     fallback = f"{verdict_title(conclusion)}: {mrkdwn(conclusion.summary, ind)}"
     return continued_messages(pack_messages(blocks, tail), fallback_text(fallback))
 

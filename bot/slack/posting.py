@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -24,7 +25,7 @@ from bot.blocks.investigation import (
     conclusion_messages,
     error_message,
 )
-from bot.blocks.kit import SAFE_POST_FLAGS, Message
+from bot.blocks.kit import SAFE_POST_FLAGS, Block, Message
 from bot.blocks.stats import RunStats
 from bot.blocks.status import OutcomeView
 from bot.slack.errors import SLACK_ERRORS
@@ -111,14 +112,14 @@ def outcome_messages(
     pages_url: str | None = None,
     *,
     alert: bool = False,
-    cases: bool = False,
+    case: Sequence[Block] = (),
     element: bool = False,
 ) -> list[Message]:
     """What the thread is told at the end of a run, in posting order (``pages_url``: the
     pages' ``web.base_url``, to link the investigation's page; ``alert``: the run
-    investigated an alert: its conclusion offers "Suppress similar…"; ``cases``: a
-    conclusion carries its case's buttons; ``element``: its 👍 / 👎 as Slack's feedback
-    element)."""
+    investigated an alert: its conclusion offers "Suppress similar…"; ``case``: the blocks a
+    conclusion ends with (its case's buttons, or an auto-resolved case's state);
+    ``element``: its 👍 / 👎 as Slack's feedback element)."""
     messages: list[Message] = []
     stats = RunStats.from_outcome(outcome.usage, outcome.record)
     if outcome.conclusion is not None:
@@ -131,7 +132,7 @@ def outcome_messages(
             stats=stats,
             suppress=alert,
             pages_url=pages_url,
-            case=cases,
+            case=case,
             element=element,
         )
     elif outcome.answer:

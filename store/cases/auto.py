@@ -124,8 +124,10 @@ async def audit(
     *,
     seen: int,
     via: str,
+    capture: bool = False,
 ) -> Decided | None:
-    """A person's blind answer on a case drawn for audit, recorded once."""
+    """A person's blind answer on a case drawn for audit, recorded once; with ``capture``,
+    an answer against socbot's verdict queues its capture (``store.cases.captures``)."""
     allowed = and_(
         CaseRow.auto_resolved.is_(True),
         CaseRow.audit.is_(True),
@@ -133,5 +135,5 @@ async def audit(
     )
     values = {"audit_disposition": disposition, "audit_by": actor, "audit_at": _now(db)}
     detail = {"audit_disposition": str(disposition)}
-    change = _Change(CaseAction.AUDITED, actor, via, allowed, values, detail)
+    change = _Change(CaseAction.AUDITED, actor, via, allowed, values, detail, capture=capture)
     return await _decide(db, case_id, seen, change)

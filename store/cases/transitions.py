@@ -222,7 +222,7 @@ async def _decide(db: Database, case_id: int, seen: int, change: _Change) -> Dec
         if change.post:
             _queue_post(session, case, seen + 1, change.thread)
         if change.capture:
-            queue_capture(session, case, seen + 1)
+            queue_capture(session, case, seen + 1, change.action)
         await session.flush()
         return Decided(case, event)
 

@@ -18,7 +18,7 @@ from agent.planner import Plan, Step
 from agent.review.critic import Review
 from agent.review.grounding import FindingCheck
 from alerts.model import Alert, Entity, Indicator
-from bot.blocks import cards, case, investigation, pane
+from bot.blocks import cards, case, case_audit, investigation, pane
 from bot.blocks.kit import notice_message
 from bot.blocks.stats import RunStats
 from bot.blocks.status import StatusView
@@ -117,11 +117,18 @@ def investigation_messages() -> Iterator[tuple[str, Payload]]:
             review=review(),
             stats=STATS,
             suppress=True,
-            case=True,
+            case=[case.case_actions(ID)],
             **kwargs,
         )
     ):
         yield f"conclusion part {n + 1}", m
+    for audit in (False, True):  # a case socbot closed itself: its state, Review…, Reopen
+        closed = case_audit.auto_resolved_state(10**9, rule=INJECT + LONG, audit=audit)
+        auto = investigation.conclusion_messages(
+            conclusion(), limits_hit=[], stats=STATS, suppress=True, case=closed, **kwargs
+        )
+        for n, m in enumerate(auto):
+            yield f"auto-resolved conclusion audit={audit} part {n + 1}", m
     in_pane = investigation.conclusion_messages(
         conclusion(), limits_hit=[LONG], review=review(), stats=STATS, element=True, **kwargs
     )
@@ -189,6 +196,15 @@ def decision_messages() -> Iterator[tuple[str, Payload]]:
             missed=LONG,
         )
         yield f"case {action}", message
+    for audit in (False, True):
+        yield (
+            f"case auto-resolved audit={audit}",
+            case_audit.auto_resolved_message(10**9, rule=INJECT, disposition=INJECT, audit=audit),
+        )
+    yield (
+        "case audited",
+        case_audit.audited_message(10**9, actor=INJECT, answer=INJECT, socbot_verdict=INJECT),
+    )
     yield (
         "case reminder",
         case.reminder_message(

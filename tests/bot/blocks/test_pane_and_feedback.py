@@ -6,6 +6,7 @@ from __future__ import annotations
 from slack_sdk.models.blocks import Block
 
 from agent.concluder import Conclusion
+from bot.blocks.case import case_actions
 from bot.blocks.feedback import (
     FEEDBACK_ELEMENT,
     has_element,
@@ -101,7 +102,7 @@ def test_a_verdict_with_the_element_keeps_its_other_buttons_and_slacks_limits() 
             investigation_id="inv-0001",
             limits_hit=[],
             suppress=True,
-            case=True,
+            case=[case_actions("inv-0001")],
             element=element,
         )
         assert problems(message["blocks"]) == []

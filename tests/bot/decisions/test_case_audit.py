@@ -5,9 +5,11 @@ Slack fake, real SQLite): who may open and send the dialog, what it shows, what 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from bot.decisions._audit_dialog import AUDIT_VIEW_ID, CHOOSE, read_answer
 from bot.decisions.case_audit import NOT_DRAWN, REVIEWED, CaseAudits
@@ -18,7 +20,7 @@ from config.cases_settings import CaseSettings
 from store.cases import records, transitions
 from store.db.engine import Database
 from store.playbook.feedback import FeedbackStore
-from store.schema import CaseDisposition, CaseRow
+from store.schema import CaseDisposition, CaseRow, WorkKind, WorkRow
 from tests.bot.decisions.click_support import Acks, click, told, web_client
 from tests.db_copy import copied_db  # noqa: F401  (db: a copy of one schema)
 from tests.fakes.slack_api import FakeSlackAPI
@@ -256,3 +258,61 @@ def test_read_answer() -> None:
     assert read_answer(values) == CaseDisposition.BENIGN
     assert read_answer({}) is None
     assert read_answer({"disposition": None}) is None
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
+    return [(r.levelname, r.getMessage()) for r in caplog.records if r.name == LOGGER]
+
+
+LOGGER = "bot.decisions.case_audit"
+
+
+async def test_what_the_operator_reads_in_the_log(
+    db: Database, fake: FakeSlackAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.add_members(CHANNEL, [ANA])
+    case = await auto_case(db)
+    handler, _ = audits(db, fake)
+    body = review(case)
+    del body["trigger_id"]  # Slack refuses views.open without one: said, nothing raised
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        await press(handler, fake, review(case, OUT))
+        await press(handler, fake, body)
+        await submit(handler, fake, sent(case, "benign", OUT))
+        await submit(handler, fake, sent(case, "benign"))
+    [refused_open] = fake.calls_to("views.open")
+    assert refused_open.args["trigger_id"] == ""
+    assert logged(caplog) == [
+        ("WARNING", f"case review by {OUT} in {CHANNEL} refused: {NOT_MEMBER}"),
+        ("WARNING", "could not open the review dialog: The request to the Slack API failed. "
+         f"(url: {fake.base_url}views.open, status: 200)\nThe server responded with: "
+         "{'ok': False, 'error': 'invalid_trigger_id'}"),
+        ("WARNING", f"case review by {OUT} refused: {NOT_MEMBER}"),
+        ("INFO", f"case {case.id}: blind review by {ANA}"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("capture", [False, True])
+async def test_a_review_against_socbot_is_captured_when_asked(
+    db: Database, fake: FakeSlackAPI, capture: bool
+) -> None:
+    fake.add_members(CHANNEL, [ANA])
+    case = await auto_case(db)
+    nudged: list[int] = []
+    actions = CaseActions(
+        db,
+        CaseSettings(),
+        ChannelMembers(web_client(fake)),
+        admins=[LEAD],
+        feedback=FeedbackStore(db),
+        nudge=lambda: nudged.append(1),
+    )
+    handler = CaseAudits(actions, capture=True) if capture else CaseAudits(actions)
+    await submit(handler, fake, sent(case, "true_positive"))
+    async with db.reading() as session:
+        kind = WorkRow.kind == WorkKind.CASE_CAPTURE
+        rows = [dict(r.request) for r in await session.scalars(select(WorkRow).where(kind))]
+    assert [(r["case_id"], r["disposition"]) for r in rows] == (
+        [(case.id, "true_positive")] * capture
+    )
+    assert nudged == [1]

@@ -104,6 +104,20 @@ async def told_in_thread(h: SlackHarness, card_ts: str, count: int) -> list[str]
     ]
 
 
+def actions_of(posted: str) -> list[str]:
+    """The action ids of a posted message's buttons and menus, in order."""
+    blocks = json.loads(posted).get("blocks") or []
+    return [e["action_id"] for b in blocks for e in b.get("elements") or [] if "action_id" in e]
+
+
+def conclusion_click(
+    action_id: str, value: str, card_ts: str, user: str = ANALYST
+) -> dict[str, Any]:
+    payload = review_click(int(value), card_ts, user)
+    payload["actions"][0].update(action_id=action_id)
+    return payload
+
+
 def review_click(case_id: int, card_ts: str, user: str = ANALYST) -> dict[str, Any]:
     payload = load("block_actions_feedback.json")
     payload["user"]["id"] = user
@@ -133,13 +147,29 @@ async def test_a_confident_false_positive_is_closed_and_told_after_the_conclusio
             "socbot",
             "scc-miners",
         )
-        conclusion = next(i for i, t in enumerate(texts) if "case_take" in t)
+        conclusion = next(i for i, t in enumerate(texts) if "Auto-resolved by socbot" in t)
         closed = next(i for i, t in enumerate(texts) if "resolved this case automatically" in t)
         assert conclusion < closed
         assert "scc-miners" in texts[closed] and "False positive" in texts[closed]
         assert "case_reopen" in texts[closed] and "case_audit" not in texts[closed]
+        # the conclusion: the case's state and Reopen only, no Take/Assign/Resolve
+        assert "(rule `scc-miners`)" in texts[conclusion]
+        assert actions_of(texts[conclusion]) == [
+            "feedback_correct",
+            "feedback_incorrect",
+            "policy_suppress",
+            "case_reopen",
+        ]
         history = await records.history(h.db, case.id)
         assert [e.action for e in history] == [CaseAction.OPENED, CaseAction.AUTO_RESOLVED]
+
+        # Reopen under the conclusion: a member's click succeeds, an outsider's is refused
+        await h.action(conclusion_click("case_reopen", str(case.id), card_ts, OUTSIDER))
+        await h.action(conclusion_click("case_reopen", str(case.id), card_ts))
+        await h.settle()
+        assert told(fake, OUTSIDER) == [NOT_MEMBER] and told(fake, ANALYST) == []
+        now = await records.get(h.db, case.id)
+        assert now is not None and (now.status, now.disposition) == (CaseStatus.ACKNOWLEDGED, None)
 
 
 async def test_below_the_threshold_the_case_stays_open(fake: FakeSlackAPI, tmp_path: Path) -> None:
@@ -147,7 +177,9 @@ async def test_below_the_threshold_the_case_stays_open(fake: FakeSlackAPI, tmp_p
         texts = await told_in_thread(h, card_ts, 2)
         case = await the_case(h)
         assert (case.status, case.auto_resolved, case.owner) == (CaseStatus.OPEN, False, None)
-        assert not any("automatically" in t for t in texts)
+        assert not any("automatically" in t or "Auto-resolved" in t for t in texts)
+        conclusion = next(t for t in texts if "case_take" in t)
+        assert actions_of(conclusion)[-3:] == ["case_take", "case_assign", "case_resolve"]
 
 
 async def test_a_drawn_case_gets_a_blind_review_recorded_once(
@@ -159,6 +191,9 @@ async def test_a_drawn_case_gets_a_blind_review_recorded_once(
         assert case.audit is True
         drawn = next(t for t in texts if "resolved this case automatically" in t)
         assert "case_audit" in drawn and "False positive" not in drawn  # blind
+        conclusion = next(t for t in texts if "Auto-resolved by socbot" in t)
+        assert actions_of(conclusion)[-2:] == ["case_audit", "case_reopen"]
+        assert "case_take" not in conclusion and "case_resolve" not in conclusion
 
         # a non-member: refused at the click, and at the submission
         await h.action(review_click(case.id, card_ts, OUTSIDER))
