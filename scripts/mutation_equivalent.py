@@ -345,4 +345,11 @@ EQUIVALENT: dict[str, str] = {
     # both cut the page at size and put the cursor on its last row)
     _CASES_READ + "18": "no limit: more rows read, the same page cut from them",
     _CASES_READ + "22": "limit + 2: one more row read, the same page cut from them",
+    # web_names
+    "bot.web.pages.names.xǁNamesǁ_failed__mutmut_47": "no Retry-After: 0 or 1 s, "
+    "max() with FAILED_S (120 s) gives FAILED_S either way",
+    "bot.web.pages.names.xǁNamesǁ_shown__mutmut_21": "cleaned()'s default size NAME_CHARS "
+    "equals OTHER_CHARS (64)",
+    "bot.web.pages.names.xǁNamesǁ_start__mutmut_30": "pop(id) without a default: the done "
+    "callback runs once per task and the id is pending until then (nothing else removes it)",
 }

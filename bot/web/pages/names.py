@@ -70,8 +70,8 @@ def cleaned(text: object, size: int = NAME_CHARS) -> str:
     """``text`` without control or formatting characters (bidi overrides among them),
     spaces collapsed, cut to ``size`` characters with "…"."""
     raw = str(text or "")[: size * 4]
-    kept = "".join(" " if unicodedata.category(c)[0] in ("C", "Z") else c for c in raw)
-    one = " ".join(kept.split())
+    kept = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in raw)
+    one = " ".join(kept.split())  # separators (category Z) are all whitespace to split()
     return one if len(one) <= size else one[: size - 1].rstrip() + "…"
 
 

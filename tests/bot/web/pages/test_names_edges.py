@@ -6,9 +6,12 @@ what is logged. Against the Slack fake through a real ``AsyncWebClient``; names 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.web.pages import names as names_module
 from bot.web.pages.names import (
@@ -41,6 +44,8 @@ def test_invisible_characters_before_a_name_do_not_hide_it() -> None:
     assert cleaned("\u200b" * 200 + "Jane") == "Jane"  # format characters: dropped
     assert cleaned("\t\u2028Jane\u00a0Doe\x7f") == "Jane Doe"  # controls and separators
     assert cleaned(None) == "" and cleaned(12) == "12"
+    assert cleaned("\u2029\u3000\u205fx\u1680y") == "x y"  # every kind of separator
+    assert cleaned("\u200b" * (NAME_CHARS * 4) + "Jane") == ""  # reads 4 times the limit at most
 
 
 def test_which_field_names_a_user() -> None:
@@ -146,3 +151,26 @@ async def test_a_failure_is_logged_with_slacks_error(
         await shown(names, " ", LEAD)
     warned = [(r.levelno, r.getMessage()) for r in caplog.records]
     assert warned == [(logging.WARNING, f"no name for {LEAD} from Slack: fatal_error")]
+
+
+async def test_a_failure_without_slacks_error_logs_its_kind(
+    fake: FakeSlackAPI, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No answer in time (no response at all), or an answer with no error code (a
+    gateway's page): the log says what kind of failure it was."""
+    monkeypatch.setattr(names_module, "LOOKUP_S", 0.2)
+    fake.hold("users.info")
+    names = names_for(fake)
+    blank = AsyncSlackResponse(
+        client=None, http_verb="POST", api_url="", req_args={}, data={}, headers={}, status_code=502
+    )
+    with caplog.at_level(logging.WARNING, logger=names_module.__name__):
+        await shown(names, " ", LEAD)
+        await settled(names)
+        names._failed("U0OTHER001", SlackApiError("bad gateway", blank))
+    assert [r.getMessage() for r in caplog.records] == [
+        f"no name for {LEAD} from Slack: TimeoutError",
+        "no name for U0OTHER001 from Slack: SlackApiError",
+    ]
+    fake.release_held()
+    await asyncio.sleep(0)
