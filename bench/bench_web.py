@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -44,7 +45,7 @@ from sqlalchemy import insert, select, text
 
 from bench.common import RESULTS
 from bench.loopback import free_port
-from bot.transport.server import start_site
+from bot.transport.server import freeze_heap, start_site
 from bot.web.guard import create_web, install
 from config.settings import Settings
 from store.db.engine import Database
@@ -207,6 +208,7 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
     app = web.Application()
     install(app, pages)
     runner = await start_site(app, "127.0.0.1", free_port())
+    frozen = freeze_heap()  # as ``socbot web`` and ``serve`` do once started
     host, port = runner.addresses[0][:2]
     base = f"http://{host}:{port}"
     cases = {
@@ -255,6 +257,8 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
         out["slack_ids_shown"] = len({str(c.args) for c in slack.calls})
     finally:
         await runner.cleanup()
+        if frozen:
+            gc.unfreeze()
         await slack.stop()
         await db.close()
     return out
