@@ -2,28 +2,30 @@
 
     python3 -m uv run python -m bench.bench_web [--rows 100000] [--requests 60]
 
-For each database: ``rows`` investigations (invented, spread over 90 days and 20
-channels, a conclusion and an alert source in each record, one alert with its indicators
-each) are inserted in bulk, plus one investigation of 50 steps written the way the
-engine writes it (``tests/bot/web/seed.py``), each of its 75 tool results stored at
-16,000 characters. The pages run on a loopback port as ``socbot web`` serves them (one
-local user: every row visible), and each case is fetched over HTTP ``requests`` times
-after two warm-ups; p50 and p95 are the whole request as the client sees it. A member's
-list (the rows of 5 channels out of 20) is timed as the query alone, since the local
-user is an admin. A finished run's page is drawn once per revision
-(``bot.web.pages.drawn``), so ``investigation_50_steps_drawn`` also times it drawn
-afresh on every request (an event appended before each, untimed). Slack names (the 20
-channels, the 50-step run's 10 voters) come from the Slack fake (``tests/fakes``) through a
-real client, as the pages look them up (``bot.web.pages.names``): each id once, on the
-warm-ups; ``slack_name_lookups`` counts the calls. Targets: the
-50-step page ≤ 100 ms p95 (both cases), the list (and each search) ≤ 150 ms p95.
-Results: ``var/bench/bench_web.json``.
+For each database: ``rows`` investigations (invented, over 90 days and 20 channels, a
+conclusion and an alert source in each record, one alert with its indicators each) are
+inserted in bulk, plus one investigation of 50 steps written the way the engine writes
+it (``tests/bot/web/seed.py``), each of its 75 tool results stored at 16,000 characters.
+The pages run on a loopback port as ``socbot web`` serves them (one local user: every
+row visible; the heap frozen once started), and each case is fetched over HTTP
+``requests`` times after two warm-ups; p50 and p95 are the whole request as the client
+sees it (``cpu_``: the CPU this process spent on it, which a busy machine does not
+inflate). A member's list (the rows of 5 channels out of 20) is timed as the query
+alone, since the local user is an admin. A finished run's page is drawn once per
+revision (``bot.web.pages.drawn``), so ``investigation_50_steps_drawn`` also times it
+drawn afresh on every request (an event appended before each, untimed). Slack names
+(the 20 channels, the 50-step run's 10 voters) come from the Slack fake through a real
+client, as the pages look them up (``bot.web.pages.names``): each id once, on the
+warm-ups; ``slack_name_lookups`` counts the calls. Targets: the 50-step page ≤ 100 ms
+p95 (both cases), the list (and each search) ≤ 150 ms p95. Results:
+``var/bench/bench_web.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -44,7 +46,7 @@ from sqlalchemy import insert, select, text
 
 from bench.common import RESULTS
 from bench.loopback import free_port
-from bot.transport.server import start_site
+from bot.transport.server import freeze_heap, start_site
 from bot.web.guard import create_web, install
 from config.settings import Settings
 from store.db.engine import Database
@@ -161,18 +163,19 @@ async def timed_get(
     requests: int,
     before: Callable[[], Awaitable[None]] | None = None,
 ) -> dict[str, float]:
-    samples = []
+    samples, cpu = [], []  # wall; this process's CPU (server, client, fake: what load hides)
     for attempt in range(requests + 2):
         if before is not None:  # untimed
             await before()
-        began = time.perf_counter()
+        began, used = time.perf_counter(), time.process_time()
         async with session.get(url) as response:
             await response.read()
             if response.status != 200:
                 raise RuntimeError(f"{url} answered {response.status}")
         if attempt >= 2:
             samples.append((time.perf_counter() - began) * 1000)
-    return summary(samples)
+            cpu.append((time.process_time() - used) * 1000)
+    return summary(samples) | {f"cpu_{k}": v for k, v in summary(cpu).items()}
 
 
 async def member_list(db: Database, requests: int) -> dict[str, float]:
@@ -207,6 +210,7 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
     app = web.Application()
     install(app, pages)
     runner = await start_site(app, "127.0.0.1", free_port())
+    frozen = freeze_heap()
     host, port = runner.addresses[0][:2]
     base = f"http://{host}:{port}"
     cases = {
@@ -238,8 +242,7 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
         async with aiohttp.ClientSession() as session:
             for name, path in cases.items():
                 out[name] = await timed_get(session, base + path, requests)
-            # the same page drawn afresh each time (a first view, or a trace that grew):
-            # an event appended before each request changes the page's revision
+            # drawn afresh each time: an event appended before each changes its revision
             store = InvestigationStore(db)
             grow = partial(store.append_events, [(big, "mode_chosen", GREW)])
             big_url = base + cases["investigation_50_steps"]
@@ -249,12 +252,13 @@ async def measure(url: str, rows: int, requests: int) -> dict[str, Any]:
         if "#alerts-03" not in page or "@u0voter009" not in page:
             raise RuntimeError("the 50-step page shows no Slack names")
         out["member_list_query"] = await member_list(db, requests)
-        # each id shown is looked up once, on its first page; every later view is served
-        # from the cache (a round trip per render would be one call per request)
+        # each id shown is looked up once, on its first page; later views use the cache
         out["slack_name_lookups"] = len(slack.calls)
         out["slack_ids_shown"] = len({str(c.args) for c in slack.calls})
     finally:
         await runner.cleanup()
+        if frozen:
+            gc.unfreeze()
         await slack.stop()
         await db.close()
     return out

@@ -28,7 +28,7 @@ from bot.intake.policy.dispatch import PolicedTriage
 from bot.intake.policy.gate import PolicyGate
 from bot.intake.triage import AlertTriage
 from bot.slack.reporter import SlackReporter
-from bot.transport.server import build_web_app
+from bot.transport.server import build_web_app, freeze_heap
 from bot.web.guard import install as install_pages
 from bot.web.pages.site import Web
 from bot.work.pruning import PruneWork
@@ -36,21 +36,6 @@ from bot.work.worker import Coordinator
 from config.settings import SlackSettings
 from store.slack import SlackStore
 from store.triage.alerts import AlertStore
-
-
-def freeze_heap() -> bool:
-    """Keep every object alive now out of later garbage collections; False if done.
-
-    After start-up the heap holds ~180,000 long-lived objects (modules, google-genai
-    and pydantic schemas, compiled templates, SQL dialects). A full collection walks
-    all of them and holds the GIL for ~0.1 s, stalling every ack in flight; frozen,
-    it walks only what was allocated since. ``gc.unfreeze()`` on the way out, so that
-    the objects are finalized at exit (DuckDB reports leaked objects otherwise).
-    """
-    if gc.get_freeze_count():
-        return False
-    gc.freeze()
-    return True
 
 
 @dataclass

@@ -9,6 +9,7 @@ Slack bot token for channel membership); without it the command refuses to start
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 from typing import Annotated
 
@@ -48,7 +49,7 @@ async def _serve(settings: object, host: str, port: int, *, local: bool) -> None
     from aiohttp import web as aioweb
 
     from bot.slack.client import build_client
-    from bot.transport.server import start_site
+    from bot.transport.server import freeze_heap, start_site
     from bot.web.guard import SignInRequired, create_web, install
     from cli.database import migrated_database
     from config.settings import Settings
@@ -63,6 +64,7 @@ async def _serve(settings: object, host: str, port: int, *, local: bool) -> None
         app = aioweb.Application()
         install(app, pages)
         runner = await start_site(app, host, port)
+        frozen = freeze_heap()  # a page's full collections walk only what it allocates
         shown = f"[{host}]" if ":" in host else host
         typer.echo(f"socbot pages on http://{shown}:{port}/web/investigations", err=True)
         stop = asyncio.Event()
@@ -73,3 +75,5 @@ async def _serve(settings: object, host: str, port: int, *, local: bool) -> None
             await stop.wait()
         finally:
             await runner.cleanup()
+            if frozen:
+                gc.unfreeze()

@@ -405,7 +405,7 @@ GROUPS: dict[str, Group] = {
     ),
     "web_names": Group(  # only Slack-shaped ids reach Slack; names cleaned, cut, escaped
         ("bot/web/pages/names.py",),
-        ("tests/bot/web/pages/test_names.py",),
+        ("tests/bot/web/pages/test_names.py", "tests/bot/web/pages/test_names_edges.py"),
         only=(
             "bot.web.pages.names.x_shaped*",
             "bot.web.pages.names.x_cleaned*",

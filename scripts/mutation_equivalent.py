@@ -364,4 +364,11 @@ EQUIVALENT: dict[str, str] = {
     "store.cases.home.x__week__mutmut_29": "a case opened to the microsecond a week ago",
     "store.cases.home.x__week__mutmut_48": "the cost is shown to the cent: 6 or 7 digits",
     "bot.events.home.xǁAppHomeǁview__mutmut_58": "page_url links no base but http(s): none",
+    # web_names
+    "bot.web.pages.names.xǁNamesǁ_failed__mutmut_47": "no Retry-After: 0 or 1 s, "
+    "max() with FAILED_S (120 s) gives FAILED_S either way",
+    "bot.web.pages.names.xǁNamesǁ_shown__mutmut_21": "cleaned()'s default size NAME_CHARS "
+    "equals OTHER_CHARS (64)",
+    "bot.web.pages.names.xǁNamesǁ_start__mutmut_30": "pop(id) without a default: the done "
+    "callback runs once per task and the id is pending until then (nothing else removes it)",
 }

@@ -44,7 +44,7 @@ SHAPES: dict[Kind, re.Pattern[str]] = {
     "channel": re.compile(r"[CG][A-Z0-9]{8,20}"),  # a DM (D…) has no name to show
 }
 SIGILS: dict[Kind, str] = {"user": "@", "channel": "#"}
-NOT_FOUND = {"user_not_found", "channel_not_found", "users_not_found"}
+NOT_FOUND = {"user_not_found", "channel_not_found"}  # users.info, conversations.info
 NAME_CHARS = 64  # Slack allows 80 for a display name; a page needs far fewer
 OTHER_CHARS = 64  # a value that is no Slack id (``socbot``, ``cli:root``), as shown
 KEEP_S = 900.0  # a name (a rename shows within 15 minutes)
@@ -70,8 +70,8 @@ def cleaned(text: object, size: int = NAME_CHARS) -> str:
     """``text`` without control or formatting characters (bidi overrides among them),
     spaces collapsed, cut to ``size`` characters with "…"."""
     raw = str(text or "")[: size * 4]
-    kept = "".join(" " if unicodedata.category(c)[0] in "CZ" else c for c in raw)
-    one = " ".join(kept.split())
+    kept = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in raw)
+    one = " ".join(kept.split())  # separators (category Z) are all whitespace to split()
     return one if len(one) <= size else one[: size - 1].rstrip() + "…"
 
 
@@ -92,7 +92,8 @@ def user_name(user: dict[str, Any]) -> str:
 
 
 def channel_name(channel: dict[str, Any]) -> str:
-    return "" if channel.get("is_im") else cleaned(channel.get("name"))
+    """A channel's name (a direct message, never looked up, has none)."""
+    return cleaned(channel.get("name"))
 
 
 def _header(headers: Any, name: str) -> str | None:

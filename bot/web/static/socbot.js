@@ -3,7 +3,8 @@
 // changed, fetches the body again. EventSource reconnects by itself.
 // No inline script anywhere: the Content-Security-Policy allows only this file.
 "use strict";
-// "Show all": a tool call's whole stored result, fetched as plain text into its box
+// "Show all" / "Show": a tool call's whole stored result fetched into its box: its rows as
+// drawn by the server (a table), else the stored text
 // (textContent: never parsed as HTML); without this script the link opens that text.
 document.addEventListener("click", function (event) {
   var link = event.target.closest ? event.target.closest("a.all") : null;
@@ -12,11 +13,15 @@ document.addEventListener("click", function (event) {
   var box = call ? call.querySelector(".result") : null;
   if (!box) { return; }
   event.preventDefault();
-  var table = link.hasAttribute("data-table");
-  var url = link.getAttribute("href") +
-    (table ? "?as=table&anchor=" + encodeURIComponent(call.id) : "");
+  var url = link.getAttribute("href") + (link.hasAttribute("data-table") ?
+    "?as=table&anchor=" + encodeURIComponent(call.id) : "");
+  var table = false;  // the answer is drawn rows (text/html), else the stored text
   fetch(url, {credentials: "same-origin"})
-    .then(function (r) { if (!r.ok) { throw new Error("no result"); } return r.text(); })
+    .then(function (r) {
+      if (!r.ok) { throw new Error("no result"); }
+      table = (r.headers.get("content-type") || "").indexOf("text/html") === 0;
+      return r.text();
+    })
     .then(function (text) {
       var whole = document.createElement("pre");
       whole.textContent = text;

@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.web.view import timeline
 from bot.web.view.header import band, drafts_of, head
-from bot.web.view.results import TABLE_ROWS, Table, arg_text, cite, table_of
+from bot.web.view.results import Table, arg_text, cite, table_of, tabular
 from bot.web.view.sql_layout import layout
 
 PREVIEW_CHARS = 1500  # of a stored result, on the page; "Show all" fetches the rest
@@ -39,7 +39,8 @@ class Call:
     truncated: bool
     preview: str
     at: str | None
-    table: Table | None = None  # a query's rows (``bot.web.view.results``)
+    table: Table | None = None  # a query's rows (``bot.web.view.results``), when cited
+    lazy: bool = False  # rows no finding cites: drawn when opened ("Show"), not with the page
 
     @property
     def short(self) -> str:
@@ -87,14 +88,16 @@ def calls_of(
     trace: list[dict[str, Any]], cited: frozenset[str] = frozenset()
 ) -> list[tuple[str, Call]]:
     """Every tool call in the trace, with the id of the step it ran in (``""``: none).
-    The table of a call whose ref is not in ``cited`` (no finding quotes it) keeps only
-    the rows the page shows."""
+    Only the results of calls whose ref is in ``cited`` (a finding quotes them) are read
+    as tables with the page; another result that looks like one is drawn when opened
+    (``lazy``): parsing every row of every call made most of a page's time and memory."""
     out = []
     for event in trace:
         if event["type"] != "tool_called":
             continue
         p = event["payload"]
         stored = str(p.get("result_preview") or "")
+        ok, quoted = bool(p.get("ok")), p.get("ref") in cited
         out.append(
             (
                 str(p.get("step_id") or ""),
@@ -104,16 +107,15 @@ def calls_of(
                     ref=p.get("ref"),
                     tool=str(p.get("tool")),
                     args=_args(p.get("args") or {}),
-                    ok=bool(p.get("ok")),
+                    ok=ok,
                     error=p.get("error"),
                     duration_ms=float(p.get("duration_ms") or 0),
                     result_chars=int(p.get("result_chars") or 0),
                     truncated=bool(p.get("truncated")),
                     preview=stored,
                     at=event.get("at"),
-                    table=table_of(stored, None if p.get("ref") in cited else TABLE_ROWS)
-                    if p.get("ok")
-                    else None,
+                    table=table_of(stored) if ok and quoted else None,
+                    lazy=ok and not quoted and tabular(stored),
                 ),
             )
         )

@@ -17,7 +17,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-TABLE_ROWS = 10  # shown before "Show all"; cited rows beyond them are shown too
+TABLE_ROWS = 10  # of a cited table, shown before "Show all"; its cited rows are shown too
 CELL_CHARS = 300
 CITED_CHARS = 6
 MAX_COLUMNS = 40
@@ -55,11 +55,15 @@ def _cell(value: Any) -> str:
     return text if len(text) <= CELL_CHARS else text[:CELL_CHARS] + "…"
 
 
-def table_of(stored: str, keep: int | None = None) -> Table | None:
+def tabular(stored: str) -> bool:
+    """Whether ``stored`` may be a table (``table_of`` tells), without parsing it."""
+    return stored.startswith("{") and '"rows"' in stored
+
+
+def table_of(stored: str) -> Table | None:
     """The result's rows as a table, when it has ``columns`` and ``rows`` (lists or
-    objects); None for anything else. ``keep``: hold only the first rows (a table no
-    finding cites shows no others), so a page of many results keeps little in memory."""
-    if not stored.startswith("{") or '"rows"' not in stored:
+    objects); None for anything else."""
+    if not tabular(stored):
         return None
     try:
         data = json.loads(stored)
@@ -77,7 +81,7 @@ def table_of(stored: str, keep: int | None = None) -> Table | None:
     if not all(isinstance(row, kind) for row in rows):
         return None
     names = [str(c.get("name") if isinstance(c, dict) else c) for c in columns]
-    return Table(names, rows[:keep] if keep is not None else rows, len(rows))
+    return Table(names, rows, len(rows))
 
 
 def cite(table: Table, text: str) -> int | None:

@@ -21,25 +21,33 @@ __all__ = ["browser"]  # the fixture, shared with test_browser
 
 
 async def test_show_all_brings_the_whole_stored_result(browser: Browser, db: Database) -> None:
-    """A query's rows as a table (header row, the first rows and the cited one), "Show all"
-    brings every row into the page; a result that is not a table says "first N of M
-    characters" and brings the whole stored text."""
+    """A cited query's rows as a table (header row, the first rows and the cited one),
+    "Show all" brings every row into the page; a result no finding cites is drawn when
+    opened: "Show" brings its whole table."""
     shown = await seed(db, channel="C0MINE01", text="185.220.101.42", steps=2, result_size=6000)
     async with signed_in_site(db) as site:
         site.openid.members = {"C0MINE01": {"U0ALICE1"}}
         page = await signed_in(browser, site, "U0ALICE1")
         await page.goto(f"{site.url}/web/investigations/{shown}")
-        call = page.locator("#call-s2-1")  # a step no finding cites: no cited row shown
+        call = page.locator("#call-s1-1")  # the first finding cites its last row
         heads = await call.locator("table.rows thead th").all_inner_texts()
         assert heads == ["event_time", "principal", "client_ip", "outcome"]
         note = await call.locator(".cut-note").inner_text()
         total = int(note.split(" of ")[1].split()[0].replace(",", ""))
-        assert note.startswith("10 of ") and total > 50
-        assert CITED not in await call.locator("table.rows").inner_text()
+        assert note.startswith("11 of ") and total > 50  # the first 10 and the cited row
         await call.locator("a.all").click()
         await call.locator(".whole").wait_for()
         assert await call.locator(".whole tbody tr").count() == total
-        assert CITED in await call.locator(".whole").inner_text()  # the last row
+        other = page.locator("#call-s2-1")  # a step no finding cites: not drawn yet
+        assert await other.locator("table").count() == 0
+        assert "no finding cites them" in await other.locator(".cut-note").inner_text()
+        await other.locator("a.all", has_text="Show").click()
+        await other.locator(".whole").wait_for()
+        heads = await other.locator(".whole thead th").all_inner_texts()
+        assert heads == ["event_time", "principal", "client_ip", "outcome"]
+        assert await other.locator(".whole tbody tr").count() == total
+        assert CITED in await other.locator(".whole").inner_text()  # the last row
+        assert await other.locator(".cut").inner_text() == f"all {total:,} rows"
         SHOTS.mkdir(parents=True, exist_ok=True)
         await page.screenshot(path=str(SHOTS / "analyst-show-all.png"))
 

@@ -118,6 +118,7 @@ async def test_an_unknown_id_shows_the_id_and_is_not_asked_again(fake: FakeSlack
     for _ in range(3):
         page = await shown(names, " ", "U0GONE0001", "C0NOWHERE1")
         assert page == '<code class="id">U0GONE0001</code> <code class="id">C0NOWHERE1</code>'
+        clock.now += FAILED_S  # kept as not found: longer than a failure
     assert sorted(fake.methods()) == ["conversations.info", "users.info"]  # refused once each
     clock.now += MISSING_S + 1
     await shown(names, " ", "U0GONE0001")
@@ -163,7 +164,12 @@ async def test_a_failure_keeps_the_name_shown_before(fake: FakeSlackAPI) -> None
     await settled(names)
     assert len(fake.calls_to("users.info")) == 2
     assert "@Jane Doe" in await shown(names, " ", LEAD)
+    await settled(names)
     assert len(fake.calls_to("users.info")) == 2  # the failure is kept FAILED_S
+    clock.now += FAILED_S
+    assert "@Jane Doe" in await shown(names, " ", LEAD)  # asked again, answered
+    await settled(names)
+    assert len(fake.calls_to("users.info")) == 3
 
 
 async def test_a_slow_slack_holds_a_page_at_most_wait_s(fake: FakeSlackAPI) -> None:

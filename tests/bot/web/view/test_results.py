@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from bot.web.view.results import TABLE_ROWS, arg_text, cite, shown, table_of
+from bot.web.view.results import TABLE_ROWS, arg_text, cite, shown, table_of, tabular
 
 ROWS = [[f"2025-11-03T21:{n:02d}:00Z", f"user{n}@example.com", "OK"] for n in range(40)]
 RESULT = json.dumps({"columns": ["event_time", "principal", "outcome"], "rows": ROWS})
@@ -35,13 +35,9 @@ def test_the_row_a_finding_quotes_is_cited_and_shown() -> None:
     assert [i for i, _ in shown(table, limit=table.total)] == list(range(40))
 
 
-def test_a_table_no_finding_cites_keeps_only_its_first_rows() -> None:
-    table = table_of(RESULT, keep=TABLE_ROWS)
-    assert table is not None and len(table.raw) == TABLE_ROWS and table.total == 40
-    rows = shown(table)
-    assert [i for i, _ in rows] == [*range(TABLE_ROWS), -1]
-    assert rows[-1][1] == [f"{40 - TABLE_ROWS:,} rows not shown"]
-    assert table.html("call-x") == table_of(RESULT).html("call-x")  # type: ignore[union-attr]
+def test_what_may_be_a_table_is_told_without_parsing() -> None:
+    assert tabular(RESULT) and tabular('{"rows": "not a list"}')
+    assert not tabular('["rows"]') and not tabular('{"columns": []}') and not tabular("")
 
 
 def test_arguments_read_as_key_value() -> None:

@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.web.view.investigation import investigation_view, techniques
-from bot.web.view.results import TABLE_ROWS
 from tests.bot.web.view.test_results import RESULT
 
 
@@ -41,7 +40,7 @@ def called(seq: int, ref: str) -> dict[str, Any]:
     }
 
 
-def test_only_a_cited_call_keeps_every_row() -> None:
+def test_only_a_cited_call_is_read_as_a_table_with_the_page() -> None:
     finding = {"finding": "SUCCESS for user33@example.com", "evidence_refs": ["s1#1"]}
     row = {
         "id": "r1",
@@ -50,7 +49,8 @@ def test_only_a_cited_call_keeps_every_row() -> None:
         "record": {"conclusion": {"summary": "x", "key_findings": [finding]}},
     }
     view = investigation_view(row, [called(1, "s1#1"), called(2, "s2#1")], [], [])
-    cited, other = (c.table for c in view["direct_calls"])
-    assert cited is not None and len(cited.raw) == cited.total == 40 and 33 in cited.cited
-    assert other is not None and len(other.raw) == TABLE_ROWS and other.total == 40
+    cited, other = view["direct_calls"]
+    assert cited.table is not None and not cited.lazy
+    assert len(cited.table.raw) == cited.table.total == 40 and 33 in cited.table.cited
+    assert other.table is None and other.lazy  # drawn when opened ("Show")
     assert view["findings"][0]["refs"] == [("s1#1", "call-s1-1-r33")]
