@@ -1,7 +1,7 @@
 """A brand-new SQLite database made at the newest schema instead of migrated to it.
 
 ``socbot eval run`` often starts on a database file that does not exist yet (a fresh
-run folder, the benchmark); running every migration on it costs 1.5–4 s of a run.
+run folder, the benchmark); running every migration on it costs 1.5 to 4 s of a run.
 ``create_at_head(url)`` makes such a database in one transaction: the tables and indexes
 from the models (``store.schema``), the search index (FTS5 tables and their triggers,
 as the migrations leave them) and ``alembic_version`` at the newest revision, so every

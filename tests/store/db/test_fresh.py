@@ -38,7 +38,12 @@ def schema(conn: Connection) -> dict[str, Any]:
             )
             checks = sorted(_sql(c) for c in re.findall(r"CHECK\s*\((.*?)\)(?:,|\s*\)$)", sql))
             virtual = _sql(sql) if sql.upper().startswith("CREATE VIRTUAL") else None
-            out[f"table {name}"] = {"columns": columns, "keys": keys, "checks": checks, "virtual": virtual}
+            out[f"table {name}"] = {
+                "columns": columns,
+                "keys": keys,
+                "checks": checks,
+                "virtual": virtual,
+            }
             for index in conn.exec_driver_sql(f'PRAGMA index_list("{name}")').all():
                 cols = [row[2] for row in conn.exec_driver_sql(f'PRAGMA index_info("{index[1]}")')]
                 key = index[1] if not index[1].startswith("sqlite_autoindex") else f"auto {cols}"
