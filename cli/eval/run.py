@@ -1,5 +1,8 @@
 """``socbot eval run``'s engine side: the runtime, the model (live, recorded or replayed),
-a progress bar, and the runner (``evals.runner``) over the pending attempts."""
+a progress bar, and the runner (``evals.runner``) over the pending attempts.
+
+A SQLite database that does not exist yet is made at the newest schema
+(``store.db.fresh``) rather than migrated: seconds of every run on a fresh file."""
 
 from __future__ import annotations
 
@@ -7,10 +10,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import httpx
+from sqlalchemy.exc import DBAPIError
 
 from agent.model.gemini import tls_context
 from agent.model.llm import ModelBackend
 from agent.model.providers import RoutingBackend, configured_models
+from cli.database import sqlite_file_missing
 from cli.runtime import USER_AGENT, open_runtime
 from config.settings import Settings
 from evals.judge import Judge
@@ -18,6 +23,7 @@ from evals.recording import Recorder, Replayer
 from evals.results import Attempt, RunFolder
 from evals.runner import EvalRunner, Stop, Wiring
 from evals.scenario import Scenario
+from store.db.fresh import create_at_head
 
 
 def eval_settings(settings: Settings) -> Settings:
@@ -42,6 +48,7 @@ async def run_eval(
 ) -> Stop:
     """Run ``work`` on the engine the CLI builds; ``backend`` replaces the model (tests)."""
     settings = eval_settings(settings)
+    await new_database(settings.database_url)
     async with httpx.AsyncClient(
         verify=tls_context(),
         timeout=httpx.Timeout(30.0, connect=10.0),
@@ -83,3 +90,14 @@ async def run_eval(
         finally:
             if routing is not None:
                 await routing.aclose()
+
+
+async def new_database(url: str) -> None:
+    """A SQLite file that does not exist yet, made at the newest schema instead of migrated;
+    anything else (or a file that cannot be made: ``open_runtime`` then says why) is left
+    to the migrations."""
+    if sqlite_file_missing(url):
+        try:
+            await create_at_head(url)
+        except (DBAPIError, OSError):
+            return

@@ -8,6 +8,9 @@ process serialises its sessions (one at a time, in turn), every transaction begi
 processes on the same file (``socbot investigate`` beside ``socbot serve``) are
 waited for up to ``BUSY_TIMEOUT_MS`` (``busy_timeout_ms``: less for a caller that retries
 on its own, sooner than SQLite's busy handler, whose sleeps grow to 100 ms).
+``background()`` is a session for writes nobody waits on (the trace's batches): on SQLite
+it takes its turn only when no other session of the process is waiting, so an
+investigation's own writes never queue behind a run of them.
 
 ``watch_writes(listener)`` calls ``listener`` after each committed session that
 wrote rows (tests wait on rows with it); nothing is watched until someone listens.
@@ -16,6 +19,7 @@ wrote rows (tests wait on rows with it); nothing is watched until someone listen
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -50,7 +54,7 @@ class Database:
             event.listen(self.engine.sync_engine, "connect", partial(_sqlite_pragmas, wait))
             event.listen(self.engine.sync_engine, "begin", _begin_immediate)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
-        self._turn = asyncio.Lock()  # SQLite: one session of this process at a time
+        self._turn = Turn()  # SQLite: one session of this process at a time
         self._writes: list[Callable[[], None]] = []  # ``watch_writes`` listeners
 
     async def create(self) -> None:
@@ -77,6 +81,13 @@ class Database:
             yield session
 
     @asynccontextmanager
+    async def background(self) -> AsyncIterator[AsyncSession]:
+        """``session`` for writes no caller waits on: on SQLite its turn comes after every
+        ``session`` and ``reading`` already waiting (it still commits before returning)."""
+        async with self._session(deferred=False, background=True) as session:
+            yield session
+
+    @asynccontextmanager
     async def reading(self) -> AsyncIterator[AsyncSession]:
         """``session`` for reads only. On SQLite its transaction is deferred: under WAL it
         neither takes nor waits for the write lock, so a reader slowed down by a busy
@@ -86,18 +97,21 @@ class Database:
             yield session
 
     @asynccontextmanager
-    async def _session(self, *, deferred: bool) -> AsyncIterator[AsyncSession]:
+    async def _session(
+        self, *, deferred: bool, background: bool = False
+    ) -> AsyncIterator[AsyncSession]:
         if not self.is_sqlite or _in_session.get():
             async with self._transaction(deferred) as session:
                 yield session
             return
-        async with self._turn:
-            token = _in_session.set(True)  # a session opened inside this one does not wait
-            try:
-                async with self._transaction(deferred) as session:
-                    yield session
-            finally:
-                _in_session.reset(token)
+        await self._turn.acquire(background=background)
+        token = _in_session.set(True)  # a session opened inside this one does not wait
+        try:
+            async with self._transaction(deferred) as session:
+                yield session
+        finally:
+            _in_session.reset(token)
+            self._turn.release()
 
     @asynccontextmanager
     async def _transaction(self, deferred: bool) -> AsyncIterator[AsyncSession]:
@@ -114,6 +128,42 @@ class Database:
     async def close(self) -> None:
         """Dispose of the engine and its pooled connections."""
         await self.engine.dispose()
+
+
+class Turn:
+    """A lock handed over in order, sessions first and background writes after: a
+    background waiter gets the turn only when no other session is waiting for it."""
+
+    def __init__(self) -> None:
+        self._held = False
+        self._first: deque[asyncio.Future[None]] = deque()
+        self._later: deque[asyncio.Future[None]] = deque()
+
+    async def acquire(self, *, background: bool = False) -> None:
+        if not self._held and not self._first and not self._later:
+            self._held = True
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        queue = self._later if background else self._first
+        queue.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.release()  # handed the turn as it was cancelled: pass it on
+            elif waiter in queue:
+                queue.remove(waiter)
+            raise
+
+    def release(self) -> None:
+        """Hand the turn to the next waiter (sessions first), or free it."""
+        for queue in (self._first, self._later):
+            while queue:
+                waiter = queue.popleft()
+                if not waiter.done():
+                    waiter.set_result(None)  # still held: now by that waiter
+                    return
+        self._held = False
 
 
 _in_session: ContextVar[bool] = ContextVar("in_sqlite_session", default=False)

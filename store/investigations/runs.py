@@ -3,8 +3,9 @@
 The engine calls ``create`` when a run starts and ``finish`` when it ends; in
 between, ``recorder(investigation_id)`` is a progress sink that writes every event
 to ``trace_events`` as it happens, so the trace survives a crash or a kill. Writes
-run in a background task in batches, so the engine never waits for the disk;
-``finish`` flushes them first. A tool result inside an event is its JSON up to
+run in one background task in batches (every run's events since the last batch in one
+transaction, after any session that is waiting), so the engine never waits for the
+disk; ``finish`` flushes the run's first. A tool result inside an event is its JSON up to
 ``core.events.STORED_RESULT_CHARS`` (64 KiB; ``result_chars`` counts the whole).
 """
 
@@ -38,6 +39,7 @@ class InvestigationStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._recorders: dict[str, TraceRecorder] = {}
+        self._writer = TraceWriter(self)  # one writer task for every run's trace
 
     async def create(
         self, investigation_id: str, conversation_id: str, kind: str, input_text: str
@@ -132,8 +134,9 @@ class InvestigationStore:
             return await session.get(Investigation, investigation_id)
 
     async def append_events(self, events: list[tuple[str, str, dict[str, Any]]]) -> None:
-        """Append ``(investigation_id, type, payload)`` trace events in one transaction."""
-        async with self.db.session() as session:
+        """Append ``(investigation_id, type, payload)`` trace events in one transaction
+        (a background session: investigations' own writes go first)."""
+        async with self.db.background() as session:
             session.add_all(
                 TraceEvent(investigation_id=inv, type=type_, payload=payload)
                 for inv, type_, payload in events
@@ -172,45 +175,88 @@ class InvestigationStore:
 
     def recorder(self, investigation_id: str) -> TraceRecorder:
         """A progress sink that appends every event of this run to the trace."""
-        recorder = TraceRecorder(self, investigation_id)
+        recorder = TraceRecorder(self._writer, investigation_id)
         self._recorders[investigation_id] = recorder
         return recorder
 
 
 class TraceRecorder:
-    """Sink writing events to ``trace_events`` in order, without making the engine wait.
+    """Sink writing one run's events to ``trace_events`` in order, without making the
+    engine wait: ``emit`` queues the event on the store's ``TraceWriter``, ``flush`` waits
+    until everything this run queued is written. Events of another investigation id
+    (there should be none) are recorded under their own id, so nothing is silently
+    attributed to the wrong run."""
 
-    ``emit`` queues the event; one writer task per run drains the queue, a batch per
-    transaction, for as long as events keep coming. ``flush`` waits until everything
-    queued is written. Events of another investigation id (there should be none) are
-    recorded under their own id, so nothing is silently attributed to the wrong run.
-    """
-
-    def __init__(self, store: InvestigationStore, investigation_id: str) -> None:
-        self.store = store
+    def __init__(self, writer: TraceWriter, investigation_id: str) -> None:
+        self.writer = writer
         self.investigation_id = investigation_id
-        self._pending: list[tuple[str, str, dict[str, Any]]] = []
-        self._writer: asyncio.Task[None] | None = None
+        self._last = 0  # the writer's number of the last event this run queued
 
     async def emit(self, event: Event) -> None:
-        """Queue ``event`` for the writer task (started when none is running)."""
+        """Queue ``event`` for the writer task."""
         payload = event.model_dump(mode="json", exclude={"type", "investigation_id"})
-        self._pending.append((event.investigation_id or self.investigation_id, event.type, payload))
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._drain())
+        row = (event.investigation_id or self.investigation_id, event.type, payload)
+        self._last = self.writer.put(row)
 
     async def flush(self) -> None:
-        """Wait until every queued event is written (or its batch failed and was logged)."""
-        while self._writer is not None and not self._writer.done():
-            await asyncio.shield(self._writer)
+        """Wait until every event queued so far is written (or its batch failed, logged)."""
+        await self.writer.written(self._last)
+
+
+class TraceWriter:
+    """The store's one writer task: the events every run queued since the last batch go
+    in one background transaction (``Database.background``), for as long as events keep
+    coming. A batch that fails is tried again run by run, so one run's bad event does not
+    lose the others'; what still fails is logged (a lost trace batch never ends a run)."""
+
+    def __init__(self, store: InvestigationStore) -> None:
+        self.store = store
+        self._pending: list[tuple[str, str, dict[str, Any]]] = []
+        self._queued = 0  # events queued since the store was made (FIFO numbers)
+        self._done = 0  # of those, written or given up
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()  # set after each batch (a new one per writer task)
+
+    def put(self, row: tuple[str, str, dict[str, Any]]) -> int:
+        """Queue ``row``; its number, for ``written``."""
+        self._pending.append(row)
+        self._queued += 1
+        if self._task is None or self._task.done():
+            self._wake = asyncio.Event()
+            self._task = asyncio.create_task(self._drain())
+        return self._queued
+
+    async def written(self, number: int) -> None:
+        """Wait until the events up to ``number`` are written (or given up)."""
+        while self._done < number and self._task is not None and not self._task.done():
+            await self._wake.wait()
 
     async def _drain(self) -> None:
         while self._pending:
             batch, self._pending = self._pending, []
             try:
-                await self.store.append_events(batch)
-            except Exception:  # fail open: a lost trace batch must not end the run
+                await self._write(batch)
+            finally:
+                self._done += len(batch)
+                self._wake.set()
+                self._wake = asyncio.Event()
+
+    async def _write(self, batch: list[tuple[str, str, dict[str, Any]]]) -> None:
+        try:
+            await self.store.append_events(batch)
+            return
+        except Exception:
+            if len({inv for inv, _, _ in batch}) == 1:
                 log.exception("could not write %d trace events", len(batch))
+                return
+        runs: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
+        for row in batch:
+            runs.setdefault(row[0], []).append(row)
+        for inv, rows in runs.items():
+            try:
+                await self.store.append_events(rows)
+            except Exception:  # fail open
+                log.exception("could not write %d trace events of %s", len(rows), inv)
 
 
 def _text(record: dict[str, Any], section: str, key: str) -> str | None:

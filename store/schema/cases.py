@@ -16,6 +16,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -107,10 +108,13 @@ class CaseRow(Base):
     audit_disposition: Mapped[str | None] = mapped_column(String(32), nullable=True)
     audit_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     audit_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    tokens: Mapped[int] = mapped_column(Integer, default=0)  # the run's, copied
-    cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
-    seconds: Mapped[float] = mapped_column(Float, default=0.0)  # the run's wall clock
-    holdout: Mapped[bool] = mapped_column(Boolean, default=False)  # ran without the playbook
+    # server defaults: as migration 0015 added the columns (``store.db.fresh`` makes the same)
+    tokens: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    cost_usd: Mapped[float] = mapped_column(Float, default=0.0, server_default=text("0"))
+    seconds: Mapped[float] = mapped_column(Float, default=0.0, server_default=text("0"))
+    holdout: Mapped[bool] = mapped_column(  # ran without the playbook
+        Boolean, default=False, server_default=false()
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     acknowledged_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, DateTime, Index, Integer, String, Text, UniqueConstraint, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.schema.base import Base, utcnow
@@ -81,8 +81,12 @@ class Feedback(Base):
     comment: Mapped[str | None] = mapped_column(Text, nullable=True)
     # the verdict the analyst says is right (on "incorrect"), and where the vote came from
     verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    source: Mapped[str] = mapped_column(String(16), default="button")  # button|modal|thread
+    source: Mapped[str] = mapped_column(  # button|modal|thread; server default: migration 0002
+        String(16), default="button", server_default="button"
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, server_default=func.current_timestamp()
+    )
 
     __table_args__ = (UniqueConstraint("investigation_id", "user", name="uq_feedback_vote"),)

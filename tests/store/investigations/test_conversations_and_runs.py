@@ -140,3 +140,35 @@ async def test_write_watchers_hear_committed_writes_only(any_db: Database) -> No
             raise RuntimeError("rolled back")
     assert await latest() == "is 185.220.101.42 bad?"
     assert heard == ["write"]  # nor is a write rolled back (nor a read after it)
+
+
+async def test_runs_share_one_trace_writer_and_a_bad_run_loses_only_its_own(
+    db: Database,
+) -> None:
+    store = InvestigationStore(db)
+    for inv in ("good1", "good2"):
+        await store.create(inv, "conv1", "alert", "{}")
+    batches: list[int] = []
+    inner = store.append_events
+
+    async def counted(events: list[tuple[str, str, dict[str, object]]]) -> None:
+        batches.append(len(events))
+        if any(inv == "ghost" for inv, _, _ in events):  # a write the database refuses
+            raise RuntimeError("refused")
+        await inner(events)
+
+    store.append_events = counted  # type: ignore[method-assign]
+    one, two, ghost = store.recorder("good1"), store.recorder("good2"), store.recorder("ghost")
+    async with db.session():  # the writer cannot write while this session holds the turn
+        for i in range(3):
+            for recorder, inv in ((one, "good1"), (two, "good2"), (ghost, "ghost")):
+                step = StepStarted(investigation_id=inv, step_id=f"s{i}", description="d")
+                await recorder.emit(step)
+        await asyncio.sleep(0.05)
+    await one.flush()
+    await two.flush()
+    await ghost.flush()  # the batch of all three failed: retried run by run
+    assert batches[0] == 9 and sorted(batches[1:]) == [3, 3, 3]
+    assert [e["payload"]["step_id"] for e in await store.trace("good1")] == ["s0", "s1", "s2"]
+    assert [e["payload"]["step_id"] for e in await store.trace("good2")] == ["s0", "s1", "s2"]
+    assert await store.trace("ghost") == []
