@@ -4,7 +4,7 @@
 run folder, the benchmark); running every migration on it costs 1.5 to 4 s of a run.
 ``create_at_head(url)`` makes such a database in one transaction: the tables and indexes
 from the models (``store.schema``), the search index (FTS5 tables and their triggers,
-as the migrations leave them) and ``alembic_version`` at the newest revision, so every
+as the migrations leave them), the case tally's triggers (``store.schema.case_tally``) and ``alembic_version`` at the newest revision, so every
 later start finds it current. It does nothing (False) on PostgreSQL, on a database that
 holds any table, or when the newest revision is not plainly one line of files
 (``store.db.revisions``); ``Database.create`` then migrates as always. A test proves the
@@ -23,6 +23,7 @@ from store.schema import (
     Base,
     ReplicaRow,  # noqa: F401  (its table is in Base.metadata)
 )
+from store.schema.case_tally import triggers as tally_triggers
 from store.schema.search import FTS_COLUMNS, fts_triggers
 
 TOKENIZE = "unicode61 remove_diacritics 0"  # as migrations 0011 and 0013 made the index
@@ -62,7 +63,7 @@ def _create(conn: Connection, head: str) -> bool:
     if conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").scalar():
         return False  # not brand new: the migrations decide
     Base.metadata.create_all(conn)
-    for statement in (*search_index(), VERSION_TABLE):
+    for statement in (*search_index(), *tally_triggers(pg=False), VERSION_TABLE):
         conn.exec_driver_sql(statement)
     conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": head})
     return True
