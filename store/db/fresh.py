@@ -4,8 +4,9 @@
 run folder, the benchmark); running every migration on it costs 1.5 to 4 s of a run.
 ``create_at_head(url)`` makes such a database in one transaction: the tables and indexes
 from the models (``store.schema``), the search index (FTS5 tables and their triggers,
-as the migrations leave them), the case tally's triggers (``store.schema.case_tally``) and ``alembic_version`` at the newest revision, so every
-later start finds it current. It does nothing (False) on PostgreSQL, on a database that
+as the migrations leave them), the case tally's triggers (``store.schema.case_tally``)
+and ``alembic_version`` at the newest revision, so every later start finds it current.
+It does nothing (False) on PostgreSQL, on a database that
 holds any table, or when the newest revision is not plainly one line of files
 (``store.db.revisions``); ``Database.create`` then migrates as always. A test proves the
 schema made here equals the migrated one, table by table, column by column, index by
