@@ -83,14 +83,20 @@ def decision_message(
     escalated: bool = False,
     reason: str | None = None,
     missed: str | None = None,
+    actions_for: str | None = None,
 ) -> Message:
-    """What the case's thread is told of one decision."""
+    """What the case's thread is told of one decision; ``actions_for`` (an investigation
+    id) adds Take it · Assign… · Resolve… to a reopening, where the conclusion has none
+    (an auto-resolved case's)."""
     if action == "taken":
         text = f"🙋 {mention(actor)} took this case."
     elif action == "assigned":
         text = f"👤 {mention(actor)} assigned this case to {mention(owner)}."
     elif action == "reopened":
         text = f"↩️ {mention(actor)} reopened this case (owner: {mention(owner)})."
+        if actions_for:
+            blocks = [section(text), case_actions(actions_for)]
+            return {"text": fallback_text(text), "blocks": blocks}
     else:
         return _resolved(case_id, actor, disposition, socbot_verdict, escalated, reason, missed)
     return {"text": fallback_text(text), "blocks": [section(text)]}

@@ -145,6 +145,7 @@ class CasePosts:
             escalated=bool(detail.get("escalated")),
             reason=detail.get("reason"),
             missed=detail.get("missed"),
+            actions_for=case.investigation_id if case.auto_resolved else None,
         )
 
     async def dropped(self, work: Work) -> None:

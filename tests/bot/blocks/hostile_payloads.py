@@ -196,6 +196,12 @@ def decision_messages() -> Iterator[tuple[str, Payload]]:
             missed=LONG,
         )
         yield f"case {action}", message
+    yield (
+        "case reopened with its actions",
+        case.decision_message(
+            "reopened", case_id=10**9, actor=INJECT, owner=INJECT, actions_for=ID * 40
+        ),
+    )
     for audit in (False, True):
         yield (
             f"case auto-resolved audit={audit}",

@@ -170,6 +170,10 @@ async def test_a_confident_false_positive_is_closed_and_told_after_the_conclusio
         assert told(fake, OUTSIDER) == [NOT_MEMBER] and told(fake, ANALYST) == []
         now = await records.get(h.db, case.id)
         assert now is not None and (now.status, now.disposition) == (CaseStatus.ACKNOWLEDGED, None)
+        # the conclusion had no Take/Assign/Resolve: the reopening brings them
+        reopened = (await told_in_thread(h, card_ts, 4))[3]
+        assert "reopened this case" in reopened
+        assert actions_of(reopened) == ["case_take", "case_assign", "case_resolve"]
 
 
 async def test_below_the_threshold_the_case_stays_open(fake: FakeSlackAPI, tmp_path: Path) -> None:
