@@ -20,15 +20,12 @@ admin), like ``bench_web``'s member list. Target: p95 ≤ 150 ms for every one. 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
-from pathlib import Path
 from random import Random
 from typing import Any
 
@@ -37,7 +34,7 @@ from aiohttp import web
 from sqlalchemy import text
 
 from bench.bench_web import summary
-from bench.common import RESULTS
+from bench.common import RESULTS, on_each_database
 from bench.loopback import free_port
 from bot.transport.server import start_site
 from bot.web.guard import create_web, install
@@ -46,7 +43,6 @@ from store.cases import browse
 from store.db.engine import Database
 from store.investigations.browse import Visibility
 from store.schema import CaseStatus
-from tests import pg_server
 from tests.store.cases.listed_rows import Spec, store
 
 CHANNELS = [f"C{n:07d}" for n in range(20)]
@@ -169,18 +165,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=60)
     parser.add_argument("--only", choices=("sqlite", "postgresql"))
     args = parser.parse_args()
-    result: dict[str, Any] = {}
-    if args.only != "postgresql":
-        with tempfile.TemporaryDirectory() as folder:
-            url = f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
-            result["sqlite"] = asyncio.run(measure(url, args.cases, args.requests))
-    if args.only != "sqlite":
-        server = pg_server.start()
-        try:
-            url = server.create_database("bench_cases_page")
-            result["postgresql"] = asyncio.run(measure(url, args.cases, args.requests))
-        finally:
-            server.stop()
+    result = on_each_database(
+        "bench_cases_page", lambda url: measure(url, args.cases, args.requests), args.only
+    )
     print(json.dumps(result, indent=2))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "bench_cases_page.json").write_text(json.dumps(result, indent=2) + "\n")

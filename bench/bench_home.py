@@ -21,28 +21,24 @@ p95 ≤ 150 ms. Results: ``var/bench/bench_home.json``, with the 1-minute load a
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from random import Random
 from typing import Any
 
 from sqlalchemy import insert, text
 
 from bench.bench_cases_page import ANALYSTS, CHANNELS, population, timed
-from bench.common import RESULTS
+from bench.common import RESULTS, on_each_database
 from bot.events.home import AppHome
 from bot.slack.members import ChannelMembers
 from config.settings import Settings
 from store.db.engine import Database
 from store.schema import WorkKind, WorkRow, WorkState
-from tests import pg_server
 from tests.store.cases.listed_rows import START, store
 
 DAYS = 30
@@ -131,18 +127,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--only", choices=("sqlite", "postgresql"))
     args = parser.parse_args()
-    result: dict[str, Any] = {}
-    if args.only != "postgresql":
-        with tempfile.TemporaryDirectory() as folder:
-            url = f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
-            result["sqlite"] = asyncio.run(measure(url, args.cases, args.runs))
-    if args.only != "sqlite":
-        server = pg_server.start()
-        try:
-            url = server.create_database("bench_home")
-            result["postgresql"] = asyncio.run(measure(url, args.cases, args.runs))
-        finally:
-            server.stop()
+    result = on_each_database(
+        "bench_home", lambda url: measure(url, args.cases, args.runs), args.only
+    )
     print(json.dumps(result, indent=2))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "bench_home.json").write_text(json.dumps(result, indent=2) + "\n")

@@ -24,14 +24,11 @@ the 1-minute load average (2 shared cores).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from random import Random
 from typing import Any
 
@@ -40,7 +37,7 @@ from aiohttp import web
 from sqlalchemy import text
 
 from bench.bench_web import summary, timed_get
-from bench.common import RESULTS
+from bench.common import RESULTS, on_each_database
 from bench.loopback import free_port
 from bot.transport.server import start_site
 from bot.web.guard import create_web, install
@@ -49,7 +46,6 @@ from config.settings import Settings
 from core.quality import Outcome, iso_week
 from store.cases.report import period_report
 from store.db.engine import Database
-from tests import pg_server
 from tests.store.cases.quality_rows import store
 
 SOURCES = {  # source: (format, share, rule)
@@ -188,20 +184,8 @@ def main() -> None:
     parser.add_argument("--independent", action="store_true")
     parser.add_argument("--only", choices=("sqlite", "postgresql"))
     args = parser.parse_args()
-    result: dict[str, Any] = {}
     wanted = (args.cases, args.runs, args.requests, args.independent)
-    if args.only != "postgresql":
-        with tempfile.TemporaryDirectory() as folder:
-            url = f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
-            result["sqlite"] = asyncio.run(measure(url, *wanted))
-    if args.only != "sqlite":
-        server = pg_server.start()
-        try:
-            result["postgresql"] = asyncio.run(
-                measure(server.create_database("bench_quality"), *wanted)
-            )
-        finally:
-            server.stop()
+    result = on_each_database("bench_quality", lambda url: measure(url, *wanted), args.only)
     print(json.dumps(result, indent=2))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "bench_quality.json").write_text(json.dumps(result, indent=2) + "\n")

@@ -24,19 +24,16 @@ p95 (both cases), the list (and each search) ≤ 150 ms p95. Results:
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -44,7 +41,7 @@ from aiohttp import web
 from slack_sdk.web.async_client import AsyncWebClient
 from sqlalchemy import insert, select, text
 
-from bench.common import RESULTS
+from bench.common import RESULTS, on_each_database
 from bench.loopback import free_port
 from bot.transport.server import freeze_heap, start_site
 from bot.web.guard import create_web, install
@@ -55,7 +52,6 @@ from store.investigations.runs import InvestigationStore
 from store.playbook.feedback import FeedbackStore
 from store.schema import AlertRow, Investigation
 from store.schema.search import digest_of
-from tests import pg_server
 from tests.bot.web.seed import seed
 from tests.fakes.slack_api import FakeSlackAPI
 
@@ -269,16 +265,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=60)
     args = parser.parse_args()
-    result: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as folder:
-        sqlite_url = f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
-        result["sqlite"] = asyncio.run(measure(sqlite_url, args.rows, args.requests))
-    server = pg_server.start()
-    try:
-        pg_url = server.create_database("bench_web")
-        result["postgresql"] = asyncio.run(measure(pg_url, args.rows, args.requests))
-    finally:
-        server.stop()
+    result = on_each_database("bench_web", lambda url: measure(url, args.rows, args.requests))
     for backend, cases in result.items():
         for name, value in cases.items():
             print(f"{backend:<11} {name:<24} {value}")

@@ -16,6 +16,7 @@ import asyncio
 import json
 import os
 import statistics
+import tempfile
 import threading
 import time
 import tomllib
@@ -24,6 +25,7 @@ from collections.abc import (
     AsyncIterator,
     Awaitable,
     Callable,
+    Coroutine,
     Iterable,
     Mapping,
     Sequence,
@@ -417,3 +419,25 @@ class TraceTimer:
                 self.spent.append(time.monotonic() - start)
 
         rt.investigations.append_events = append_events  # type: ignore[method-assign]
+
+
+def on_each_database(
+    name: str, measure: Callable[[str], Coroutine[Any, Any, T]], only: str | None = None
+) -> dict[str, T]:
+    """``measure(url)`` on a new SQLite file, then on a new PostgreSQL database ``name``
+    (a server of its own, stopped after); ``only`` ("sqlite" or "postgresql"): that one."""
+    from tests import pg_server  # the server only when PostgreSQL is measured
+
+    result: dict[str, T] = {}
+    if only != "postgresql":
+        with tempfile.TemporaryDirectory() as folder:
+            result["sqlite"] = asyncio.run(
+                measure(f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}")
+            )
+    if only != "sqlite":
+        server = pg_server.start()
+        try:
+            result["postgresql"] = asyncio.run(measure(server.create_database(name)))
+        finally:
+            server.stop()
+    return result
