@@ -282,7 +282,7 @@ GROUPS: dict[str, Group] = {
     ),
     "cases_auth": Group(  # who may take, assign, resolve or reopen a case
         ("bot/decisions/case_rules.py", "bot/decisions/cases.py"),
-        ("tests/bot/decisions/test_case_rules.py",),
+        ("tests/bot/decisions/test_case_rules.py", "tests/bot/decisions/test_home_take.py"),
         only=(
             "bot.decisions.case_rules.*",
             "bot.decisions.cases.xǁCaseActionsǁ_allowed*",

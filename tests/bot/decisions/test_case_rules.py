@@ -147,17 +147,27 @@ async def test_a_member_takes_the_case_in_its_thread(db: Database, fake: FakeSla
     ],
 )
 async def test_refused_takes(
-    db: Database, fake: FakeSlackAPI, user: str, channel: str, thread: str, value: str, refused: str
+    db: Database,
+    fake: FakeSlackAPI,
+    user: str,
+    channel: str,
+    thread: str,
+    value: str,
+    refused: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     fake.add_members(SOC, [ANA, BOB])
     fake.add_members("COTHER001", [ANA])
     case = await a_case(db, "inv-0001", channel=SOC, thread_ts=THREAD)
     handler, nudged = actions(db, fake)
     body = click("case_take", value, user=user, channel=channel, thread_ts=thread)
-    await handler.on_take(Acks(), body, body["actions"][0], web_client(fake))
+    with caplog.at_level(logging.WARNING, logger="bot.decisions.cases"):
+        await handler.on_take(Acks(), body, body["actions"][0], web_client(fake))
     stored = await records.get(db, case.id)
     assert stored is not None and (stored.owner, stored.revision) == (None, 1)
     assert nudged == [] and [t[1:3] for t in told(fake)] == [(user, refused)]
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.decisions.cases"]
+    assert said == [f"case take by {user} in {channel} refused: {refused}"]
 
 
 async def test_assign_checks_the_assignee(db: Database, fake: FakeSlackAPI) -> None:
