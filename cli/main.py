@@ -75,7 +75,7 @@ COMMANDS: dict[str, Lazy] = {
     "playbook": Lazy("cli.playbook_cmd", "Review and manage the team playbook."),
     "alerts": Lazy("cli.alerts_cmd", "Inspect how alert payloads are read."),
     "policy": Lazy("cli.policy_cmd", "Test and list the alert policy's rules."),
-    "cases": Lazy("cli.cases_cmd", "List, show, take and resolve cases."),
+    "cases": Lazy("cli.cases_cmd", "List, show, take, resolve and audit cases."),
     "report": Lazy(
         "cli.report_cmd",
         "Report how often socbot agreed with the analysts, and what its playbook changed.",
