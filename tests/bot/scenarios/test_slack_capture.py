@@ -10,6 +10,7 @@ from sqlalchemy import select, update
 
 from bot.decisions._audit_dialog import AUDIT_VIEW_ID
 from config.eval_settings import EvalSettings
+from config.settings import Settings
 from evals.scenario import load_pack
 from evals.team_capture import TeamCapture
 from store.cases import records
@@ -34,11 +35,11 @@ from tests.slack_support import RecordingInvestigate, SlackHarness, settle_until
 from tests.store.cases.auto_support import a_rule, let_through
 
 
-async def test_a_disagreement_resolved_in_slack_is_captured(
-    tmp_path: Path, fake: FakeSlackAPI
-) -> None:
+async def in_a_thread(tmp_path: Path, fake: FakeSlackAPI) -> tuple[str, Path, Settings, Database]:
+    """A finished run (socbot said false_positive) in a Slack thread, as the investigator
+    leaves it; the team's pack folder; settings writing to it; the database."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}"
-    run = await investigated(url, tmp_path / "eval")  # socbot said false_positive
+    run = await investigated(url, tmp_path / "eval")
     team = tmp_path / "team"
     fake.add_members(SOC, [ANALYST])
     settings = settings_for(tmp_path, fake).model_copy(
@@ -46,8 +47,15 @@ async def test_a_disagreement_resolved_in_slack_is_captured(
     )
     db = Database(url)
     thread = await SlackStore(db).remember_thread(SOC, THREAD)
-    async with db.session() as session:  # the run in a Slack thread, as the investigator's
+    async with db.session() as session:
         await session.execute(update(Investigation).values(conversation_id=thread))
+    return run, team, settings, db
+
+
+async def test_a_disagreement_resolved_in_slack_is_captured(
+    tmp_path: Path, fake: FakeSlackAPI
+) -> None:
+    run, team, settings, db = await in_a_thread(tmp_path, fake)
     case = await open_for_run(db, run)
     assert case is not None and case.socbot_verdict == "false_positive"
     assert (case.channel, case.thread_ts) == (SOC, THREAD)
@@ -80,17 +88,7 @@ async def test_a_blind_review_against_socbot_is_captured(
     """socbot closed the alert itself (a rule's ``auto_resolve``); the blind review in Slack
     says it was real: the review's transaction queued the capture, with the reviewer's
     answer as the expected verdict."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'socbot.db'}"
-    run = await investigated(url, tmp_path / "eval")  # socbot said false_positive
-    team = tmp_path / "team"
-    fake.add_members(SOC, [ANALYST])
-    settings = settings_for(tmp_path, fake).model_copy(
-        update={"evals": EvalSettings(team_pack=str(team))}
-    )
-    db = Database(url)
-    thread = await SlackStore(db).remember_thread(SOC, THREAD)
-    async with db.session() as session:
-        await session.execute(update(Investigation).values(conversation_id=thread))
+    run, team, settings, db = await in_a_thread(tmp_path, fake)
     case = await open_for_run(db, run)
     assert case is not None and case.alert_id is not None
     rule = a_rule(allow_critical=True, auto_resolve={"confidence": "low", "audit_share": 1})
