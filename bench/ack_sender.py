@@ -49,9 +49,13 @@ async def send(batch: list[Request], rate: float) -> tuple[list[Answer], list[fl
             if url.endswith("/slack/events"):
                 headers = {**signed(body), **headers}
             sent = time.monotonic()
-            response = await client.post(url, content=body, headers=headers)
-            took = time.monotonic() - sent
             path = url.rsplit("/", 1)[-1]
+            try:
+                response = await client.post(url, content=body, headers=headers)
+            except httpx.HTTPError as error:  # status 0: no answer (said, not a crash)
+                results.append((time.monotonic() - sent, 0, path, sent - due, repr(error)))
+                return
+            took = time.monotonic() - sent
             timing = response.headers.get("server-timing", "")
             results.append((took, response.status_code, path, max(0.0, sent - due), timing))
 

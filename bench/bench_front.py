@@ -88,7 +88,9 @@ def where(answers: list[Answer], lags: list[float]) -> dict[str, Any]:
     for kind, match in (("alerts", "alerts"), ("acks", "events")):
         mine = [a for a in answers if a[2].startswith(match) and a[4]]
         stages: dict[str, list[float]] = {}
-        for took, _c, _p, _late, header in mine:
+        for took, status, _p, _late, header in mine:
+            if status == 0:
+                continue
             parts = _stages(header)
             parts["outside"] = took - parts.get("total", 0.0)
             for name, seconds in parts.items():

@@ -98,7 +98,7 @@ def send_timed(
     done = subprocess.run(
         [sys.executable, "-m", "bench.ack_sender"],
         input=json.dumps({"batch": batch, "rate": rate, "nice": nice}),
-        capture_output=True,
+        stdout=subprocess.PIPE,  # its errors on this process's stderr
         text=True,
         check=True,
         cwd=Path(__file__).resolve().parent.parent,

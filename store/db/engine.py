@@ -149,15 +149,13 @@ class Database:
         a turn of the loop (see the module docstring); its result."""
         if self._sync is None or _in_session.get():
             async with self.session() as session:
-                return await session.run_sync(fn, *args)
+                return await session.run_sync(_flushed, fn, args)
         if self._writer is None:
             self._writer = concurrent.futures.ThreadPoolExecutor(1, "sqlite writer")
         await self._turn.acquire()
-        try:
-            loop = asyncio.get_running_loop()
-            result, wrote = await loop.run_in_executor(self._writer, self._write, fn, args)
-        finally:
-            self._turn.release()
+        done = asyncio.get_running_loop().run_in_executor(self._writer, self._write, fn, args)
+        done.add_done_callback(lambda _: self._turn.release())  # not before it ends
+        result, wrote = await asyncio.shield(done)
         if wrote:
             for listener in self._writes:
                 listener()
@@ -166,8 +164,7 @@ class Database:
     def _write(self, fn: Callable[..., T], args: tuple[object, ...]) -> tuple[T, bool]:
         assert self._sync is not None
         with Session(self._sync, expire_on_commit=False) as session, session.begin():
-            result = fn(session, *args)
-            session.flush()
+            result = _flushed(session, fn, args)
             wrote = bool(session.connection().info.pop(_WROTE, False))
         return result, wrote
 
@@ -214,6 +211,13 @@ class Turn:
                     waiter.set_result(None)  # still held: now by that waiter
                     return
         self._held = False
+
+
+def _flushed(session: Session, fn: Callable[..., T], args: tuple[object, ...]) -> T:
+    """``fn(session, *args)``, its changes flushed (so a write is seen as one)."""
+    result = fn(session, *args)
+    session.flush()
+    return result
 
 
 _in_session: ContextVar[bool] = ContextVar("in_sqlite_session", default=False)
