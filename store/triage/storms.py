@@ -167,7 +167,8 @@ class StormStore:
                     or_(AlertRow.storm_id.is_(None), AlertRow.storm_id != storm.id)
                 )
             if await session.scalar(strays):
-                storm = storm or await session.run_sync(_placing.open_storm, self.channel, now)
+                if storm is None:
+                    storm = await session.run_sync(_placing.open_storm, self.channel, now)
                 await session.execute(
                     update(AlertRow)
                     .where(AlertRow.status.in_(ACTIVE), *scope)

@@ -41,8 +41,7 @@ async def test_sqlite_commits_while_the_loop_is_blocked(tmp_path: Path) -> None:
 
     try:
         write = asyncio.create_task(db.write(add))
-        while not begun.is_set():
-            await asyncio.sleep(0.001)
+        assert await asyncio.to_thread(begun.wait, 10)
         other = sqlite3.connect(path, isolation_level=None)
         try:  # the loop does no turn from here until the row is seen committed
             deadline = time.monotonic() + 10
