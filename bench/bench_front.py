@@ -111,10 +111,28 @@ def _spin(stop: Any) -> None:
         sum(range(10_000))
 
 
-def busy(n: int) -> tuple[Any, list[multiprocessing.Process]]:
-    """``n`` processes spinning on the CPU (a known load beside the machine's own)."""
+def _spin_apart(stop: Any, n: int) -> None:
+    """``n`` spinners in one session of their own (so one scheduler autogroup)."""
+    os.setsid()
+    others = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(n - 1)]
+    for p in others:
+        p.start()
+    _spin(stop)
+    for p in others:
+        p.join()
+
+
+def busy(n: int, apart: bool = False) -> tuple[Any, list[multiprocessing.Process]]:
+    """``n`` processes spinning on the CPU (a known load beside the machine's own); with
+    ``apart`` all in one session of their own, so Linux's autogroup scheduling treats them
+    as other work on the host (a container's neighbours), not as socbot's own."""
     stop = multiprocessing.Event()
-    spinners = [multiprocessing.Process(target=_spin, args=(stop,), daemon=True) for _ in range(n)]
+    if apart and n:
+        spinners = [multiprocessing.Process(target=_spin_apart, args=(stop, n), daemon=False)]
+    else:
+        spinners = [
+            multiprocessing.Process(target=_spin, args=(stop,), daemon=True) for _ in range(n)
+        ]
     for p in spinners:
         p.start()
     return stop, spinners
@@ -138,8 +156,8 @@ async def front(args: argparse.Namespace, database_url: str | None) -> dict[str,
         async with serving(Path(d), args.latency, database_url) as (url, rem, _slack, db_path):
             requests = batch(url, args.alerts, events, args.seconds)
             rate = len(requests) / args.seconds
-            stop, spinners = busy(args.busy)
-            await asyncio.sleep(args.busy and 5)  # the spinners running before the load
+            stop, spinners = busy(args.busy, args.busy_apart)
+            await asyncio.sleep(args.busy and args.warm)  # the spinners running before the load
             load_before = os.getloadavg()
             started = time.monotonic()
             # the sender is a process; waiting for it in a thread keeps socbot's loop running
@@ -176,6 +194,7 @@ async def front(args: argparse.Namespace, database_url: str | None) -> dict[str,
         "slack_ack_ms_p99": _ms(acks, 0.99),
         "slack_ack_ms_max": _ms(acks, 1.0),
         "busy_processes": args.busy,
+        "busy_apart": args.busy_apart,
         "sender_niceness": nice,
         "load_average_start": [round(v, 2) for v in load_before],
         "load_average_end": [round(v, 2) for v in load_after],
@@ -208,6 +227,12 @@ def cli() -> None:
     parser.add_argument("--observe", type=float, default=20.0, help="then watch this long")
     parser.add_argument("--postgres", action="store_true", help="PostgreSQL, not SQLite")
     parser.add_argument("--busy", type=int, default=0, help="CPU-spinning processes beside")
+    parser.add_argument(
+        "--warm", type=float, default=5.0, help="seconds the spinners run before the load"
+    )
+    parser.add_argument(
+        "--busy-apart", action="store_true", help="the spinners in a session of their own"
+    )
     parser.add_argument(
         "--sender-nice", type=int, default=-10, help="the sender's niceness (root: < 0)"
     )
