@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import tempfile
 import time
@@ -38,7 +39,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bench.bench_replicas import send
+from bench.bench_replicas import send_timed
 from bench.bench_slack import WEBHOOK_TOKEN, mention_event, serving, storm_alert
 from bench.common import ALERT_FILE, percentile, print_table, run_async, write_json
 from store.db.engine import Database
@@ -46,6 +47,7 @@ from store.schema import AlertRow, Investigation
 from tests import pg_server
 
 Request = tuple[str, str, dict[str, str]]  # url, body, headers
+Answer = tuple[float, int, str, float, str]  # bench.ack_sender's
 
 
 def batch(url: str, alerts: int, events: int, seconds: float) -> list[Request]:
@@ -68,6 +70,74 @@ def _ms(values: list[float], q: float) -> float | None:
     return round(percentile(values, q) * 1000, 1) if values else None
 
 
+def _stages(header: str) -> dict[str, float]:
+    """``Server-Timing`` read back: {stage: seconds}."""
+    out: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in header.split(","))):
+        name, _, dur = part.partition(";dur=")
+        out[name] = float(dur) / 1000
+    return out
+
+
+def where(answers: list[Answer], lags: list[float]) -> dict[str, Any]:
+    """Where the time went, per kind: each stage's p50/p99 as the front reports it, the
+    time outside the front's handler (client's figure minus the front's total: the
+    network, the front's loop before the handler, the sender reading the answer late),
+    how late the sender sent, and its loop's lag; the slowest 1 % of 202s in full."""
+    out: dict[str, Any] = {"sender_loop_lag_ms": {"p50": _ms(lags, 0.5), "p99": _ms(lags, 0.99)}}
+    for kind, match in (("alerts", "alerts"), ("acks", "events")):
+        mine = [a for a in answers if a[2].startswith(match) and a[4]]
+        stages: dict[str, list[float]] = {}
+        for took, status, _p, _late, header in mine:
+            if status == 0:
+                continue
+            parts = _stages(header)
+            parts["outside"] = took - parts.get("total", 0.0)
+            for name, seconds in parts.items():
+                stages.setdefault(name, []).append(seconds)
+        stages["sender_late"] = [a[3] for a in answers if a[2].startswith(match)]
+        out[kind] = {n: {"p50": _ms(v, 0.5), "p99": _ms(v, 0.99)} for n, v in stages.items()}
+    alerts = sorted((a for a in answers if a[2].startswith("alerts")), reverse=True)
+    slowest = alerts[: max(1, len(alerts) // 100)]
+    out["slowest_alerts"] = [
+        {"ms": round(t * 1000, 1), "late_ms": round(g * 1000, 1), "front": h}
+        for t, _c, _p, g, h in slowest
+    ]
+    return out
+
+
+def _spin(stop: Any) -> None:
+    while not stop.is_set():
+        sum(range(10_000))
+
+
+def _spin_apart(stop: Any, n: int) -> None:
+    """``n`` spinners in one session of their own (so one scheduler autogroup)."""
+    os.setsid()
+    others = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(n - 1)]
+    for p in others:
+        p.start()
+    _spin(stop)
+    for p in others:
+        p.join()
+
+
+def busy(n: int, apart: bool = False) -> tuple[Any, list[multiprocessing.Process]]:
+    """``n`` processes spinning on the CPU (a known load beside the machine's own); with
+    ``apart`` all in one session of their own, so Linux's autogroup scheduling treats them
+    as other work on the host (a container's neighbours), not as socbot's own."""
+    stop = multiprocessing.Event()
+    if apart and n:
+        spinners = [multiprocessing.Process(target=_spin_apart, args=(stop, n), daemon=False)]
+    else:
+        spinners = [
+            multiprocessing.Process(target=_spin, args=(stop,), daemon=True) for _ in range(n)
+        ]
+    for p in spinners:
+        p.start()
+    return stop, spinners
+
+
 async def _counts(url: str) -> tuple[dict[str, int], dict[str, int]]:
     """Alert rows and investigations, by status."""
     db = Database(url)
@@ -86,18 +156,27 @@ async def front(args: argparse.Namespace, database_url: str | None) -> dict[str,
         async with serving(Path(d), args.latency, database_url) as (url, rem, _slack, db_path):
             requests = batch(url, args.alerts, events, args.seconds)
             rate = len(requests) / args.seconds
-            load_before = os.getloadavg()[0]
+            stop, spinners = busy(args.busy, args.busy_apart)
+            await asyncio.sleep(args.busy and args.warm)  # the spinners running before the load
+            load_before = os.getloadavg()
             started = time.monotonic()
             # the sender is a process; waiting for it in a thread keeps socbot's loop running
-            answers = await asyncio.to_thread(send, requests, rate)
+            try:
+                answers, lags, nice = await asyncio.to_thread(
+                    send_timed, requests, rate, args.sender_nice
+                )
+            finally:
+                stop.set()
+                for p in spinners:
+                    p.join()
             elapsed = time.monotonic() - started
-            load_after = os.getloadavg()[0]
+            load_after = os.getloadavg()
             llm_calls = len(rem.gemini.calls)
             await asyncio.sleep(args.observe)
             rows, runs = await _counts(database_url or f"sqlite+aiosqlite:///{db_path}")
-    alerts = [s for s, _c, p in answers if p.startswith("alerts")]
-    acks = [s for s, _c, p in answers if p == "events"]
-    accepted = sum(1 for _s, c, p in answers if p.startswith("alerts") and c == 202)
+    alerts = [a[0] for a in answers if a[2].startswith("alerts")]
+    acks = [a[0] for a in answers if a[2] == "events"]
+    accepted = sum(1 for a in answers if a[2].startswith("alerts") and a[1] == 202)
     out = {
         "database": "postgresql" if database_url else "sqlite",
         "alerts": args.alerts,
@@ -105,8 +184,8 @@ async def front(args: argparse.Namespace, database_url: str | None) -> dict[str,
         "seconds": round(elapsed, 1),
         "model_latency_s": args.latency,
         "statuses": {
-            "alerts": dict(Counter(c for _s, c, p in answers if p.startswith("alerts"))),
-            "events": dict(Counter(c for _s, c, p in answers if p == "events")),
+            "alerts": dict(Counter(a[1] for a in answers if a[2].startswith("alerts"))),
+            "events": dict(Counter(a[1] for a in answers if a[2] == "events")),
         },
         "alert_202_ms_p50": _ms(alerts, 0.5),
         "alert_202_ms_p99": _ms(alerts, 0.99),
@@ -114,8 +193,11 @@ async def front(args: argparse.Namespace, database_url: str | None) -> dict[str,
         "slack_ack_ms_p50": _ms(acks, 0.5),
         "slack_ack_ms_p99": _ms(acks, 0.99),
         "slack_ack_ms_max": _ms(acks, 1.0),
-        "load_average_start": round(load_before, 2),
-        "load_average_end": round(load_after, 2),
+        "busy_processes": args.busy,
+        "busy_apart": args.busy_apart,
+        "sender_niceness": nice,
+        "load_average_start": [round(v, 2) for v in load_before],
+        "load_average_end": [round(v, 2) for v in load_after],
         "cores": os.cpu_count(),
         "llm_calls_during_load": llm_calls,
         "alerts_accepted": accepted,
@@ -131,6 +213,8 @@ async def front(args: argparse.Namespace, database_url: str | None) -> dict[str,
     keys = [k for k in out if k not in ("statuses", "alert_rows_by_status")]
     print_table("The front door: alert 202s and Slack acks", [[k, out[k]] for k in keys], ["", ""])
     print(json.dumps(out["statuses"]), json.dumps(rows))
+    out["where"] = where(answers, lags)
+    print(json.dumps(out["where"], indent=1))
     return out
 
 
@@ -142,6 +226,16 @@ def cli() -> None:
     parser.add_argument("--latency", type=float, default=0.3, help="seconds per model call")
     parser.add_argument("--observe", type=float, default=20.0, help="then watch this long")
     parser.add_argument("--postgres", action="store_true", help="PostgreSQL, not SQLite")
+    parser.add_argument("--busy", type=int, default=0, help="CPU-spinning processes beside")
+    parser.add_argument(
+        "--warm", type=float, default=5.0, help="seconds the spinners run before the load"
+    )
+    parser.add_argument(
+        "--busy-apart", action="store_true", help="the spinners in a session of their own"
+    )
+    parser.add_argument(
+        "--sender-nice", type=int, default=-10, help="the sender's niceness (root: < 0)"
+    )
     args = parser.parse_args()
     if not args.postgres:
         result = run_async(lambda: front(args, None))

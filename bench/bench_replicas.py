@@ -46,6 +46,7 @@ from typing import Any
 
 import httpx
 
+from bench.ack_sender import Answer
 from bench.bench_slack import signed
 from bench.common import percentile, print_table, write_json
 from tests import pg_server
@@ -84,18 +85,27 @@ def requests(cluster: Cluster, run: str, mentions: int, alerts: int) -> list[Req
 
 
 def send(batch: list[Request], rate: float) -> list[tuple[float, int, str]]:
+    """(seconds, status, path) per request (``send_timed``)."""
+    return [(s, c, p) for s, c, p, _late, _timing in send_timed(batch, rate)[0]]
+
+
+def send_timed(
+    batch: list[Request], rate: float, nice: int = 0
+) -> tuple[list[Answer], list[float], int]:
     """``bench.ack_sender`` in a process of its own: the fakes served from this process
     (their thread holds its interpreter lock for long stretches under load) must not
-    delay the clock that times the acks."""
+    delay the clock that times the acks. Its answers, its loop's lags, its niceness."""
     done = subprocess.run(
         [sys.executable, "-m", "bench.ack_sender"],
-        input=json.dumps({"batch": batch, "rate": rate}),
-        capture_output=True,
+        input=json.dumps({"batch": batch, "rate": rate, "nice": nice}),
+        stdout=subprocess.PIPE,  # its errors on this process's stderr
         text=True,
         check=True,
         cwd=Path(__file__).resolve().parent.parent,
     )
-    return [(float(s), int(c), str(p)) for s, c, p in json.loads(done.stdout)]
+    out = json.loads(done.stdout)
+    answers = [(float(s), int(c), str(p), float(g), str(t)) for s, c, p, g, t in out["answers"]]
+    return answers, [float(lag) for lag in out["lags"]], int(out["nice"])
 
 
 def throughput(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:

@@ -43,9 +43,8 @@ class SlackStore:
             .values(key=key[:200], created_at=utcnow())
             .on_conflict_do_nothing(index_elements=[SeenEvent.key])
         )
-        async with self.db.session() as session:
-            result = await session.execute(statement)
-            return isinstance(result, CursorResult) and result.rowcount == 1
+        result = await self.db.write(lambda session: session.execute(statement))
+        return isinstance(result, CursorResult) and result.rowcount == 1
 
     async def seen(self, key: str) -> bool:
         """True when ``key`` was claimed (and not pruned yet)."""

@@ -34,6 +34,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterable
 
 import aiohttp
@@ -43,7 +44,7 @@ from multidict import CIMultiDict
 from bot.intake.alert_handover import INTERNAL_PREFIX
 from bot.transport._slack_body import BadSlackRequest, check_slack_request
 from bot.transport.alert_door import AlertDoor, AlertDoorSetup
-from bot.transport.server import bound_port
+from bot.transport.server import bound_port, server_timing
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +161,7 @@ class AckFront:
         return app
 
     async def _slack_events(self, request: web.Request) -> web.StreamResponse:
+        began = time.monotonic()
         raw = await request.read()
         try:
             text = check_slack_request(raw, request.headers, self.signing_secret)
@@ -172,7 +174,8 @@ class AckFront:
         task = asyncio.create_task(self._hand_over(request.path_qs, headers, raw))
         self._forwards.add(task)
         task.add_done_callback(self._forwards.discard)
-        return web.Response(status=200)
+        timing = server_timing({"total": time.monotonic() - began})  # as the 202s say theirs
+        return web.Response(status=200, headers={"Server-Timing": timing})
 
     async def _pass(self, request: web.Request) -> web.StreamResponse:
         return await self._forward(request, await request.read())

@@ -28,6 +28,7 @@ import concurrent.futures
 import logging
 import threading
 import time
+from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
@@ -43,7 +44,19 @@ START_TIMEOUT_S = 30.0
 LOCK_POLL_MS = 20  # SQLite's busy handler tries at 0, 1, 3, 8, 18 and 20 ms
 LOCK_WAIT_S = BUSY_TIMEOUT_MS / 1000
 
-_Waiting = tuple[Alert, "concurrent.futures.Future[None]"]
+
+@dataclass(frozen=True)
+class Stored:
+    """How an alert's write went (monotonic seconds): handed to the writer, taken in a
+    batch of ``batch``, committed — ``Server-Timing`` on the 202 says it."""
+
+    sent: float
+    taken: float
+    committed: float
+    batch: int
+
+
+_Waiting = tuple[Alert, float, "concurrent.futures.Future[Stored]"]
 
 
 class AlertWriter:
@@ -66,11 +79,11 @@ class AlertWriter:
         if not self._ready.wait(START_TIMEOUT_S):
             raise RuntimeError("the alert writer did not start")
 
-    async def save(self, alert: Alert) -> None:
+    async def save(self, alert: Alert) -> Stored:
         """Return once ``alert`` is committed as ``received`` (raise when it is not)."""
-        done: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._send((alert, done))
-        await asyncio.wrap_future(done)
+        done: concurrent.futures.Future[Stored] = concurrent.futures.Future()
+        self._send((alert, time.monotonic(), done))
+        return await asyncio.wrap_future(done)
 
     async def ping(self) -> None:
         """One ``SELECT 1`` through the writer's engine (opens its connection)."""
@@ -121,15 +134,16 @@ class AlertWriter:
             while not self._queue.empty():  # sent as it stopped: said, never left waiting
                 left = self._queue.get_nowait()
                 if left is not None:
-                    left[1].set_exception(RuntimeError("the alert writer is not running"))
+                    left[2].set_exception(RuntimeError("the alert writer is not running"))
             await db.close()
 
     async def _write(self, store: AlertStore, batch: list[_Waiting]) -> None:
+        taken = time.monotonic()
         try:
-            await self._insert(store, [alert for alert, _ in batch])
+            await self._insert(store, [alert for alert, _, _ in batch])
         except Exception as error:
             if len(batch) == 1:
-                batch[0][1].set_exception(error)
+                batch[0][2].set_exception(error)
                 return
             name = type(error).__name__  # never the statement: it holds alerts' data
             log.warning("%d alerts not stored together (%s): one by one", len(batch), name)
@@ -137,8 +151,9 @@ class AlertWriter:
                 await self._write(store, [one])
             return
         self.transactions += 1
-        for _, done in batch:
-            done.set_result(None)
+        committed = time.monotonic()
+        for _, sent, done in batch:
+            done.set_result(Stored(sent, taken, committed, len(batch)))
 
     async def _insert(self, store: AlertStore, alerts: list[Alert]) -> None:
         """``insert_received``, tried again while SQLite's write lock is another's."""

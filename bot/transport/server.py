@@ -123,3 +123,10 @@ async def start_site(app: web.Application, host: str, port: int) -> web.AppRunne
         raise
     log.info("listening on http://%s:%d", host, port)
     return runner
+
+
+def server_timing(parts: dict[str, float]) -> str:
+    """A ``Server-Timing`` header (W3C) from named durations in seconds: the front's own
+    account of an answer's time, for whoever times it from outside (``bench.bench_front``).
+    Said only on answers to a request already checked (token or signature)."""
+    return ", ".join(f"{name};dur={seconds * 1000:.1f}" for name, seconds in parts.items())

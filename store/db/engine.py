@@ -12,6 +12,13 @@ on its own, sooner than SQLite's busy handler, whose sleeps grow to 100 ms).
 it takes its turn only when no other session of the process is waiting, so an
 investigation's own writes never queue behind a run of them.
 
+``write(fn, ...)`` runs a short write transaction written as plain code (``fn(session)``
+with a synchronous ``Session``) to its end without a turn of the event loop: on SQLite on a
+thread of its own with a connection of its own (the process's turn held meanwhile), so the
+one write lock is held for the statements alone, never while a busy loop runs other work
+between them (the acknowledging front's alert inserts waited for exactly that); on
+PostgreSQL in the usual session (``run_sync``), where no lock is shared with the front.
+
 ``watch_writes(listener)`` calls ``listener`` after each committed session that
 wrote rows (tests wait on rows with it); nothing is watched until someone listens.
 """
@@ -19,14 +26,16 @@ wrote rows (tests wait on rows with it); nothing is watched until someone listen
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
-from sqlalchemy import event
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.engine.interfaces import DBAPIConnection
@@ -36,8 +45,11 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.orm import Session
 
 from store.db.private import private_file
+
+T = TypeVar("T")
 
 
 class Database:
@@ -54,6 +66,12 @@ class Database:
             event.listen(self.engine.sync_engine, "connect", partial(_sqlite_pragmas, wait))
             event.listen(self.engine.sync_engine, "begin", _begin_immediate)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._sync: Engine | None = None  # SQLite file: ``write``'s own engine
+        self._writer: concurrent.futures.ThreadPoolExecutor | None = None
+        if self.is_sqlite and parsed.database and parsed.database != ":memory:":
+            self._sync = create_engine(parsed.set(drivername="sqlite"))
+            event.listen(self._sync, "connect", partial(_sqlite_pragmas, wait))
+            event.listen(self._sync, "begin", _begin_immediate)
         self._turn = Turn()  # SQLite: one session of this process at a time
         self._writes: list[Callable[[], None]] = []  # ``watch_writes`` listeners
 
@@ -70,8 +88,9 @@ class Database:
     def watch_writes(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` after each committed session that inserted, updated or deleted."""
         if not self._writes:
-            event.listen(self.engine.sync_engine, "after_cursor_execute", _note_write)
-            event.listen(self.engine.sync_engine, "rollback", _forget_write)
+            for engine in filter(None, (self.engine.sync_engine, self._sync)):
+                event.listen(engine, "after_cursor_execute", _note_write)
+                event.listen(engine, "rollback", _forget_write)
         self._writes.append(listener)
 
     @asynccontextmanager
@@ -125,9 +144,37 @@ class Database:
                 for listener in self._writes:
                     listener()
 
+    async def write(self, fn: Callable[..., T], *args: object) -> T:
+        """``fn(session, *args)`` in one committed transaction, run to its end without
+        a turn of the loop (see the module docstring); its result."""
+        if self._sync is None or _in_session.get():
+            async with self.session() as session:
+                return await session.run_sync(_flushed, fn, args)
+        if self._writer is None:
+            self._writer = concurrent.futures.ThreadPoolExecutor(1, "sqlite writer")
+        await self._turn.acquire()
+        done = asyncio.get_running_loop().run_in_executor(self._writer, self._write, fn, args)
+        done.add_done_callback(lambda _: self._turn.release())  # not before it ends
+        result, wrote = await asyncio.shield(done)
+        if wrote:
+            for listener in self._writes:
+                listener()
+        return result
+
+    def _write(self, fn: Callable[..., T], args: tuple[object, ...]) -> tuple[T, bool]:
+        assert self._sync is not None
+        with Session(self._sync, expire_on_commit=False) as session, session.begin():
+            result = _flushed(session, fn, args)
+            wrote = bool(session.connection().info.pop(_WROTE, False))
+        return result, wrote
+
     async def close(self) -> None:
         """Dispose of the engine and its pooled connections."""
         await self.engine.dispose()
+        if self._writer is not None:
+            self._writer.shutdown()
+        if self._sync is not None:
+            self._sync.dispose()
 
 
 class Turn:
@@ -164,6 +211,13 @@ class Turn:
                     waiter.set_result(None)  # still held: now by that waiter
                     return
         self._held = False
+
+
+def _flushed(session: Session, fn: Callable[..., T], args: tuple[object, ...]) -> T:
+    """``fn(session, *args)``, its changes flushed (so a write is seen as one)."""
+    result = fn(session, *args)
+    session.flush()
+    return result
 
 
 _in_session: ContextVar[bool] = ContextVar("in_sqlite_session", default=False)

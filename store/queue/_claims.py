@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import and_, exists, func, select, text
-from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
+from sqlalchemy.orm import Session, aliased
 
 from store.db.engine import Database
 from store.queue.types import ACTIVE, BACKGROUND_KINDS, CHAT_KINDS, Claimed, QueueLimits, Work
@@ -95,45 +94,43 @@ class ClaimingQueue:
         return now.replace(tzinfo=None) if self.db.is_sqlite else now  # SQLite: naive UTC
 
     async def claim(self, owner: str, free: int) -> Claimed:
-        """Take over expired rows, then start up to ``free`` rows for ``owner``."""
+        """Take over expired rows, then start up to ``free`` rows for ``owner`` (run to its
+        end without a turn of the loop: ``Database.write``)."""
+        return await self.db.write(self._claim, owner, free)
+
+    def _claim(self, session: Session, owner: str, free: int) -> Claimed:
         claimed = Claimed()
-        async with self.db.session() as session:
-            if not self.db.is_sqlite:
-                await session.execute(
-                    text("SELECT pg_advisory_xact_lock(:id)"), {"id": _CLAIM_LOCK}
-                )
-            now = self._now()  # after waiting for the lock: a lease starts when it is taken
-            claimed.given_up = await self._expire(session, now)
-            free = max(free, 0)
-            rows = await session.execute(select(WorkRow).where(WorkRow.state == WorkState.RUNNING))
-            load = _Load.of(list(rows.scalars()))
-            room = min(free, self.limits.running - load.running)
-            spare = self.limits.running_background - load.background
-            candidates = (
-                await self._candidates(session, now, max(room, 0) * 4 + 20)
-                if room > 0 or spare > 0
-                else []
-            )
-            waiting = False  # an alert or a request that could run waits for a slot
-            for row in candidates:
-                background = row.kind in BACKGROUND_KINDS
-                if not load.admits(row, self.limits) or (background and waiting):
-                    continue
-                if not background and room <= 0:
-                    waiting = True
-                    continue
-                row.state, row.owner, row.attempts = WorkState.RUNNING, owner, row.attempts + 1
-                row.lease_until = now + self.lease
-                load.add(row)
-                room -= 0 if background else 1
-                claimed.started.append(Work.of(row))
-            claimed.queued = int(
-                await session.scalar(select(func.count()).where(WorkRow.state == WorkState.QUEUED))
-                or 0
-            )
+        if not self.db.is_sqlite:
+            session.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _CLAIM_LOCK})
+        now = self._now()  # after waiting for the lock: a lease starts when it is taken
+        claimed.given_up = self._expire(session, now)
+        free = max(free, 0)
+        rows = session.execute(select(WorkRow).where(WorkRow.state == WorkState.RUNNING))
+        load = _Load.of(list(rows.scalars()))
+        room = min(free, self.limits.running - load.running)
+        spare = self.limits.running_background - load.background
+        candidates = (
+            self._candidates(session, now, max(room, 0) * 4 + 20) if room > 0 or spare > 0 else []
+        )
+        waiting = False  # an alert or a request that could run waits for a slot
+        for row in candidates:
+            background = row.kind in BACKGROUND_KINDS
+            if not load.admits(row, self.limits) or (background and waiting):
+                continue
+            if not background and room <= 0:
+                waiting = True
+                continue
+            row.state, row.owner, row.attempts = WorkState.RUNNING, owner, row.attempts + 1
+            row.lease_until = now + self.lease
+            load.add(row)
+            room -= 0 if background else 1
+            claimed.started.append(Work.of(row))
+        claimed.queued = int(
+            session.scalar(select(func.count()).where(WorkRow.state == WorkState.QUEUED)) or 0
+        )
         return claimed
 
-    async def _candidates(self, session: AsyncSession, now: datetime, limit: int) -> list[WorkRow]:
+    def _candidates(self, session: Session, now: datetime, limit: int) -> list[WorkRow]:
         """Queued rows that are first in their thread, most urgent first."""
         earlier = aliased(WorkRow)
         statement = (
@@ -154,9 +151,9 @@ class ClaimingQueue:
         )
         if not self.db.is_sqlite:
             statement = statement.with_for_update(skip_locked=True, of=WorkRow)
-        return list((await session.execute(statement)).scalars())
+        return list((session.execute(statement)).scalars())
 
-    async def _expire(self, session: AsyncSession, now: datetime) -> list[Work]:
+    def _expire(self, session: Session, now: datetime) -> list[Work]:
         """Rows whose replica stopped renewing: queued again, or failed at the last attempt."""
         statement = select(WorkRow).where(
             WorkRow.state == WorkState.RUNNING, WorkRow.lease_until < now
@@ -164,7 +161,7 @@ class ClaimingQueue:
         if not self.db.is_sqlite:
             statement = statement.with_for_update(skip_locked=True)
         given_up: list[Work] = []
-        for row in (await session.execute(statement)).scalars():
+        for row in (session.execute(statement)).scalars():
             row.owner, row.lease_until = None, None
             if row.attempts >= self.max_attempts:
                 row.state, row.finished_at = WorkState.FAILED, now

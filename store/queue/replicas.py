@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from store.db.engine import Database
 from store.schema import ReplicaRow, utcnow
@@ -16,7 +17,12 @@ from store.schema import ReplicaRow, utcnow
 
 async def beat(session: AsyncSession, name: str, now: datetime) -> None:
     """Record that ``name`` is alive at ``now`` (in the caller's transaction)."""
-    row = await session.get(ReplicaRow, name)
+    await session.run_sync(beat_in, name, now)
+
+
+def beat_in(session: Session, name: str, now: datetime) -> None:
+    """``beat`` on a synchronous session (``Database.write``)."""
+    row = session.get(ReplicaRow, name)
     if row is None:
         session.add(ReplicaRow(name=name, seen_at=now))
     else:

@@ -91,13 +91,12 @@ class AlertStore:
             await session.merge(row)
 
     async def insert_received(self, alerts: Sequence[Alert]) -> None:
-        """Insert new alerts as ``received``, all in one short transaction (one statement:
-        the acknowledging front's group commit, ``bot.transport.alert_writer``). An id
+        """Insert new alerts as ``received`` in one short transaction of one statement
+        (``Database.write``: the front's group commit, ``bot.transport.alert_writer``). An id
         already stored fails the whole transaction: nothing is replaced."""
         now = utcnow()
         rows = [_columns(alert, AlertStatus.RECEIVED) | {"created_at": now} for alert in alerts]
-        async with self.db.session() as session:
-            await session.execute(insert(AlertRow), rows)
+        await self.db.write(lambda session: session.execute(insert(AlertRow), rows))
 
     async def get(self, alert_id: str) -> StoredAlert | None:
         """The alert, with its investigation's status/objective/verdict when linked."""

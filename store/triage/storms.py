@@ -24,33 +24,25 @@ its groups' cards: ``store.triage.storm_posts``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-import zlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, or_, select, text, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from store.db.engine import Database
-from store.queue.replicas import beat
-from store.schema import AlertGroup, AlertRow, AlertStatus, AlertStorm, utcnow
+from store.schema import AlertRow, AlertStatus, AlertStorm, utcnow
+from store.triage import _placing
+from store.triage._placing import Channel, Placed
 from store.triage._stale import requeue_stale
 from store.triage.alerts import StoredAlert, stored_alert
 from store.triage.states import ACTIVE, in_channel, severity_rank
 
-_LOCK_SPACE = 0x50CB  # PostgreSQL advisory lock space of storm decisions (key: channel)
-
-
-@dataclass(frozen=True)
-class Placed:
-    """Where ``place`` put an alert: ``status``, its storm, its group's leader."""
-
-    status: AlertStatus  # grouped, queued or deferred
-    storm_id: int
-    leader_id: str
+__all__ = ["Placed", "StormStore", "StormView"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +79,10 @@ class StormStore:
         self.window = timedelta(seconds=window_s)
         self.replica = replica  # launches what this store queues (``launch_by``)
         self.lease = timedelta(seconds=lease_s)  # a replica silent this long is dead
+        self.facts = Channel(channel, capacity, self.window, replica, db.is_sqlite)
+        # this process's decisions take turns before they take a connection: on PostgreSQL
+        # a storm's placements would otherwise each hold one, waiting for the channel's lock
+        self._turn = asyncio.Lock()
 
     def _now(self) -> datetime:
         now = utcnow()
@@ -95,13 +91,8 @@ class StormStore:
     @asynccontextmanager
     async def _locked(self) -> AsyncIterator[AsyncSession]:
         """A transaction holding the channel's lock (SQLite: the write lock)."""
-        async with self.db.session() as session:
-            if not self.db.is_sqlite:
-                key = zlib.crc32(self.channel.encode()) - 2**31  # a signed int4
-                await session.execute(
-                    text("SELECT pg_advisory_xact_lock(:space, :key)"),
-                    {"space": _LOCK_SPACE, "key": key},
-                )
+        async with self._turn, self.db.session() as session:
+            await session.run_sync(_placing.lock, self.facts)
             yield session
 
     async def place(
@@ -110,51 +101,20 @@ class StormStore:
         """Group, queue or defer the stored alert ``alert_id`` (group key ``key``); None
         when it was placed already (by another replica's sweep: that one launches it)."""
         digest = hashlib.sha256(key.encode()).hexdigest()
-        now = self._now()
-        async with self._locked() as session:
-            row = await session.get(AlertRow, alert_id)
-            if row is None:
-                raise LookupError(f"alert {alert_id!r} is not stored")
-            if row.status not in (None, AlertStatus.RECEIVED):
-                return None
-            storm = await self._open(session, now)
-            row.storm_id, row.status_at = storm.id, now
-            group = await self._open_group(session, digest, now)
-            if group is not None:
-                group.members += 1
-                row.status, row.group_id = AlertStatus.GROUPED, group.leader_id
-                leader = await session.get(AlertRow, group.leader_id)
-                if leader is not None and leader.verdict is not None:  # concluded already
-                    row.verdict, row.summary = leader.verdict, leader.summary
-                    row.investigation_id = leader.investigation_id
-                return Placed(AlertStatus.GROUPED, storm.id, group.leader_id)
-            session.add(
-                AlertGroup(
-                    leader_id=alert_id,
-                    channel=self.channel,
-                    key=digest,
-                    started_at=now,
-                    members=0,
-                    thread_ts=thread_ts,
-                )
+        async with self._turn:  # run to its end, never across the loop's turns (_placing)
+            return await self.db.write(
+                _placing.place, self.facts, alert_id, digest, self._now(), thread_ts
             )
-            counts = await _counts(session, storm.id)
-            busy = counts.get(AlertStatus.QUEUED, 0) + counts.get(AlertStatus.INVESTIGATING, 0)
-            room = not counts.get(AlertStatus.DEFERRED) and busy < self.capacity
-            row.status = AlertStatus.QUEUED if room else AlertStatus.DEFERRED
-            if room:
-                await self._launching(session, [row], now)
-            return Placed(row.status, storm.id, alert_id)
 
     async def admit(self) -> list[StoredAlert]:
         """Deferred alerts of the open storm now ``queued``, most severe first (room)."""
         now = self._now()
         async with self._locked() as session:
-            storm = await self._current(session)
+            storm = await session.run_sync(_placing.current, self.channel)
             if storm is None:
                 return []
             await requeue_stale(session, now, self.lease, AlertRow.storm_id == storm.id)
-            counts = await _counts(session, storm.id)
+            counts = await session.run_sync(_placing.counts, storm.id)
             room = (
                 self.capacity
                 - counts.get(AlertStatus.QUEUED, 0)
@@ -171,7 +131,7 @@ class StormStore:
             admitted = list(rows)
             for row in admitted:
                 row.status, row.status_at = AlertStatus.QUEUED, now
-            await self._launching(session, admitted, now)
+            await session.run_sync(_placing.launching, self.replica, admitted, now)
             return [stored_alert(row) for row in admitted]
 
     async def move(self, alert_id: str, status: AlertStatus) -> int | None:
@@ -200,14 +160,15 @@ class StormStore:
         now = self._now()
         scope = in_channel(self.channel if own_rows_only else None, exclude)
         async with self._locked() as session:
-            storm = await self._current(session)
+            storm = await session.run_sync(_placing.current, self.channel)
             strays = select(func.count()).where(AlertRow.status.in_(ACTIVE), *scope)
             if storm is not None:
                 strays = strays.where(
                     or_(AlertRow.storm_id.is_(None), AlertRow.storm_id != storm.id)
                 )
             if await session.scalar(strays):
-                storm = storm or await self._open(session, now)
+                if storm is None:
+                    storm = await session.run_sync(_placing.open_storm, self.channel, now)
                 await session.execute(
                     update(AlertRow)
                     .where(AlertRow.status.in_(ACTIVE), *scope)
@@ -218,63 +179,19 @@ class StormStore:
             await requeue_stale(session, now, self.lease, AlertRow.storm_id == storm.id)
             return storm.id
 
-    async def _launching(self, session: AsyncSession, rows: list[AlertRow], now: datetime) -> None:
-        """``rows`` are queued by this replica, which posts their cards (it is alive)."""
-        for row in rows:
-            row.launch_by = self.replica
-        if self.replica is not None and rows:
-            await beat(session, self.replica, now)
-
     async def view(self, storm_id: int | None = None) -> StormView | None:
         """The storm ``storm_id``, or the channel's open storm (None: idle)."""
         async with self.db.reading() as session:
             if storm_id is None:
-                storm = await self._current(session)
+                storm = await session.run_sync(_placing.current, self.channel)
             else:
                 storm = await session.get(AlertStorm, storm_id)
             if storm is None:
                 return None
-            counts = await _counts(session, storm.id)
+            counts = await session.run_sync(_placing.counts, storm.id)
             return StormView(
                 storm.id, storm.since, storm.ended_at is not None, storm.board_ts, counts
             )
-
-    async def _current(self, session: AsyncSession) -> AlertStorm | None:
-        query = select(AlertStorm).where(
-            AlertStorm.channel == self.channel, AlertStorm.ended_at.is_(None)
-        )
-        return (await session.scalars(query.limit(1))).first()
-
-    async def _open(self, session: AsyncSession, now: datetime) -> AlertStorm:
-        storm = await self._current(session)
-        if storm is None:
-            storm = AlertStorm(channel=self.channel, since=now)
-            session.add(storm)
-            await session.flush()
-        return storm
-
-    async def _open_group(
-        self, session: AsyncSession, key: str, now: datetime
-    ) -> AlertGroup | None:
-        if self.window <= timedelta(0):
-            return None
-        query = (
-            select(AlertGroup)
-            .where(AlertGroup.channel == self.channel, AlertGroup.key == key)
-            .where(AlertGroup.started_at >= now - self.window)
-            .order_by(AlertGroup.started_at.desc())
-            .limit(1)
-        )
-        return (await session.scalars(query)).first()
-
-
-async def _counts(session: AsyncSession, storm_id: int) -> dict[str, int]:
-    rows = await session.execute(
-        select(AlertRow.status, func.count())
-        .where(AlertRow.storm_id == storm_id, AlertRow.status.is_not(None))
-        .group_by(AlertRow.status)
-    )
-    return {str(status): int(n) for status, n in rows}
 
 
 async def _active(session: AsyncSession, storm_id: int) -> int:

@@ -86,7 +86,7 @@ async def test_an_alert_the_database_refuses_fails_only_its_own_save(
         lock.close()
     await asyncio.wait_for(first, 30)
     results = await asyncio.wait_for(asyncio.gather(*saves, return_exceptions=True), 30)
-    assert [type(r).__name__ for r in results] == ["NoneType", "IntegrityError", *["NoneType"] * 2]
+    assert [type(r).__name__ for r in results] == ["Stored", "IntegrityError", *["Stored"] * 2]
     assert isinstance(results[1], IntegrityError)
     assert await rows(db, batch) == {a.id for a in batch}
     kept_now = await AlertStore(db).get(kept.id)

@@ -241,3 +241,19 @@ async def test_the_hand_over_needs_the_token_and_places_an_alert_once(
     assert len(app.dispatched) == 1
     async with app.db.session() as session:
         assert await session.scalar(select(func.count()).select_from(AlertRow)) == 1
+
+
+async def test_a_202_says_where_its_time_went(served: tuple[App, str, str]) -> None:
+    """``Server-Timing``: each stage of the front's own work, which add up to its total;
+    a refusal says nothing of the front's timings."""
+    _, url, _ = served
+    async with httpx.AsyncClient() as client:
+        answer = await client.post(f"{url}/alerts", content=json.dumps(ALERT), headers=AUTH)
+        refused = await client.post(f"{url}/alerts", content=json.dumps(ALERT))
+    assert answer.status_code == 202
+    parts = dict(p.split(";dur=") for p in answer.headers["server-timing"].split(", "))
+    assert list(parts) == ["read", "parse", "queue", "write", "resume", "total"]
+    stages = [float(parts[name]) for name in list(parts)[:-1]]
+    assert min(stages) >= 0 and float(parts["write"]) > 0
+    assert sum(stages) <= float(parts["total"]) + 0.5  # each rounded to 0.1 ms
+    assert refused.status_code == 401 and "server-timing" not in refused.headers
