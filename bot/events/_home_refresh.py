@@ -1,11 +1,11 @@
-"""When App Homes are published again (``bot.events.home``): who opened theirs lately, and
-at most one publish per person per ``every_s``, changes in between coalesced.
+"""When App Homes are published again (``bot.events.home``): at most one publish per
+person per ``every_s``, changes in between coalesced, at most ``most`` people a change (the
+most recent openers: who opened their Home lately is in the database,
+``store.cases.home_openers``), so one change never becomes a publish storm.
 
-Kept in this replica's memory: who opened Home (the ``REMEMBERED`` most recent people, for
-``REMEMBER_S``) and when each Home was last published. A restart forgets them — the next
-opening of the Home tab publishes it again — and a change told on another replica
-refreshes the Homes that replica saw opened. A change re-publishes at most ``most``
-people's Homes (the most recent openers), so one change never becomes a publish storm.
+When each Home was last published is kept in this replica's memory: each replica keeps
+its own pace (with two replicas a person's Home may be published twice in ``every_s``),
+and a restart forgets it.
 """
 
 from __future__ import annotations
@@ -14,59 +14,44 @@ import asyncio
 import logging
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 
 log = logging.getLogger(__name__)
 
 REMEMBER_S = 3600.0  # a Home opened longer ago is not refreshed any more
-REMEMBERED = 1000  # people remembered at most
+REMEMBERED = 1000  # openers read at most, publish times kept at most (then pruned)
 MOST = 50  # Homes re-published for one change at most
 
 Publish = Callable[[str], Awaitable[None]]
 
 
 class Refresher:
-    """Debounced re-publishing of the Homes of people who opened theirs lately."""
+    """Debounced re-publishing of Homes, each at most once per ``every_s``."""
 
     def __init__(
         self,
         publish: Publish,
         *,
         every_s: float,
-        remember_s: float = REMEMBER_S,
         most: int = MOST,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.publish = publish
         self.every_s = every_s
-        self.remember_s = remember_s
         self.most = most
         self.clock = clock
-        self._opened: OrderedDict[str, float] = OrderedDict()  # oldest first
         self._last: dict[str, float] = {}  # when each Home was last published
         self._due: dict[str, asyncio.TimerHandle] = {}
         self._running: set[asyncio.Task[None]] = set()
-
-    def opened(self, user: str) -> None:
-        """``user`` opened their Home tab now."""
-        self._opened[user] = self.clock()
-        self._opened.move_to_end(user)
-        while len(self._opened) > REMEMBERED:
-            gone, _ = self._opened.popitem(last=False)
-            self._last.pop(gone, None)
 
     def fresh(self, user: str) -> bool:
         """Whether ``user``'s Home was published less than ``every_s`` ago or is due."""
         return user in self._due or self.clock() - self._last.get(user, -math.inf) < self.every_s
 
     def published(self, user: str) -> None:
-        self._last[user] = self.clock()
-
-    def recent(self) -> list[str]:
-        """Who opened their Home within ``remember_s``, the most recent first."""
-        now = self.clock()
-        return [u for u, at in reversed(self._opened.items()) if now - at <= self.remember_s]
+        now = self._last[user] = self.clock()
+        if len(self._last) > REMEMBERED:  # only a publish within ``every_s`` holds one back
+            self._last = {u: at for u, at in self._last.items() if now - at < self.every_s}
 
     def soon(self, users: Iterable[str]) -> list[str]:
         """Publish the Homes of ``users`` (the first ``most``) once ``every_s`` has passed

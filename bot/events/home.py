@@ -5,9 +5,10 @@
   (nothing changed since, or the refresh is already due).
 * A case changed (``changed``: the ``case_post`` runner calls it once the thread is told of
   a take, assignment, resolution, reopening or reminder): the Homes of the people who
-  opened theirs lately on this replica and may see the case are published again, at most
-  once a person per ``slack.home_refresh_s`` and at most ``MOST`` people a change
-  (``bot.events._home_refresh``: in memory, per replica).
+  opened theirs in the last hour (on any replica: ``store.cases.home_openers``) and may
+  see the case are published again, at most once a person per ``slack.home_refresh_s``
+  and at most ``MOST`` people a change (``bot.events._home_refresh``; the pace is kept
+  per replica).
 * The queue of a channel moved (``moved``: the worker's ``watchers`` — a row queued,
   started or ended; a run ends once its new case and verdict are in — and the policy
   gate's, an alert held by a budget): the same refresh for that channel, the channels
@@ -31,13 +32,14 @@ import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.blocks.home import HomeFigures, HomeRow, home_view
-from bot.events._home_refresh import MOST, Refresher
+from bot.events._home_refresh import MOST, REMEMBER_S, REMEMBERED, Refresher
 from bot.events._pane_rules import visible, visible_channels
 from bot.events.scope import alert_homes
 from bot.intake.policy.gate import PolicyGate
@@ -45,6 +47,7 @@ from bot.slack.errors import SLACK_ERRORS
 from bot.slack.members import ChannelMembers
 from bot.work.worker import Coordinator
 from config.settings import Settings
+from store.cases import home_openers
 from store.cases.home import CHANNELS, home_data, owned_channels
 from store.db.engine import Database
 from store.schema import CaseRow
@@ -53,6 +56,7 @@ log = logging.getLogger(__name__)
 
 Ack = Callable[..., Awaitable[Any]]
 _USER = re.compile(r"[UW][A-Z0-9]{2,20}")
+_LATELY = timedelta(seconds=REMEMBER_S)
 
 
 class AppHome:
@@ -89,7 +93,10 @@ class AppHome:
         user = event.get("user")
         if event.get("tab") != "home" or not isinstance(user, str) or not _USER.fullmatch(user):
             return  # the Messages tab, or a payload of the wrong shape
-        self.refresh.opened(user)
+        try:
+            await home_openers.opened(self.db, user)
+        except Exception:  # fail open: this Home is still published, not refreshed later
+            log.exception("could not record that %s opened their Home", user)
         if not self.refresh.fresh(user):
             await self.publish(user)
 
@@ -107,8 +114,8 @@ class AppHome:
         """``channel``'s queue moved (a row queued, started or ended: a run's end is when its
         new case and verdict are in) or an alert was held there: as ``changed``, in one
         task for all the channels that moved meanwhile (a storm costs a set of channels)."""
-        if not channel or not self.refresh.recent():
-            return  # nobody's Home to refresh
+        if not channel:
+            return
         self._moved.add(channel)
         if self._draining is None or self._draining.done():
             self._draining = asyncio.create_task(self._drain())
@@ -123,8 +130,11 @@ class AppHome:
 
     async def _refresh(self, channel: str) -> int:
         """Schedule the Homes of recent openers who may see ``channel``; how many."""
+        recent = await home_openers.recent(self.db, _LATELY, REMEMBERED)
+        if not recent:
+            return 0  # nobody's Home to refresh: Slack is not asked who is a member
         members = await self.members.of(channel)
-        users = [u for u in self.refresh.recent() if visible(u, channel, members)]
+        users = [u for u in recent if visible(u, channel, members)]
         return len(self.refresh.soon(users))
 
     async def publish(self, user: str, note: str = "") -> None:

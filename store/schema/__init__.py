@@ -9,7 +9,7 @@ from store.schema.approvals import ApprovalRow
 from store.schema.base import Base, utcnow
 from store.schema.caches import IntelCache
 from store.schema.case_tally import CaseTally
-from store.schema.cases import CaseDigest, CaseEvent, CaseRow, run_figures
+from store.schema.cases import CaseDigest, CaseEvent, CaseRow, HomeOpener, run_figures
 from store.schema.investigations import (
     Conversation,
     Investigation,
@@ -53,6 +53,7 @@ __all__ = [
     "CaseTally",
     "Conversation",
     "Feedback",
+    "HomeOpener",
     "IntelCache",
     "Investigation",
     "InvestigationStatus",

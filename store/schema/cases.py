@@ -202,3 +202,12 @@ class CaseDigest(Base):
     week: Mapped[str] = mapped_column(String(10), primary_key=True)
     channel: Mapped[str] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class HomeOpener(Base):
+    """Who opened their App Home tab, and when last (``store.cases.home_openers``): one row
+    a person, so a change told on any replica refreshes the Homes opened on any other."""
+
+    __tablename__ = "home_openers"
+    user_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    opened_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -20,7 +20,7 @@ from sqlalchemy import update
 from bot.events._home_refresh import REMEMBERED, Refresher
 from bot.events.home import AppHome
 from bot.slack.members import ChannelMembers
-from store.cases import transitions
+from store.cases import home_openers, transitions
 from store.cases.transitions import Resolution
 from store.db.engine import Database
 from store.schema import CaseDisposition, CaseRow, WorkKind, WorkRow, WorkState, utcnow
@@ -132,7 +132,16 @@ def work_row(kind: str, state: str, channel: str, later: object) -> WorkRow:
     )
 
 
-async def test_opening_the_home_tab_publishes_it(home: AppHome, fake: FakeSlackAPI) -> None:
+async def opened(db: Database, *users: str) -> None:
+    """``users`` opened their Homes in this order, a second apart (the last most recent)."""
+    start = utcnow() - timedelta(seconds=len(users))
+    for n, user in enumerate(users):
+        await home_openers.opened(db, user, at=start + timedelta(seconds=n))
+
+
+async def test_opening_the_home_tab_publishes_it(
+    db: Database, home: AppHome, fake: FakeSlackAPI
+) -> None:
     acks: list[int] = []
 
     async def ack() -> None:
@@ -143,7 +152,8 @@ async def test_opening_the_home_tab_publishes_it(home: AppHome, fake: FakeSlackA
     await home.on_opened(ack, {"type": "app_home_opened", "user": ["UANA00001"], "tab": "home"})
     assert acks == [1, 1, 1] and fake.calls_to("views.publish") == []
     await home.on_opened(ack, {"type": "app_home_opened", "user": ANA, "tab": "home"})
-    assert list(published(fake)) == [ANA] and home.refresh.recent() == [ANA]
+    lately = await home_openers.recent(db, timedelta(hours=1), 10)
+    assert list(published(fake)) == [ANA] and lately == [ANA]
     home.refresh.every_s = 3600.0
     await home.on_opened(ack, {"type": "app_home_opened", "user": ANA, "tab": "home"})
     assert len(fake.calls_to("views.publish")) == 1  # published a moment ago
@@ -153,8 +163,7 @@ async def test_a_change_refreshes_recent_openers_who_may_see_it(
     db: Database, home: AppHome, fake: FakeSlackAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
     case = await titled(db, "r1", SOC, "soc-case", severity="high")
-    for user in (ANA, OUT, BOB, CAT):
-        home.refresh.opened(user)
+    await opened(db, ANA, OUT, BOB, CAT)
     caplog.set_level(logging.INFO, logger="bot.events.home")
     await home.changed(case)  # CAT, BOB: the two most recent members (most=2); OUT: no
     assert f"case {case.id} changed: 2 Homes to refresh" in caplog.messages
@@ -202,20 +211,14 @@ def refresher(publish: list[str], **kwargs: float) -> tuple[Refresher, Clock, as
     return Refresher(record, clock=clock, **options), clock, done  # type: ignore[arg-type]
 
 
-def test_who_opened_lately_newest_first() -> None:
-    refresh, clock, _ = refresher([], remember_s=60.0)
-    for user in (ANA, BOB, CAT):
-        refresh.opened(user)
-        clock.now += 10
-    refresh.opened(ANA)
-    assert refresh.recent() == [ANA, CAT, BOB]
-    clock.now += 40  # BOB opened 60 s ago: still recent
-    assert refresh.recent() == [ANA, CAT, BOB]
-    clock.now += 1
-    assert refresh.recent() == [ANA, CAT]
+def test_publish_times_pruned_to_those_that_hold_one_back() -> None:
+    refresh, clock, _ = refresher([])
     for n in range(REMEMBERED):
-        refresh.opened(f"U{n:08d}")
-    assert len(refresh.recent()) == REMEMBERED and ANA not in refresh.recent()
+        refresh.published(f"U{n:08d}")
+    clock.now += 10.0  # all of them a publish that no longer holds the next back
+    refresh.published(ANA)
+    assert not refresh.fresh("U00000000") and refresh.fresh(ANA)
+    assert len(refresh._last) == 1
 
 
 def test_fresh_for_every_s_after_a_publish() -> None:
@@ -271,10 +274,12 @@ async def test_queue_moves_refresh_the_channels_openers_in_one_task(
 ) -> None:
     """A held alert (the gate's watchers) and rows queued, started, ended (the worker's):
     recent openers who may see the channel, each once however many moves; nobody else."""
-    home.moved(SOC)  # nobody opened a Home: nothing to do, no task
-    assert home._draining is None and fake.calls_to("conversations.members") == []
+    home.moved(SOC)  # nobody opened a Home: nothing to do, Slack not asked
+    assert home._draining is not None
+    await home._draining
+    assert fake.calls_to("conversations.members") == [] and home.refresh.due() == {}
+    await opened(db, ANA, OUT)
     for user in (ANA, OUT):
-        home.refresh.opened(user)
         home.refresh.published(user)  # a moment ago: the next is due in an hour
     home.refresh.every_s = 3600.0
     for channel in (SOC, SOC, "", LOST, SOC):
@@ -309,3 +314,26 @@ async def test_the_persons_own_cases_count_beyond_the_alert_channels(
     elsewhere = await titled(db, "r3", "CMENTION2", "left-case", severity="high")
     await transitions.take(db, elsewhere.id, ANA, seen=1, via="test")
     assert "left-case" not in str(await home.view(ANA))  # ANA is no member of CMENTION2
+
+
+async def test_a_change_on_one_replica_refreshes_homes_opened_on_another(
+    db: Database, home: AppHome, fake: FakeSlackAPI, tmp_path: Path
+) -> None:
+    """Who opened their Home is in the database: replica B tells a change, and ANA, who
+    opened hers through replica A, gets hers published again; OUT (no member) does not."""
+
+    async def ack() -> None:
+        return None
+
+    for user in (ANA, OUT):
+        await home.on_opened(ack, {"type": "app_home_opened", "user": user, "tab": "home"})
+    assert sorted(published(fake)) == sorted([ANA, OUT])
+    client = web_client(fake)
+    other = AppHome(db, home.settings, ChannelMembers(client), client)
+    case = await titled(db, "r1", SOC, "soc-case", severity="high")
+    await other.changed(case)
+    assert list(other.refresh.due()) == [ANA]
+    await fake.wait_for(lambda: len(fake.calls_to("views.publish")) == 3)
+    assert fake.calls_to("views.publish")[-1].args["user_id"] == ANA
+    await other.close()
+    await home.close()
