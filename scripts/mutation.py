@@ -55,11 +55,12 @@ class Group:
 
 _PG_ONLY = (  # the PostgreSQL branches of the claim (mutant names: re-check after an edit)
     CLAIMING + "_now__mutmut_[23]",
-    CLAIMING + "claim__mutmut_[3-9]",
-    CLAIMING + "claim__mutmut_1[0-2]",
-    CLAIMING + "_candidates__mutmut_29",
-    CLAIMING + "_candidates__mutmut_3[0-5]",
-    CLAIMING + "_expire__mutmut_1[1-4]",
+    CLAIMING + "_claim__mutmut_[3-9]",
+    CLAIMING + "_claim__mutmut_1[0-2]",
+    CLAIMING + "_candidates__mutmut_2[7-9]",
+    CLAIMING + "_candidates__mutmut_3[0-3]",
+    CLAIMING + "_expire__mutmut_9",
+    CLAIMING + "_expire__mutmut_1[0-2]",
 )
 GROUPS: dict[str, Group] = {
     "sql_guard": Group(

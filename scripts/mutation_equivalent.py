@@ -235,20 +235,20 @@ EQUIVALENT: dict[str, str] = {
     _ADDR + "x_parse_ipv4_loose__mutmut_42": '"XX89XX" holds 8 and 9; a part is digits',
     _ADDR + "x_non_public_reason__mutmut_14": _SIX_TO_FOUR,
     _ADDR + "x_non_public_reason__mutmut_15": _SIX_TO_FOUR,
-    "store.queue.work.xǁWorkQueueǁrelease__mutmut_23": _CURSOR,
-    "store.queue.work.xǁWorkQueueǁrelease__mutmut_24": _CURSOR,
-    CLAIMING + "claim__mutmut_9": "SQL keywords and function names are case-insensitive",
+    "store.queue.work.xǁWorkQueueǁrelease__mutmut_19": _CURSOR,
+    "store.queue.work.xǁWorkQueueǁrelease__mutmut_20": _CURSOR,
+    CLAIMING + "_claim__mutmut_9": "SQL keywords and function names are case-insensitive",
+    CLAIMING + "_candidates__mutmut_30": _FOR_UPDATE_OF,
     CLAIMING + "_candidates__mutmut_32": _FOR_UPDATE_OF,
-    CLAIMING + "_candidates__mutmut_34": _FOR_UPDATE_OF,
     CLAIMING + "_now__mutmut_2": (
         "SQLite's DateTime stores the digits without the zone: aware and naive UTC alike"
     ),
-    CLAIMING + "claim__mutmut_42": _NO_SLOT,
-    CLAIMING + "claim__mutmut_45": _NO_SLOT,
-    CLAIMING + "claim__mutmut_62": _NO_SLOT,
-    CLAIMING + "claim__mutmut_64": _NO_SLOT,
-    CLAIMING + "claim__mutmut_66": "waiting is only read for its truth: None is False",
-    CLAIMING + "claim__mutmut_84": (
+    CLAIMING + "_claim__mutmut_40": _NO_SLOT,
+    CLAIMING + "_claim__mutmut_43": _NO_SLOT,
+    CLAIMING + "_claim__mutmut_60": _NO_SLOT,
+    CLAIMING + "_claim__mutmut_62": _NO_SLOT,
+    CLAIMING + "_claim__mutmut_64": "waiting is only read for its truth: None is False",
+    CLAIMING + "_claim__mutmut_82": (
         "break after the first row waiting for a slot: room stays 0 and background yields,"
         " so no later row could start"
     ),
