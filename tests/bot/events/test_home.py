@@ -337,3 +337,21 @@ async def test_a_change_on_one_replica_refreshes_homes_opened_on_another(
     assert fake.calls_to("views.publish")[-1].args["user_id"] == ANA
     await other.close()
     await home.close()
+
+
+async def test_a_home_opened_while_the_store_fails_is_still_published(
+    home: AppHome,
+    fake: FakeSlackAPI,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def down(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("the store is down")
+
+    async def ack() -> None:
+        return None
+
+    monkeypatch.setattr(home_openers, "opened", down)
+    await home.on_opened(ack, {"type": "app_home_opened", "user": ANA, "tab": "home"})
+    assert list(published(fake)) == [ANA]
+    assert f"could not record that {ANA} opened their Home" in caplog.messages
