@@ -1,7 +1,9 @@
 """Native multi-string scans (``ahocorasick_rs``) that find what the plain patterns find.
 
 Python's ``re`` walks a 100 kB result once per pattern and costs 1 to 3 ms each time; an
-Aho-Corasick automaton finds every known spelling in one pass for a fraction of that.
+Aho-Corasick automaton finds every known spelling in one pass for a fraction of that
+(over ASCII text as bytes: a character is one byte, no offsets to translate). What
+stands around each match is read with ``map`` and one pattern search, not a Python loop.
 Each function here returns exactly what its pattern would (hypothesis tests compare
 them): the automaton proposes, the pattern still decides wherever they could differ.
 """
@@ -15,6 +17,9 @@ import re
 import ahocorasick_rs
 
 _LONGEST = ahocorasick_rs.MatchKind.LeftmostLongest
+_ALNUM = re.compile(r"[^\W_]")  # what ``str.isalnum`` accepts (the same characters)
+_WORD = re.compile(r"\w")  # ``str.isalnum`` or ``_``
+_GLUE = re.compile(r"[A-Za-z0-9_]")
 
 
 class Spellings:
@@ -25,7 +30,8 @@ class Spellings:
         words = sorted(aliases)
         self.aliases = aliases
         self.tokens = [aliases[w] for w in words]
-        self.automaton = ahocorasick_rs.AhoCorasick(words, matchkind=_LONGEST)
+        encoded = [w.encode() for w in words]  # (a word with other than ASCII never matches)
+        self.automaton = ahocorasick_rs.BytesAhoCorasick(encoded, matchkind=_LONGEST)
         self.pattern = pattern  # the same words as a trie, not glued to a letter or digit
 
     def find(self, haystack: str) -> list[tuple[int, int, str]]:
@@ -35,16 +41,19 @@ class Spellings:
         The automaton's leftmost-longest matches are the pattern's while each ends
         before a non-alphanumeric character; where one does not, the pattern would try a
         shorter spelling there, so from that match on the pattern itself takes over."""
-        padded = haystack + " "  # what stands after the end, and before the start ([-1])
         tokens = self.tokens
         found = [
             (start, end, tokens[index])
-            for index, start, end in self.automaton.find_matches_as_indexes(haystack)
+            for index, start, end in self.automaton.find_matches_as_indexes(haystack.encode())
         ]
-        cut = next((n for n, (_, end, _) in enumerate(found) if padded[end].isalnum()), None)
-        if cut is not None:  # (rare: a known spelling glued to a longer word)
+        padded = haystack + " "  # what stands after the end, and before the start ([-1])
+        glued = _ALNUM.search("".join([padded[end] for _, end, _ in found]))
+        if glued is not None:  # (rare: a known spelling glued to a longer word)
+            cut = glued.start()
             rest = self.pattern.finditer(haystack, found[cut][0])
             found[cut:] = [(*m.span(), self.aliases[m.group(0)]) for m in rest]
+        elif _ALNUM.search("".join([padded[start - 1] for start, _, _ in found])) is None:
+            return found  # (the usual case: nothing glued on either side)
         return [s for s in found if not padded[s[0] - 1].isalnum()]
 
 
@@ -54,17 +63,18 @@ def _cases(word: str) -> list[str]:
 
 
 @functools.cache  # built at first use (not at import)
-def starts(kinds: tuple[str, ...]) -> ahocorasick_rs.AhoCorasick:
-    """An automaton for where a pseudonym look-alike can start in ASCII text: a kind word
-    in any case followed by ``_``, or the kind word in capitals."""
+def starts(kinds: tuple[str, ...]) -> ahocorasick_rs.BytesAhoCorasick:
+    """An automaton for where a pseudonym look-alike can start in ASCII text (as bytes): a
+    kind word in any case followed by ``_``, or the kind word in capitals."""
     words = [w + "_" for k in kinds for w in _cases(k)] + list(kinds)
-    return ahocorasick_rs.AhoCorasick(words)
+    dfa = ahocorasick_rs.Implementation.DFA  # (a few hundred words: small, and fastest)
+    return ahocorasick_rs.BytesAhoCorasick([w.encode() for w in words], implementation=dfa)
 
 
-def candidates(automaton: ahocorasick_rs.AhoCorasick, text: str) -> list[int]:
-    """The start of every match of ``automaton`` in ``text`` (the kind words overlap no
-    other kind word but at their start: no look-alike start is passed over)."""
-    return sorted({start for _, start, _ in automaton.find_matches_as_indexes(text)})
+def candidates(automaton: ahocorasick_rs.BytesAhoCorasick, text: str) -> list[int]:
+    """The start of every match of ``automaton`` in the ASCII ``text`` (the kind words
+    overlap no other kind word but at their start: no look-alike start is passed over)."""
+    return sorted({start for _, start, _ in automaton.find_matches_as_indexes(text.encode())})
 
 
 def splice(text: str, spans: list[tuple[int, int, str]]) -> str:
@@ -85,19 +95,29 @@ class Tokens:
 
     def __init__(self, values: dict[str, str]) -> None:
         self.values = list(values.values())
-        self.automaton = ahocorasick_rs.AhoCorasick(list(values), matchkind=_LONGEST)
+        tokens = list(values)
+        self.automaton = ahocorasick_rs.AhoCorasick(tokens, matchkind=_LONGEST)
+        encoded = [t.encode() for t in tokens]  # (ASCII: KIND_n)
+        self.ascii = ahocorasick_rs.BytesAhoCorasick(encoded, matchkind=_LONGEST)
 
     def restore(self, text: str) -> str:
         """``text`` with each pseudonym standing alone replaced by its value."""
-        padded = text + " "  # what stands after the end, and before the start ([-1])
+        if text.isascii():
+            matches = self.ascii.find_matches_as_indexes(text.encode())
+        else:
+            matches = self.automaton.find_matches_as_indexes(text)
         values = self.values
-        spans = [
-            (start, end, values[index])
-            for index, start, end in self.automaton.find_matches_as_indexes(text)
-            if not (padded[start - 1].isalnum() or padded[start - 1] == "_")
-            and padded[end] not in _GLUE
-        ]
+        spans = [(start, end, values[index]) for index, start, end in matches]
+        padded = text + " "  # what stands after the end, and before the start ([-1])
+        before = "".join([padded[start - 1] for start, _, _ in spans])
+        after = "".join([padded[end] for _, end, _ in spans])
+        if _WORD.search(before) is not None or _GLUE.search(after) is not None:
+            spans = [
+                span
+                for span, b, a in zip(spans, before, after, strict=True)
+                if not (b.isalnum() or b == "_" or a in _GLUED)
+            ]
         return splice(text, spans)
 
 
-_GLUE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_GLUED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
