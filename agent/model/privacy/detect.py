@@ -16,6 +16,8 @@ import functools
 import ipaddress
 import re
 from collections.abc import Iterator
+from itertools import repeat
+from operator import itemgetter
 from typing import NamedTuple
 from urllib.parse import unquote
 
@@ -31,6 +33,9 @@ EMAIL = re.compile(rf"(?<![\w.+-])[\w+-](?:[\w.+-]{{0,63}})(?:@|%40)({_DOMAIN})"
 _AT = re.compile(r"@|%40")
 _LOCAL_RUN = re.compile(r"[\w.+-]*")  # letters, digits and ._+- (an e-mail's local part)
 _AT_DOMAIN = re.compile(rf"(?:@|%40){_DOMAIN}", re.IGNORECASE)
+# What follows an "@": the domain (in ASCII text, IGNORECASE changes nothing but the cost).
+_DOMAIN_AFTER = {True: re.compile(_DOMAIN), False: re.compile(_DOMAIN, re.IGNORECASE)}
+_BACKWARDS = itemgetter(slice(None, None, -1))
 DOMAIN_USER = re.compile(r"(?<![\w\\])([A-Z][A-Z0-9-]{1,14})\\{1,2}([A-Za-z][\w.-]{1,63})")
 # No look-behinds in front (they make a scan of 100 kB ten times slower): a match glued
 # to the word before it is dropped by ``_alone``.
@@ -170,11 +175,26 @@ def _alone(text: str, m: re.Match[str], joiners: str) -> bool:
 def _emails(text: str) -> Iterator[str]:
     """The e-mail addresses in ``text`` (also ``local%40domain``), found from their @: the
     local part is up to 64 letters, digits and ``._+-`` before it, leading dots dropped."""
+    if "%40" in text:
+        yield from _encoded_emails(text)
+        return
+    # Text between the @s: the local part ends one piece, the domain starts the next
+    # (neither holds an @). Read with ``map``, not one Python step per @.
+    pieces = text.split("@")
+    tails = map(_LOCAL_RUN.match, map(_BACKWARDS, pieces[:-1]), repeat(0), repeat(64))
+    domains = map(_DOMAIN_AFTER[text.isascii()].match, pieces[1:])
+    for tail, domain in zip(tails, domains, strict=True):
+        if domain is not None:
+            local = tail.group()[::-1].lstrip(".")  # type: ignore[union-attr]  # (* matches)
+            if local:
+                yield f"{local}@{domain.group()}"
+
+
+def _encoded_emails(text: str) -> Iterator[str]:
+    """``_emails`` of a text holding ``%40`` (the local part may end in its ``40``)."""
     backwards, size = text[::-1], len(text)
-    end = 0
-    for at in _ats(text):
-        if at < end:
-            continue
+    for m in _AT.finditer(text):
+        at = m.start()
         domain = _AT_DOMAIN.match(text, at)
         if domain is None:
             continue
@@ -183,21 +203,7 @@ def _emails(text: str) -> Iterator[str]:
         while start < at and text[start] == ".":
             start += 1
         if start < at:
-            end = domain.end()
-            yield text[start:end]
-
-
-def _ats(text: str) -> list[int]:
-    """Where each ``@`` or ``%40`` of ``text`` starts (``str.find`` is faster than a
-    pattern for one character)."""
-    if "%40" in text:
-        return [m.start() for m in _AT.finditer(text)]
-    found: list[int] = []
-    at = text.find("@")
-    while at >= 0:
-        found.append(at)
-        at = text.find("@", at + 1)
-    return found
+            yield text[start : domain.end()]
 
 
 def _us_numbers(text: str) -> Iterator[re.Match[str]]:
@@ -212,7 +218,7 @@ def _us_numbers(text: str) -> Iterator[re.Match[str]]:
                 break
 
 
-_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_SHAPE = bytes.maketrans(b"123456789.", b"000000000-")  # digits as 0, "." as "-"
 _WORD_OR_DASH_BYTES = frozenset(
     bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 )
@@ -220,18 +226,19 @@ _WORD_OR_DASH_BYTES = frozenset(
 
 def _us_ends(text: str) -> list[int]:
     """Where each ``_US_END`` match ends (``-``/``.`` and four digits, then no word
-    character or ``-``): in ASCII text found with ``bytes.find`` on its digits read as 0."""
+    character or ``-``): in ASCII text found with one ``bytes.find`` on its shape (digits
+    read as 0, dots as dashes); what follows is read in the text itself."""
     if not text.isascii():
         return [m.end() for m in _US_END.finditer(text)]
-    shape = text.encode().translate(_DIGITS)
+    raw = text.encode()
+    shape = raw.translate(_SHAPE)
     ends: list[int] = []
-    for needle in (b"-0000", b".0000"):
-        at = shape.find(needle)
-        while at >= 0:
-            if shape[at + 5 : at + 6] not in _WORD_OR_DASH_BYTES:
-                ends.append(at + 5)
-            at = shape.find(needle, at + 1)
-    return sorted(ends)
+    at = shape.find(b"-0000")
+    while at >= 0:
+        if raw[at + 5 : at + 6] not in _WORD_OR_DASH_BYTES:
+            ends.append(at + 5)
+        at = shape.find(b"-0000", at + 1)
+    return ends
 
 
 def _phones(text: str) -> Iterator[Finding]:

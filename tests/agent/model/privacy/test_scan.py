@@ -131,13 +131,26 @@ def _window_emails(text: str) -> list[str]:
     return found
 
 
-_MAIL = st.sampled_from(["a", ".", "@", "%40", "x.io", " ", "b" * 30, "+", "-"])
+_MAIL = st.sampled_from(
+    ["a", ".", "@", "%40", "x.io", "X.Io", " ", "b" * 30, "+", "-", "40", "\u0130", "\u212a"]
+)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(st.lists(_MAIL, max_size=12).map("".join))
 def test_emails_local_parts_read_backwards(text: str) -> None:
+    """Also without ``%40`` (the text cut at its @s) and in ASCII (a domain read without
+    IGNORECASE); ``İ`` and the Kelvin sign are letters to IGNORECASE."""
     assert list(_emails(text)) == _window_emails(text)
+    plain = text.replace("%40", "%")
+    assert list(_emails(plain)) == _window_emails(plain)
+
+
+def test_emails_in_non_ascii_text_keep_ignorecase_letters() -> None:
+    assert list(_emails("j@ex\u0130mple.com j@\u212aey.io")) == [
+        "j@ex\u0130mple.com",
+        "j@\u212aey.io",
+    ]
 
 
 def _slow_table(columns: list[Any], rows: list[Any], marked: frozenset[str]) -> tuple[Any, Any]:
