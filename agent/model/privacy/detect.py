@@ -17,7 +17,6 @@ import ipaddress
 import re
 from collections.abc import Iterator
 from itertools import repeat
-from operator import itemgetter
 from typing import NamedTuple
 from urllib.parse import unquote
 
@@ -35,7 +34,6 @@ _LOCAL_RUN = re.compile(r"[\w.+-]*")  # letters, digits and ._+- (an e-mail's lo
 _AT_DOMAIN = re.compile(rf"(?:@|%40){_DOMAIN}", re.IGNORECASE)
 # What follows an "@": the domain (in ASCII text, IGNORECASE changes nothing but the cost).
 _DOMAIN_AFTER = {True: re.compile(_DOMAIN), False: re.compile(_DOMAIN, re.IGNORECASE)}
-_BACKWARDS = itemgetter(slice(None, None, -1))
 DOMAIN_USER = re.compile(r"(?<![\w\\])([A-Z][A-Z0-9-]{1,14})\\{1,2}([A-Za-z][\w.-]{1,63})")
 # No look-behinds in front (they make a scan of 100 kB ten times slower): a match glued
 # to the word before it is dropped by ``_alone``.
@@ -172,22 +170,22 @@ def _alone(text: str, m: re.Match[str], joiners: str) -> bool:
     return not start or not (text[start - 1].isalnum() or text[start - 1] in joiners)
 
 
-def _emails(text: str) -> Iterator[str]:
+def _emails(text: str) -> list[str] | Iterator[str]:
     """The e-mail addresses in ``text`` (also ``local%40domain``), found from their @: the
     local part is up to 64 letters, digits and ``._+-`` before it, leading dots dropped."""
     if "%40" in text:
-        yield from _encoded_emails(text)
-        return
+        return _encoded_emails(text)
     # Text between the @s: the local part ends one piece, the domain starts the next
-    # (neither holds an @). Read with ``map``, not one Python step per @.
-    pieces = text.split("@")
-    tails = map(_LOCAL_RUN.match, map(_BACKWARDS, pieces[:-1]), repeat(0), repeat(64))
-    domains = map(_DOMAIN_AFTER[text.isascii()].match, pieces[1:])
-    for tail, domain in zip(tails, domains, strict=True):
-        if domain is not None:
-            local = tail.group()[::-1].lstrip(".")  # type: ignore[union-attr]  # (* matches)
-            if local:
-                yield f"{local}@{domain.group()}"
+    # (neither holds an @). Read with ``map``, not one Python step per @; the pieces read
+    # backwards are those of the text read backwards, in the other order.
+    tails = map(_LOCAL_RUN.match, text[::-1].split("@")[:0:-1], repeat(0), repeat(64))
+    domains = map(_DOMAIN_AFTER[text.isascii()].match, text.split("@")[1:])
+    found = zip(tails, domains, strict=True)  # (a ``*`` pattern always matches: no tail is None)
+    return [
+        f"{local}@{domain.group()}"
+        for tail, domain in found
+        if domain is not None and (local := tail.group()[::-1].lstrip("."))  # type: ignore[union-attr]
+    ]
 
 
 def _encoded_emails(text: str) -> Iterator[str]:

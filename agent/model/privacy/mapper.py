@@ -24,6 +24,7 @@ from alerts.model import Alert
 from config.privacy_settings import PrivacySettings
 
 _MEMO = 256  # texts remembered per conversation (the contents repeat on every call)
+_MARKED = 50_000  # marked (column, value) pairs remembered as read (then forgotten)
 _ENTITY_KINDS = {"user": "USER", "email": "EMAIL", "host": "HOST", "ip": "IP"}
 
 
@@ -45,6 +46,7 @@ class Pseudonymiser:
         self._patterns: dict[bool, re.Pattern[str]] = {}  # lowered? -> known spellings
         self._finders: list[Spellings] = []  # the same, as an automaton (lowered ASCII)
         self._memo: dict[str, tuple[int, str]] = {}
+        self._marked: set[tuple[str, str]] = set()  # (column, value) pairs read: known or refused
         for token, value in self.map.values():
             if not token.startswith("LITERAL_"):
                 for spelling in _spellings(value):
@@ -106,7 +108,14 @@ class Pseudonymiser:
                 seen.add(finding.spelling)
                 self.add(finding)
         if self.marked and "{" in clean:
-            for column, value in marked_values(json_in(clean), self.marked):
+            done = self._marked
+            for pair in marked_values(json_in(clean), self.marked, done):
+                if pair in done:  # (read before: known, or refused; again it changes nothing)
+                    continue
+                if len(done) >= _MARKED:
+                    done.clear()
+                done.add(pair)
+                column, value = pair
                 if value in seen or normalise(value).lower() in self._aliases:
                     continue
                 seen.add(value)

@@ -55,6 +55,23 @@ def test_marked_columns_of_a_tool_result_are_pseudonymised_everywhere_after() ->
     )
 
 
+def test_a_table_read_again_finds_only_what_is_new() -> None:
+    """Pairs read before are skipped (known, or refused as ``admin``); a new cell is not."""
+    p = mapper()
+
+    def table(*rows: list[str]) -> str:
+        data = {"columns": ["user_name", "full_name"], "rows": list(rows)}
+        return "<<<DATA-x result of query_logs\n" + json.dumps({"data": data})
+
+    first = p.pseudonymise(table(["jdoe", "Jane Doe"], ["admin", "Ann Lee"]))
+    assert '[["USER_1", "PERSON_1"], ["admin", "PERSON_2"]]' in first
+    again = p.pseudonymise(table(["admin", "Ann Lee"], ["jdoe", "Jane Doe"]) + " ")
+    assert '[["admin", "PERSON_2"], ["USER_1", "PERSON_1"]]' in again
+    grown = p.pseudonymise(table(["jdoe", "Jane Doe"], ["bsmith", "Ann Lee"], ["admin", "Bo Ek"]))
+    assert '["USER_2", "PERSON_2"], ["admin", "PERSON_3"]]' in grown
+    assert p.map.counts() == {"USER": 2, "PERSON": 3}
+
+
 def test_alert_entities_and_name_fields_are_known_before_any_text() -> None:
     p = mapper(hosts=True)
     alert = Alert(

@@ -179,3 +179,29 @@ def test_a_rectangle_is_read_as_row_by_row(rows: list[list[Any]]) -> None:
     assert _table(columns, rows, marked) == _slow_table(columns, rows, marked)
     ragged = [*rows, ["a"]]
     assert _table(columns, ragged, marked) == _slow_table(columns, ragged, marked)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.integers(1, 4).flatmap(lambda w: st.lists(st.lists(_CELL, min_size=w, max_size=w))),
+    st.sets(st.tuples(st.sampled_from(["user", "email", "name"]), st.sampled_from("abc"))),
+)
+def test_a_rectangle_whose_cells_are_done_gives_none(
+    rows: list[list[Any]], done: set[tuple[str, str]]
+) -> None:
+    """Cells read before (``done``) may be left out, and only when all of them are (a
+    rectangle's are)."""
+    columns = ["user", "email", "other", "name"][: len(rows[0]) if rows else 2]
+    marked = frozenset({"user", "name", "email"})
+    for table in (rows, [*rows, ["a"]]):
+        cells, nested = _table(columns, table, marked, done)
+        slow_cells, slow_nested = _slow_table(columns, table, marked)
+        assert nested == slow_nested
+        new = [(i, v) for i, v in slow_cells if (columns[i], v) not in done]
+        assert cells == slow_cells or (cells == [] and not new)
+    if rows and all(
+        type(v) not in (dict, list) and (c not in marked or type(v) is not str or (c, v) in done)
+        for row in rows
+        for c, v in zip(columns, row, strict=True)
+    ):
+        assert _table(columns, rows, marked, done) == ([], [])  # (a rectangle: none read)
