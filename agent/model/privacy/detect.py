@@ -16,7 +16,6 @@ import functools
 import ipaddress
 import re
 from collections.abc import Iterator
-from itertools import repeat
 from typing import NamedTuple
 from urllib.parse import unquote
 
@@ -32,8 +31,12 @@ EMAIL = re.compile(rf"(?<![\w.+-])[\w+-](?:[\w.+-]{{0,63}})(?:@|%40)({_DOMAIN})"
 _AT = re.compile(r"@|%40")
 _LOCAL_RUN = re.compile(r"[\w.+-]*")  # letters, digits and ._+- (an e-mail's local part)
 _AT_DOMAIN = re.compile(rf"(?:@|%40){_DOMAIN}", re.IGNORECASE)
-# What follows an "@": the domain (in ASCII text, IGNORECASE changes nothing but the cost).
-_DOMAIN_AFTER = {True: re.compile(_DOMAIN), False: re.compile(_DOMAIN, re.IGNORECASE)}
+# An e-mail read from its "@" (text without "%40"): what stands after each "@" that a
+# domain can be made of, and what before it a local part can (read backwards, up to 64).
+# Domains are then matched once per distinct run (a 100 kB log names a few dozen).
+_AT_RUN = {True: re.compile(r"@([A-Za-z0-9.-]*)"), False: re.compile(r"@([A-Za-z0-9.-]*)", re.I)}
+_TAIL = re.compile(r"@([\w.+-]{0,64})")  # on the text backwards
+_DOMAIN_OF = {True: re.compile(_DOMAIN), False: re.compile(_DOMAIN, re.IGNORECASE)}
 DOMAIN_USER = re.compile(r"(?<![\w\\])([A-Z][A-Z0-9-]{1,14})\\{1,2}([A-Za-z][\w.-]{1,63})")
 # No look-behinds in front (they make a scan of 100 kB ten times slower): a match glued
 # to the word before it is dropped by ``_alone``.
@@ -94,7 +97,7 @@ class Detector:
         """Every personal value the patterns find in ``text`` (NFKC already)."""
         s = self.settings
         if s.emails and ("@" in text or "%40" in text):
-            for spelling in dict.fromkeys(_emails(text)):  # each spelling once
+            for spelling in _emails(text):  # each spelling once
                 value = unquote(spelling) if "%40" in spelling else spelling
                 if "@" in value:
                     yield Finding("EMAIL", value, spelling, match_key(value))
@@ -170,22 +173,26 @@ def _alone(text: str, m: re.Match[str], joiners: str) -> bool:
     return not start or not (text[start - 1].isalnum() or text[start - 1] in joiners)
 
 
-def _emails(text: str) -> list[str] | Iterator[str]:
-    """The e-mail addresses in ``text`` (also ``local%40domain``), found from their @: the
-    local part is up to 64 letters, digits and ``._+-`` before it, leading dots dropped."""
+def _emails(text: str) -> list[str]:
+    """The e-mail addresses in ``text`` (also ``local%40domain``), each once, found from
+    their @: the local part is up to 64 letters, digits and ``._+-`` before it, leading
+    dots dropped."""
     if "%40" in text:
-        return _encoded_emails(text)
-    # Text between the @s: the local part ends one piece, the domain starts the next
-    # (neither holds an @). Read with ``map``, not one Python step per @; the pieces read
-    # backwards are those of the text read backwards, in the other order.
-    tails = map(_LOCAL_RUN.match, text[::-1].split("@")[:0:-1], repeat(0), repeat(64))
-    domains = map(_DOMAIN_AFTER[text.isascii()].match, text.split("@")[1:])
-    found = zip(tails, domains, strict=True)  # (a ``*`` pattern always matches: no tail is None)
-    return [
-        f"{local}@{domain.group()}"
-        for tail, domain in found
-        if domain is not None and (local := tail.group()[::-1].lstrip("."))  # type: ignore[union-attr]
-    ]
+        return list(dict.fromkeys(_encoded_emails(text)))
+    # One match per "@" in each list (neither class holds an "@"), so they pair up. Where
+    # a domain can stop depends only on its run (what ends the run ends the lookahead), and
+    # IGNORECASE changes nothing in ASCII text but the cost.
+    plain = text.isascii()
+    runs = _AT_RUN[plain].findall(text)
+    tails = _TAIL.findall(text[::-1])
+    tails.reverse()
+    domain_of = {run: _DOMAIN_OF[plain].match(run) for run in set(runs)}
+    found: dict[str, None] = {}
+    for run, tail in dict.fromkeys(zip(runs, tails, strict=True)):
+        domain, local = domain_of[run], tail.rstrip(".")
+        if domain is not None and local:
+            found[f"{local[::-1]}@{domain.group()}"] = None
+    return list(found)
 
 
 def _encoded_emails(text: str) -> Iterator[str]:
