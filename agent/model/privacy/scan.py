@@ -80,12 +80,13 @@ def candidates(automaton: ahocorasick_rs.BytesAhoCorasick, text: str) -> list[in
 def splice(text: str, spans: list[tuple[int, int, str]]) -> str:
     """``text`` with each ``(start, end, new)`` span (in order, not overlapping) replaced."""
     out: list[str] = []
+    append = out.append
     at = 0
     for start, end, new in spans:
-        out.append(text[at:start])
-        out.append(new)
+        append(text[at:start])
+        append(new)
         at = end
-    out.append(text[at:])
+    append(text[at:])
     return "".join(out)
 
 
@@ -106,18 +107,25 @@ class Tokens:
             matches = self.ascii.find_matches_as_indexes(text.encode())
         else:
             matches = self.automaton.find_matches_as_indexes(text)
-        values = self.values
-        spans = [(start, end, values[index]) for index, start, end in matches]
         padded = text + " "  # what stands after the end, and before the start ([-1])
-        before = "".join([padded[start - 1] for start, _, _ in spans])
-        after = "".join([padded[end] for _, end, _ in spans])
+        before = "".join([padded[start - 1] for _, start, _ in matches])
+        after = "".join([padded[end] for _, _, end in matches])
         if _WORD.search(before) is not None or _GLUE.search(after) is not None:
-            spans = [
-                span
-                for span, b, a in zip(spans, before, after, strict=True)
+            matches = [
+                match
+                for match, b, a in zip(matches, before, after, strict=True)
                 if not (b.isalnum() or b == "_" or a in _GLUED)
             ]
-        return splice(text, spans)
+        values = self.values
+        out: list[str] = []  # (``splice``, with each value read where it is put)
+        append = out.append
+        at = 0
+        for index, start, end in matches:
+            append(text[at:start])
+            append(values[index])
+            at = end
+        append(text[at:])
+        return "".join(out)
 
 
 _GLUED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
