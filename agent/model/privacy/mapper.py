@@ -171,33 +171,37 @@ class Pseudonymiser:
         # matches as IGNORECASE (ASCII letters fold only to ASCII), at half the cost.
         lowered = text.isascii()
         haystack = text.lower() if lowered else text
-        spans = self._known(haystack, lowered)
+        spans, news = self._known(haystack, lowered)
         looks = lookalikes(text)
         if looks:
-            taken = [(a, b) for a, b, _ in spans]
+            news = list(news)
+            taken = [(a, b) for _, a, b in spans]
             for start, end in looks:
                 if not any(a < end and start < b for a, b in taken):
                     literal = text[start:end]
-                    spans.append((start, end, self.map.token_for("LITERAL", literal, key=literal)))
-            spans.sort()
-        return splice(text, spans)
+                    news.append(self.map.token_for("LITERAL", literal, key=literal))
+                    spans.append((len(news) - 1, start, end))
+            spans.sort(key=lambda span: span[1])
+        return splice(text, spans, news)
 
-    def _known(self, haystack: str, lowered: bool) -> list[tuple[int, int, str]]:
-        """``(start, end, pseudonym)`` where the known spellings stand in ``haystack``, not
-        inside a longer word (the spelling as written where the pattern's match, under
-        IGNORECASE, is none of them)."""
+    def _known(self, haystack: str, lowered: bool) -> tuple[list[tuple[int, int, int]], list[str]]:
+        """``(index, start, end)`` where the known spellings stand in ``haystack``, not
+        inside a longer word, and the pseudonyms the indexes name (the spelling as written
+        where the pattern's match, under IGNORECASE, is none of them)."""
         pattern = self._compiled(lowered)
         if pattern is None:
-            return []
+            return [], []
         if lowered:
             if not self._finders:
                 self._finders.append(Spellings(self._aliases, pattern))
-            return self._finders[0].find(haystack)
-        return [
-            (m.start(), m.end(), self._token_of(m.group(0)))
+            return self._finders[0].find(haystack), self._finders[0].tokens
+        found = [
+            m
             for m in pattern.finditer(haystack)
             if not (m.start() and haystack[m.start() - 1].isalnum())
         ]
+        spans = [(n, m.start(), m.end()) for n, m in enumerate(found)]
+        return spans, [self._token_of(m.group(0)) for m in found]
 
     def _token_of(self, found: str) -> str:
         """The pseudonym of a spelling the case-insensitive pattern matched: ``Sm\u0131th``

@@ -28,33 +28,29 @@ class Spellings:
 
     def __init__(self, aliases: dict[str, str], pattern: re.Pattern[str]) -> None:
         words = sorted(aliases)
-        self.aliases = aliases
-        self.tokens = [aliases[w] for w in words]
+        self.index = {w: n for n, w in enumerate(words)}
+        self.tokens = [aliases[w] for w in words]  # the pseudonym of each match's index
         encoded = [w.encode() for w in words]  # (a word with other than ASCII never matches)
         self.automaton = ahocorasick_rs.BytesAhoCorasick(encoded, matchkind=_LONGEST)
         self.pattern = pattern  # the same words as a trie, not glued to a letter or digit
 
-    def find(self, haystack: str) -> list[tuple[int, int, str]]:
-        """``(start, end, pseudonym)`` of the pattern's matches in an ASCII ``haystack``
-        that do not continue a word before them.
+    def find(self, haystack: str) -> list[tuple[int, int, int]]:
+        """``(index, start, end)`` of the pattern's matches in an ASCII ``haystack`` that
+        do not continue a word before them (``index``: of the pseudonym in ``tokens``).
 
         The automaton's leftmost-longest matches are the pattern's while each ends
         before a non-alphanumeric character; where one does not, the pattern would try a
         shorter spelling there, so from that match on the pattern itself takes over."""
-        tokens = self.tokens
-        found = [
-            (start, end, tokens[index])
-            for index, start, end in self.automaton.find_matches_as_indexes(haystack.encode())
-        ]
+        found = self.automaton.find_matches_as_indexes(haystack.encode())
         padded = haystack + " "  # what stands after the end, and before the start ([-1])
-        glued = _ALNUM.search("".join([padded[end] for _, end, _ in found]))
+        glued = _ALNUM.search("".join([padded[end] for _, _, end in found]))
         if glued is not None:  # (rare: a known spelling glued to a longer word)
             cut = glued.start()
-            rest = self.pattern.finditer(haystack, found[cut][0])
-            found[cut:] = [(*m.span(), self.aliases[m.group(0)]) for m in rest]
-        elif _ALNUM.search("".join([padded[start - 1] for start, _, _ in found])) is None:
+            rest = self.pattern.finditer(haystack, found[cut][1])
+            found[cut:] = [(self.index[m.group(0)], *m.span()) for m in rest]
+        elif _ALNUM.search("".join([padded[start - 1] for _, start, _ in found])) is None:
             return found  # (the usual case: nothing glued on either side)
-        return [s for s in found if not padded[s[0] - 1].isalnum()]
+        return [s for s in found if not padded[s[1] - 1].isalnum()]
 
 
 def _cases(word: str) -> list[str]:
@@ -77,14 +73,15 @@ def candidates(automaton: ahocorasick_rs.BytesAhoCorasick, text: str) -> list[in
     return sorted({start for _, start, _ in automaton.find_matches_as_indexes(text.encode())})
 
 
-def splice(text: str, spans: list[tuple[int, int, str]]) -> str:
-    """``text`` with each ``(start, end, new)`` span (in order, not overlapping) replaced."""
+def splice(text: str, spans: list[tuple[int, int, int]], news: list[str]) -> str:
+    """``text`` with each ``(index, start, end)`` span (in order, not overlapping) replaced
+    by ``news[index]``."""
     out: list[str] = []
     append = out.append
     at = 0
-    for start, end, new in spans:
+    for index, start, end in spans:
         append(text[at:start])
-        append(new)
+        append(news[index])
         at = end
     append(text[at:])
     return "".join(out)
@@ -116,16 +113,7 @@ class Tokens:
                 for match, b, a in zip(matches, before, after, strict=True)
                 if not (b.isalnum() or b == "_" or a in _GLUED)
             ]
-        values = self.values
-        out: list[str] = []  # (``splice``, with each value read where it is put)
-        append = out.append
-        at = 0
-        for index, start, end in matches:
-            append(text[at:start])
-            append(values[index])
-            at = end
-        append(text[at:])
-        return "".join(out)
+        return splice(text, matches, self.values)
 
 
 _GLUED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")

@@ -40,12 +40,14 @@ def test_known_spellings_are_the_patterns_matches(words: list[str], haystack: st
         for m in pattern.finditer(haystack)
         if not (m.start() and haystack[m.start() - 1].isalnum())
     ]
-    assert Spellings(aliases, pattern).find(haystack) == expected
+    finder = Spellings(aliases, pattern)
+    assert [(s, e, finder.tokens[i]) for i, s, e in finder.find(haystack)] == expected
 
 
 def test_a_spelling_glued_to_a_word_gives_way_to_a_shorter_one() -> None:
     aliases = {"ab": "USER_1", "ab@x.io": "EMAIL_1", "x": "USER_2"}
-    found = Spellings(aliases, _pattern(list(aliases))).find("ab@x.io1 ab@x.io ab-x")
+    finder = Spellings(aliases, _pattern(list(aliases)))
+    found = [(s, e, finder.tokens[i]) for i, s, e in finder.find("ab@x.io1 ab@x.io ab-x")]
     assert found == [
         (0, 2, "USER_1"),  # "ab@x.io" is glued to "1": the pattern takes "ab" there
         (3, 4, "USER_2"),
@@ -93,8 +95,8 @@ def test_restore_reads_a_pseudonym_only_where_it_stands_alone() -> None:
 
 
 def test_splice() -> None:
-    assert splice("abcdef", [(1, 2, "X"), (4, 6, "YZ!")]) == "aXcdYZ!"
-    assert splice("abc", []) == "abc"
+    assert splice("abcdef", [(1, 1, 2), (0, 4, 6)], ["YZ!", "X"]) == "aXcdYZ!"
+    assert splice("abc", [], ["X"]) == "abc"
 
 
 _LOOK = st.sampled_from(
