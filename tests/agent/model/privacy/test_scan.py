@@ -19,7 +19,7 @@ from agent.model.privacy.detect import (
     _us_ends,
 )
 from agent.model.privacy.mapper import trie_regex
-from agent.model.privacy.scan import Spellings, Tokens, splice
+from agent.model.privacy.scan import Spellings, Tokens, _cases, splice
 from agent.model.privacy.tokens import LOOKALIKE, TOKEN, PseudonymMap, lookalikes, skeleton
 
 _WORDS = st.lists(st.text("ab1.-@", min_size=1, max_size=5), min_size=1, max_size=6)
@@ -92,6 +92,12 @@ def test_restore_reads_a_pseudonym_only_where_it_stands_alone() -> None:
         Tokens(values).restore(text)
         == "jdoe, asmith xUSER_1 USER_1x _USER_1 USER_1_ USER_123 é jdoeé"
     )
+    # ASCII text (read as bytes): the longest pseudonym still wins
+    assert Tokens(values).restore("USER_12 USER_1 USER_123") == "asmith jdoe USER_123"
+
+
+def test_a_kind_word_in_every_case() -> None:
+    assert _cases("ip") == ["ip", "iP", "Ip", "IP"]
 
 
 def test_splice() -> None:
