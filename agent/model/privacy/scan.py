@@ -58,6 +58,16 @@ def _cases(word: str) -> list[str]:
     return ["".join(c) for c in itertools.product(*((ch.lower(), ch.upper()) for ch in word))]
 
 
+# What IGNORECASE also reads as an ASCII letter (Python's ``re`` documents these four).
+_FOLDS = {"i": "i\u0131I\u0130", "k": "kK\u212a", "s": "sS\u017f"}
+
+
+def _folds(word: str) -> list[str]:
+    """Every spelling of ``word`` that ``(?i:word)`` matches."""
+    letters = (_FOLDS.get(ch.lower(), ch.lower() + ch.upper()) for ch in word)
+    return ["".join(c) for c in itertools.product(*letters)]
+
+
 @functools.cache  # built at first use (not at import)
 def starts(kinds: tuple[str, ...]) -> ahocorasick_rs.BytesAhoCorasick:
     """An automaton for where a pseudonym look-alike can start in ASCII text (as bytes): a
@@ -67,10 +77,23 @@ def starts(kinds: tuple[str, ...]) -> ahocorasick_rs.BytesAhoCorasick:
     return ahocorasick_rs.BytesAhoCorasick([w.encode() for w in words], implementation=dfa)
 
 
-def candidates(automaton: ahocorasick_rs.BytesAhoCorasick, text: str) -> list[int]:
-    """The start of every match of ``automaton`` in the ASCII ``text`` (the kind words
-    overlap no other kind word but at their start: no look-alike start is passed over)."""
-    return sorted({start for _, start, _ in automaton.find_matches_as_indexes(text.encode())})
+@functools.cache
+def unicode_starts(kinds: tuple[str, ...]) -> ahocorasick_rs.AhoCorasick:
+    """The same for any text: the kind words also as IGNORECASE reads them (``IP`` with a
+    dotless i)."""
+    words = [w + "_" for k in kinds for w in _folds(k)] + list(kinds)
+    return ahocorasick_rs.AhoCorasick(words)
+
+
+def candidates(kinds: tuple[str, ...], text: str) -> list[int]:
+    """Every start of a kind word in ``text`` where a look-alike may start. In ASCII text
+    the kind words overlap no other kind word but at their start (no start is passed
+    over); in other text every match is reported, overlapping or not."""
+    if text.isascii():
+        found = starts(kinds).find_matches_as_indexes(text.encode())
+    else:
+        found = unicode_starts(kinds).find_matches_as_indexes(text, overlapping=True)
+    return sorted({start for _, start, _ in found})
 
 
 def splice(text: str, spans: list[tuple[int, int, int]], news: list[str]) -> str:

@@ -5,6 +5,7 @@ addresses and a table's marked cells (hypothesis compares each with its pattern)
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 from hypothesis import given, settings
@@ -19,8 +20,16 @@ from agent.model.privacy.detect import (
     _us_ends,
 )
 from agent.model.privacy.mapper import trie_regex
-from agent.model.privacy.scan import Spellings, Tokens, _cases, splice
-from agent.model.privacy.tokens import LOOKALIKE, TOKEN, PseudonymMap, lookalikes, skeleton
+from agent.model.privacy.scan import Spellings, Tokens, _cases, _folds, splice
+from agent.model.privacy.tokens import (
+    _CONFUSABLE,
+    KINDS,
+    LOOKALIKE,
+    TOKEN,
+    PseudonymMap,
+    lookalikes,
+    skeleton,
+)
 
 _WORDS = st.lists(st.text("ab1.-@", min_size=1, max_size=5), min_size=1, max_size=6)
 _HAYSTACK = st.text("ab1.-@ _x", max_size=60)
@@ -110,10 +119,42 @@ _LOOK = st.sampled_from(
 )
 
 
+# Also what IGNORECASE reads as a letter of a kind word (dotless and dotted i, long s),
+# Cyrillic and Greek look-alikes (read through the skeleton) and other text.
+_UNICODE_LOOK = st.sampled_from(
+    ["\u0131p", "\u0130D", "u\u017fer", "\u0406\u0420", "\u0415MAIL", "\u0399d", "\u00e9", "_", "3"]
+)
+
+
 @settings(max_examples=500, deadline=None)
-@given(st.lists(_LOOK, max_size=10).map("".join))
+@given(st.lists(st.one_of(_LOOK, _UNICODE_LOOK), max_size=10).map("".join))
 def test_lookalike_starts_find_the_patterns_matches(text: str) -> None:
     assert lookalikes(text) == [m.span() for m in LOOKALIKE.finditer(skeleton(text))]
+
+
+_SKELETON_ALPHABET = "".join(map(chr, _CONFUSABLE)) + "aZ3_ é\u0416"
+
+
+@given(st.text(_SKELETON_ALPHABET, max_size=40) | st.text(max_size=40))
+def test_the_skeleton_is_the_tables_translation(text: str) -> None:
+    assert skeleton(text) == text.translate(_CONFUSABLE)
+
+
+def test_the_folds_are_all_that_ignorecase_reads_as_a_kind_words_letter() -> None:
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    for letter in set("".join(KINDS).lower()):
+        read = set(re.findall(f"(?i){letter}", every))
+        assert read == set("".join(_folds(letter))), letter
+
+
+def test_a_lookalike_in_text_that_is_not_ascii() -> None:
+    text = "\u00e9 \u0131p_3 USER 4 \u0406\u0420-5 user5 x_USER_6"
+    assert [text[a:b] for a, b in lookalikes(text)] == [
+        "\u0131p_3",
+        "USER 4",
+        "\u0406\u0420-5",
+        "USER_6",
+    ]
 
 
 @settings(max_examples=500, deadline=None)
