@@ -332,6 +332,14 @@ EQUIVALENT: dict[str, str] = {
     },
     "agent.model.privacy.scan.x_splice__mutmut_3": _PSEUDO_SLICE,
     "agent.model.privacy.scan.xǁSpellingsǁfind__mutmut_9": _PSEUDO_GLUE,
+    **{
+        f"agent.model.privacy.scan.x_candidates__mutmut_{n}": (
+            "no kind word starts inside another or its _ (what the ASCII path relies on):"
+            " overlapping matches add no start"
+        )
+        for n in (8, 10)
+    },
+    "agent.model.privacy.tokens.x_lookalikes__mutmut_2": "ASCII text is its own skeleton",
     "agent.model.privacy.scan.xǁSpellingsǁfind__mutmut_23": _PSEUDO_GLUE,
     **{
         f"agent.model.privacy.scan.xǁTokensǁrestore__mutmut_{n}": _PSEUDO_STRICT

@@ -145,6 +145,7 @@ def test_the_folds_are_all_that_ignorecase_reads_as_a_kind_words_letter() -> Non
     for letter in set("".join(KINDS).lower()):
         read = set(re.findall(f"(?i){letter}", every))
         assert read == set("".join(_folds(letter))), letter
+    assert _folds("ip") == [a + b for a in "i\u0131I\u0130" for b in "pP"]
 
 
 def test_a_lookalike_in_text_that_is_not_ascii() -> None:
