@@ -72,6 +72,16 @@ _PSEUDO_OVERLAP = (
     "look-alikes begin with one and end with a digit"
 )
 _PSEUDO_CASE = "an ASCII text lowered or not: the match is case-insensitive either way"
+_PSEUDO_DONE = (
+    "the marked pairs read before only save work: reading a known or refused value again "
+    "changes nothing"
+)
+_PSEUDO_BOUND = "a bound on memory: one entry more or fewer kept changes no output"
+_PSEUDO_GLUE = (
+    "the check only chooses the fast path: with every text sent down the pattern's path "
+    "(or the filter) the matches are the same"
+)
+_PSEUDO_STRICT = "one character before and after each match: the three have the same length"
 _B64_ALPHABET = "a run holds only base64 characters (the mask): strict or not, the same bytes"
 _FIND_AFTER = "the space after a run is found after its first character: never at 0"
 _PSEUDO_SLICE = "text[None:i] is text[0:i]"
@@ -308,22 +318,46 @@ EQUIVALENT: dict[str, str] = {
     "agent.model.privacy.mapper.xǁPseudonymiserǁseed_alert__mutmut_5": _PSEUDO_KIND,
     **{
         f"agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_{n}": _PSEUDO_FAST
-        for n in (2, 3, 6, 14, 16, 24, 26, 30, 45, 61, 62)
+        for n in (2, 3, 6, 14, 16, 32, 34, 38, 70)
     },
+    **{
+        f"agent.model.privacy.mapper.xǁPseudonymiserǁpseudonymise__mutmut_{n}": _PSEUDO_DONE
+        for n in (25, 30)
+    },
+    _PRIV_MAP + "pseudonymise__mutmut_29": _PSEUDO_BOUND,
+    _PRIV_MAP + "pseudonymise__mutmut_69": _PSEUDO_BOUND,
     **{
         f"agent.model.privacy.mapper.xǁPseudonymiserǁ_compiled__mutmut_{n}": _PSEUDO_FAST
         for n in (2, 3, 9)
     },
-    "agent.model.privacy.scan.x_splice__mutmut_2": _PSEUDO_SLICE,
+    "agent.model.privacy.scan.x_splice__mutmut_3": _PSEUDO_SLICE,
+    "agent.model.privacy.scan.xǁSpellingsǁfind__mutmut_9": _PSEUDO_GLUE,
+    **{
+        f"agent.model.privacy.scan.x_candidates__mutmut_{n}": (
+            "no kind word starts inside another or its _ (what the ASCII path relies on):"
+            " overlapping matches add no start"
+        )
+        for n in (8, 10)
+    },
+    "agent.model.privacy.tokens.x_lookalikes__mutmut_2": "ASCII text is its own skeleton",
+    "agent.model.privacy.scan.xǁSpellingsǁfind__mutmut_23": _PSEUDO_GLUE,
+    **{
+        f"agent.model.privacy.scan.xǁTokensǁrestore__mutmut_{n}": _PSEUDO_STRICT
+        for n in (25, 29, 30)
+    },
     _PRIV_MAP + "_known__mutmut_2": _PSEUDO_CASE,
     _PRIV_MAP + "_replace__mutmut_1": _PSEUDO_CASE,
     _PRIV_MAP + "_replace__mutmut_8": _PSEUDO_CASE,
-    _PRIV_MAP + "_replace__mutmut_17": _PSEUDO_OVERLAP,
-    _PRIV_MAP + "_replace__mutmut_18": _PSEUDO_OVERLAP,
+    _PRIV_MAP + "_replace__mutmut_19": _PSEUDO_OVERLAP,
+    _PRIV_MAP + "_replace__mutmut_20": _PSEUDO_OVERLAP,
+    _PRIV_MAP + "_replace__mutmut_36": "spans do not overlap: in order of their ends as of starts",
+    _PRIV_MAP + "_token_of__mutmut_16": _PSEUDO_ALIAS,
+    _PRIV_MAP + "_token_of__mutmut_18": _PSEUDO_ALIAS,
     _PRIV_MAP + "_holds_personal__mutmut_6": "_compiled(None): the same case-insensitive pattern",
-    _PRIV_MAP + "pseudonymise__mutmut_52": (
+    _PRIV_MAP + "pseudonymise__mutmut_60": (
         "a run whose lowered spelling is known never reaches add: its key is never read"
     ),
+    "agent.model.privacy.mapper.x__spellings__mutmut_9": _PSEUDO_NONE_FALSE,
     _PRIV_B64 + "x__decoded__mutmut_13": _B64_ALPHABET,
     _PRIV_B64 + "x__decoded__mutmut_14": _B64_ALPHABET,
     _PRIV_B64 + "x__text__mutmut_2": _UTF8,

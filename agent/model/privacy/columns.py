@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
+import operator
+from collections.abc import Container, Iterator
 from typing import Any
 
 from agent.model.privacy.detect import EMAIL, NAME_KEYS
@@ -14,16 +15,19 @@ from agent.model.privacy.detect import EMAIL, NAME_KEYS
 _NESTED = (dict, list)  # what json.loads makes that can hold more values
 
 
-def marked_values(data: Any, marked: frozenset[str]) -> Iterator[tuple[str, str]]:
+def marked_values(
+    data: Any, marked: frozenset[str], done: Container[tuple[str, str]] = frozenset()
+) -> Iterator[tuple[str, str]]:
     """``(column, value)`` of the marked columns in a tool result: ``{"columns": [...],
-    "rows": [[...]]}`` tables and ``{"column": value}`` records, at any depth."""
+    "rows": [[...]]}`` tables and ``{"column": value}`` records, at any depth. A table
+    whose every marked cell is ``done`` (a pair the caller has read before) gives none."""
     stack = [data]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
             columns, rows = item.get("columns"), item.get("rows")
             if isinstance(columns, list) and isinstance(rows, list):
-                cells, nested = _table(columns, rows, marked)
+                cells, nested = _table(columns, rows, marked, done)
                 for i, value in cells:
                     yield str(columns[i]), value
                 stack += nested  # cells holding records or lists; the rows were read
@@ -37,15 +41,26 @@ def marked_values(data: Any, marked: frozenset[str]) -> Iterator[tuple[str, str]
 
 
 def _table(
-    columns: list[Any], rows: list[Any], marked: frozenset[str]
+    columns: list[Any],
+    rows: list[Any],
+    marked: frozenset[str],
+    done: Container[tuple[str, str]] = frozenset(),
 ) -> tuple[list[tuple[int, str]], list[Any]]:
     """A table's marked text cells, each ``(column index, value)`` once in the order met
-    (row by row), and its cells that hold records or lists, in order."""
+    (row by row), and its cells that hold records or lists, in order; no cells when each
+    ``(column name, value)`` is ``done`` (most often: every value already known)."""
     wanted = [i for i, c in enumerate(columns) if str(c).lower() in marked]
     if rows and set(map(type, rows)) == {list} and set(map(len, rows)) == {len(columns)}:
-        by_column = list(zip(*rows, strict=True))  # a rectangle: read column by column
-        if all(_NESTED_TYPES.isdisjoint(map(type, column)) for column in by_column):
-            chosen = [by_column[i] for i in wanted]
+        # A rectangle of plain values: read column by column.
+        if _NESTED_TYPES.isdisjoint(map(type, itertools.chain.from_iterable(rows))):
+            chosen = [list(map(operator.itemgetter(i), rows)) for i in wanted]
+            if all(
+                (str(columns[i]), v) in done
+                for i, column in zip(wanted, chosen, strict=True)
+                for v in dict.fromkeys(column)
+                if type(v) is str
+            ):
+                return [], []
             marked_rows = itertools.chain.from_iterable(zip(*chosen, strict=True))
             cells = dict.fromkeys(zip(itertools.cycle(wanted), marked_rows))
             return [(i, v) for i, v in cells if type(v) is str], []

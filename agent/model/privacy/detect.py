@@ -31,6 +31,12 @@ EMAIL = re.compile(rf"(?<![\w.+-])[\w+-](?:[\w.+-]{{0,63}})(?:@|%40)({_DOMAIN})"
 _AT = re.compile(r"@|%40")
 _LOCAL_RUN = re.compile(r"[\w.+-]*")  # letters, digits and ._+- (an e-mail's local part)
 _AT_DOMAIN = re.compile(rf"(?:@|%40){_DOMAIN}", re.IGNORECASE)
+# An e-mail read from its "@" (text without "%40"): what stands after each "@" that a
+# domain can be made of, and what before it a local part can (read backwards, up to 64).
+# Domains are then matched once per distinct run (a 100 kB log names a few dozen).
+_AT_RUN = {True: re.compile(r"@([A-Za-z0-9.-]*)"), False: re.compile(r"@([A-Za-z0-9.-]*)", re.I)}
+_TAIL = re.compile(r"@([\w.+-]{0,64})")  # on the text backwards
+_DOMAIN_OF = {True: re.compile(_DOMAIN), False: re.compile(_DOMAIN, re.IGNORECASE)}
 DOMAIN_USER = re.compile(r"(?<![\w\\])([A-Z][A-Z0-9-]{1,14})\\{1,2}([A-Za-z][\w.-]{1,63})")
 # No look-behinds in front (they make a scan of 100 kB ten times slower): a match glued
 # to the word before it is dropped by ``_alone``.
@@ -91,7 +97,7 @@ class Detector:
         """Every personal value the patterns find in ``text`` (NFKC already)."""
         s = self.settings
         if s.emails and ("@" in text or "%40" in text):
-            for spelling in dict.fromkeys(_emails(text)):  # each spelling once
+            for spelling in _emails(text):  # each spelling once
                 value = unquote(spelling) if "%40" in spelling else spelling
                 if "@" in value:
                     yield Finding("EMAIL", value, spelling, match_key(value))
@@ -167,14 +173,33 @@ def _alone(text: str, m: re.Match[str], joiners: str) -> bool:
     return not start or not (text[start - 1].isalnum() or text[start - 1] in joiners)
 
 
-def _emails(text: str) -> Iterator[str]:
-    """The e-mail addresses in ``text`` (also ``local%40domain``), found from their @: the
-    local part is up to 64 letters, digits and ``._+-`` before it, leading dots dropped."""
+def _emails(text: str) -> list[str]:
+    """The e-mail addresses in ``text`` (also ``local%40domain``), each once, found from
+    their @: the local part is up to 64 letters, digits and ``._+-`` before it, leading
+    dots dropped."""
+    if "%40" in text:
+        return list(dict.fromkeys(_encoded_emails(text)))
+    # One match per "@" in each list (neither class holds an "@"), so they pair up. Where
+    # a domain can stop depends only on its run (what ends the run ends the lookahead), and
+    # IGNORECASE changes nothing in ASCII text but the cost.
+    plain = text.isascii()
+    runs = _AT_RUN[plain].findall(text)
+    tails = _TAIL.findall(text[::-1])
+    tails.reverse()
+    domain_of = {run: _DOMAIN_OF[plain].match(run) for run in set(runs)}
+    found: dict[str, None] = {}
+    for run, tail in dict.fromkeys(zip(runs, tails, strict=True)):
+        domain, local = domain_of[run], tail.rstrip(".")
+        if domain is not None and local:
+            found[f"{local[::-1]}@{domain.group()}"] = None
+    return list(found)
+
+
+def _encoded_emails(text: str) -> Iterator[str]:
+    """``_emails`` of a text holding ``%40`` (the local part may end in its ``40``)."""
     backwards, size = text[::-1], len(text)
-    end = 0
-    for at in _ats(text):
-        if at < end:
-            continue
+    for m in _AT.finditer(text):
+        at = m.start()
         domain = _AT_DOMAIN.match(text, at)
         if domain is None:
             continue
@@ -183,21 +208,7 @@ def _emails(text: str) -> Iterator[str]:
         while start < at and text[start] == ".":
             start += 1
         if start < at:
-            end = domain.end()
-            yield text[start:end]
-
-
-def _ats(text: str) -> list[int]:
-    """Where each ``@`` or ``%40`` of ``text`` starts (``str.find`` is faster than a
-    pattern for one character)."""
-    if "%40" in text:
-        return [m.start() for m in _AT.finditer(text)]
-    found: list[int] = []
-    at = text.find("@")
-    while at >= 0:
-        found.append(at)
-        at = text.find("@", at + 1)
-    return found
+            yield text[start : domain.end()]
 
 
 def _us_numbers(text: str) -> Iterator[re.Match[str]]:
@@ -212,7 +223,7 @@ def _us_numbers(text: str) -> Iterator[re.Match[str]]:
                 break
 
 
-_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_SHAPE = bytes.maketrans(b"123456789.", b"000000000-")  # digits as 0, "." as "-"
 _WORD_OR_DASH_BYTES = frozenset(
     bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 )
@@ -220,18 +231,19 @@ _WORD_OR_DASH_BYTES = frozenset(
 
 def _us_ends(text: str) -> list[int]:
     """Where each ``_US_END`` match ends (``-``/``.`` and four digits, then no word
-    character or ``-``): in ASCII text found with ``bytes.find`` on its digits read as 0."""
+    character or ``-``): in ASCII text found with one ``bytes.find`` on its shape (digits
+    read as 0, dots as dashes); what follows is read in the text itself."""
     if not text.isascii():
         return [m.end() for m in _US_END.finditer(text)]
-    shape = text.encode().translate(_DIGITS)
+    raw = text.encode()
+    shape = raw.translate(_SHAPE)
     ends: list[int] = []
-    for needle in (b"-0000", b".0000"):
-        at = shape.find(needle)
-        while at >= 0:
-            if shape[at + 5 : at + 6] not in _WORD_OR_DASH_BYTES:
-                ends.append(at + 5)
-            at = shape.find(needle, at + 1)
-    return sorted(ends)
+    at = shape.find(b"-0000")
+    while at >= 0:
+        if raw[at + 5 : at + 6] not in _WORD_OR_DASH_BYTES:
+            ends.append(at + 5)
+        at = shape.find(b"-0000", at + 1)
+    return ends
 
 
 def _phones(text: str) -> Iterator[Finding]:

@@ -24,6 +24,7 @@ from alerts.model import Alert
 from config.privacy_settings import PrivacySettings
 
 _MEMO = 256  # texts remembered per conversation (the contents repeat on every call)
+_MARKED = 50_000  # marked (column, value) pairs remembered as read (then forgotten)
 _ENTITY_KINDS = {"user": "USER", "email": "EMAIL", "host": "HOST", "ip": "IP"}
 
 
@@ -45,6 +46,7 @@ class Pseudonymiser:
         self._patterns: dict[bool, re.Pattern[str]] = {}  # lowered? -> known spellings
         self._finders: list[Spellings] = []  # the same, as an automaton (lowered ASCII)
         self._memo: dict[str, tuple[int, str]] = {}
+        self._marked: set[tuple[str, str]] = set()  # (column, value) pairs read: known or refused
         for token, value in self.map.values():
             if not token.startswith("LITERAL_"):
                 for spelling in _spellings(value):
@@ -106,7 +108,14 @@ class Pseudonymiser:
                 seen.add(finding.spelling)
                 self.add(finding)
         if self.marked and "{" in clean:
-            for column, value in marked_values(json_in(clean), self.marked):
+            done = self._marked
+            for pair in marked_values(json_in(clean), self.marked, done):
+                if pair in done:  # (read before: known, or refused; again it changes nothing)
+                    continue
+                if len(done) >= _MARKED:
+                    done.clear()
+                done.add(pair)
+                column, value = pair
                 if value in seen or normalise(value).lower() in self._aliases:
                     continue
                 seen.add(value)
@@ -162,33 +171,37 @@ class Pseudonymiser:
         # matches as IGNORECASE (ASCII letters fold only to ASCII), at half the cost.
         lowered = text.isascii()
         haystack = text.lower() if lowered else text
-        spans = self._known(haystack, lowered)
+        spans, news = self._known(haystack, lowered)
         looks = lookalikes(text)
         if looks:
-            taken = [(a, b) for a, b, _ in spans]
+            news = list(news)
+            taken = [(a, b) for _, a, b in spans]
             for start, end in looks:
                 if not any(a < end and start < b for a, b in taken):
                     literal = text[start:end]
-                    spans.append((start, end, self.map.token_for("LITERAL", literal, key=literal)))
-            spans.sort()
-        return splice(text, spans)
+                    news.append(self.map.token_for("LITERAL", literal, key=literal))
+                    spans.append((len(news) - 1, start, end))
+            spans.sort(key=lambda span: span[1])
+        return splice(text, spans, news)
 
-    def _known(self, haystack: str, lowered: bool) -> list[tuple[int, int, str]]:
-        """``(start, end, pseudonym)`` where the known spellings stand in ``haystack``, not
-        inside a longer word (the spelling as written where the pattern's match, under
-        IGNORECASE, is none of them)."""
+    def _known(self, haystack: str, lowered: bool) -> tuple[list[tuple[int, int, int]], list[str]]:
+        """``(index, start, end)`` where the known spellings stand in ``haystack``, not
+        inside a longer word, and the pseudonyms the indexes name (the spelling as written
+        where the pattern's match, under IGNORECASE, is none of them)."""
         pattern = self._compiled(lowered)
         if pattern is None:
-            return []
+            return [], []
         if lowered:
             if not self._finders:
                 self._finders.append(Spellings(self._aliases, pattern))
-            return self._finders[0].find(haystack)
-        return [
-            (m.start(), m.end(), self._token_of(m.group(0)))
+            return self._finders[0].find(haystack), self._finders[0].tokens
+        found = [
+            m
             for m in pattern.finditer(haystack)
             if not (m.start() and haystack[m.start() - 1].isalnum())
         ]
+        spans = [(n, m.start(), m.end()) for n, m in enumerate(found)]
+        return spans, [self._token_of(m.group(0)) for m in found]
 
     def _token_of(self, found: str) -> str:
         """The pseudonym of a spelling the case-insensitive pattern matched: ``Sm\u0131th``

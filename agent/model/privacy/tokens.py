@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from agent.model.privacy.scan import Tokens, candidates, starts
+from agent.model.privacy.scan import Tokens, candidates
 
 KINDS = ("USER", "EMAIL", "PERSON", "PHONE", "HOST", "IP", "ID", "ENCODED", "LITERAL")
 # What the conclusion's footer calls each kind (singular, plural).
@@ -64,21 +64,27 @@ def normalise(text: str) -> str:
     return _INVISIBLE.sub("", text) if _INVISIBLE.search(text) else text
 
 
+# The same letters as one class: ``str.translate`` with a table looks up every character
+# (15 ms over 100 kB); only the few look-alikes found are replaced.
+_CONFUSABLES = re.compile("[" + "".join(map(chr, _CONFUSABLE)) + "]")
+
+
 def skeleton(text: str) -> str:
     """``text`` with Cyrillic and Greek look-alikes read as Latin (same length)."""
-    return text.translate(_CONFUSABLE)
+    return _CONFUSABLES.sub(lambda m: chr(_CONFUSABLE[ord(m.group())]), text)
 
 
 def lookalikes(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` (normalised) holds look-alikes of pseudonyms, as (start, end)."""
-    if not text.isascii():  # (ASCII is its own skeleton)
-        return [m.span() for m in LOOKALIKE.finditer(skeleton(text))]
+    """Where ``text`` (normalised) holds look-alikes of pseudonyms, as (start, end): the
+    matches of ``LOOKALIKE`` in its skeleton, tried only where a kind word starts (the
+    pattern tried at every character of 100 kB costs tens of milliseconds)."""
+    seen = text if text.isascii() else skeleton(text)  # (ASCII is its own skeleton)
     found: list[tuple[int, int]] = []
     end = 0
-    for start in candidates(starts(KINDS), text):  # where a look-alike may start
+    for start in candidates(KINDS, seen):  # where a look-alike may start
         if start < end:
             continue
-        m = LOOKALIKE.match(text, start)
+        m = LOOKALIKE.match(seen, start)
         if m is not None:
             found.append(m.span())
             end = m.end()

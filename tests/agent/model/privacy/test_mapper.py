@@ -55,6 +55,48 @@ def test_marked_columns_of_a_tool_result_are_pseudonymised_everywhere_after() ->
     )
 
 
+def test_a_table_read_again_finds_only_what_is_new() -> None:
+    """Pairs read before are skipped (known, or refused as ``admin``); a new cell is not."""
+    p = mapper()
+
+    def table(*rows: list[str]) -> str:
+        data = {"columns": ["user_name", "full_name"], "rows": list(rows)}
+        return "<<<DATA-x result of query_logs\n" + json.dumps({"data": data})
+
+    first = p.pseudonymise(table(["jdoe", "Jane Doe"], ["admin", "Ann Lee"]))
+    assert '[["USER_1", "PERSON_1"], ["admin", "PERSON_2"]]' in first
+    again = p.pseudonymise(table(["admin", "Ann Lee"], ["jdoe", "Jane Doe"]) + " ")
+    assert '[["admin", "PERSON_2"], ["USER_1", "PERSON_1"]]' in again
+    grown = p.pseudonymise(table(["jdoe", "Jane Doe"], ["bsmith", "Ann Lee"], ["admin", "Bo Ek"]))
+    assert '["USER_2", "PERSON_2"], ["admin", "PERSON_3"]]' in grown
+    assert p.map.counts() == {"USER": 2, "PERSON": 3}
+
+
+def test_a_marked_value_seen_in_the_text_does_not_stop_the_next() -> None:
+    p = mapper()
+    data = {"columns": ["user_name", "full_name"], "rows": [["j.doe@example.com", "Jane Doe"]]}
+    out = p.pseudonymise(json.dumps(data))
+    assert '[["EMAIL_1", "PERSON_1"]]' in out
+
+
+def test_look_alikes_and_known_values_are_replaced_in_the_order_they_stand() -> None:
+    p = mapper()
+    p.pseudonymise(
+        '{"rows": [["zed", "Zed Ash"], ["abe", "Abe Cole"]], "columns": ["user_name", "full_name"]}'
+    )
+    text = "zed USER_7 abe, Zed Ash USER 9 Abe Cole"
+    out = p.pseudonymise(text)
+    assert out == "USER_1 LITERAL_1 USER_2, PERSON_1 LITERAL_2 PERSON_2"
+    assert p.restore(out) == text
+
+
+def test_a_dotless_i_spelling_keeps_its_own_pseudonym() -> None:
+    """``SMITH`` is ``smith``'s, not its dotless-i spelling's (IGNORECASE matches both)."""
+    p = mapper()
+    p.pseudonymise('{"columns": ["user_name"], "rows": [["sm\u0131th"], ["smith"]]}')
+    assert p.pseudonymise("\u00e9 SMITH sm\u0131th") == "\u00e9 USER_2 USER_1"
+
+
 def test_alert_entities_and_name_fields_are_known_before_any_text() -> None:
     p = mapper(hosts=True)
     alert = Alert(

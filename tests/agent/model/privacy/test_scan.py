@@ -5,6 +5,7 @@ addresses and a table's marked cells (hypothesis compares each with its pattern)
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 from hypothesis import given, settings
@@ -19,8 +20,16 @@ from agent.model.privacy.detect import (
     _us_ends,
 )
 from agent.model.privacy.mapper import trie_regex
-from agent.model.privacy.scan import Spellings, Tokens, splice
-from agent.model.privacy.tokens import LOOKALIKE, TOKEN, PseudonymMap, lookalikes, skeleton
+from agent.model.privacy.scan import Spellings, Tokens, _cases, _folds, splice
+from agent.model.privacy.tokens import (
+    _CONFUSABLE,
+    KINDS,
+    LOOKALIKE,
+    TOKEN,
+    PseudonymMap,
+    lookalikes,
+    skeleton,
+)
 
 _WORDS = st.lists(st.text("ab1.-@", min_size=1, max_size=5), min_size=1, max_size=6)
 _HAYSTACK = st.text("ab1.-@ _x", max_size=60)
@@ -40,12 +49,14 @@ def test_known_spellings_are_the_patterns_matches(words: list[str], haystack: st
         for m in pattern.finditer(haystack)
         if not (m.start() and haystack[m.start() - 1].isalnum())
     ]
-    assert Spellings(aliases, pattern).find(haystack) == expected
+    finder = Spellings(aliases, pattern)
+    assert [(s, e, finder.tokens[i]) for i, s, e in finder.find(haystack)] == expected
 
 
 def test_a_spelling_glued_to_a_word_gives_way_to_a_shorter_one() -> None:
     aliases = {"ab": "USER_1", "ab@x.io": "EMAIL_1", "x": "USER_2"}
-    found = Spellings(aliases, _pattern(list(aliases))).find("ab@x.io1 ab@x.io ab-x")
+    finder = Spellings(aliases, _pattern(list(aliases)))
+    found = [(s, e, finder.tokens[i]) for i, s, e in finder.find("ab@x.io1 ab@x.io ab-x")]
     assert found == [
         (0, 2, "USER_1"),  # "ab@x.io" is glued to "1": the pattern takes "ab" there
         (3, 4, "USER_2"),
@@ -90,11 +101,17 @@ def test_restore_reads_a_pseudonym_only_where_it_stands_alone() -> None:
         Tokens(values).restore(text)
         == "jdoe, asmith xUSER_1 USER_1x _USER_1 USER_1_ USER_123 é jdoeé"
     )
+    # ASCII text (read as bytes): the longest pseudonym still wins
+    assert Tokens(values).restore("USER_12 USER_1 USER_123") == "asmith jdoe USER_123"
+
+
+def test_a_kind_word_in_every_case() -> None:
+    assert _cases("ip") == ["ip", "iP", "Ip", "IP"]
 
 
 def test_splice() -> None:
-    assert splice("abcdef", [(1, 2, "X"), (4, 6, "YZ!")]) == "aXcdYZ!"
-    assert splice("abc", []) == "abc"
+    assert splice("abcdef", [(1, 1, 2), (0, 4, 6)], ["YZ!", "X"]) == "aXcdYZ!"
+    assert splice("abc", [], ["X"]) == "abc"
 
 
 _LOOK = st.sampled_from(
@@ -102,10 +119,43 @@ _LOOK = st.sampled_from(
 )
 
 
+# Also what IGNORECASE reads as a letter of a kind word (dotless and dotted i, long s),
+# Cyrillic and Greek look-alikes (read through the skeleton) and other text.
+_UNICODE_LOOK = st.sampled_from(
+    ["\u0131p", "\u0130D", "u\u017fer", "\u0406\u0420", "\u0415MAIL", "\u0399d", "\u00e9", "_", "3"]
+)
+
+
 @settings(max_examples=500, deadline=None)
-@given(st.lists(_LOOK, max_size=10).map("".join))
+@given(st.lists(st.one_of(_LOOK, _UNICODE_LOOK), max_size=10).map("".join))
 def test_lookalike_starts_find_the_patterns_matches(text: str) -> None:
     assert lookalikes(text) == [m.span() for m in LOOKALIKE.finditer(skeleton(text))]
+
+
+_SKELETON_ALPHABET = "".join(map(chr, _CONFUSABLE)) + "aZ3_ é\u0416"
+
+
+@given(st.text(_SKELETON_ALPHABET, max_size=40) | st.text(max_size=40))
+def test_the_skeleton_is_the_tables_translation(text: str) -> None:
+    assert skeleton(text) == text.translate(_CONFUSABLE)
+
+
+def test_the_folds_are_all_that_ignorecase_reads_as_a_kind_words_letter() -> None:
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    for letter in set("".join(KINDS).lower()):
+        read = set(re.findall(f"(?i){letter}", every))
+        assert read == set("".join(_folds(letter))), letter
+    assert _folds("ip") == [a + b for a in "i\u0131I\u0130" for b in "pP"]
+
+
+def test_a_lookalike_in_text_that_is_not_ascii() -> None:
+    text = "\u00e9 \u0131p_3 USER 4 \u0406\u0420-5 user5 x_USER_6"
+    assert [text[a:b] for a, b in lookalikes(text)] == [
+        "\u0131p_3",
+        "USER 4",
+        "\u0406\u0420-5",
+        "USER_6",
+    ]
 
 
 @settings(max_examples=500, deadline=None)
@@ -131,13 +181,32 @@ def _window_emails(text: str) -> list[str]:
     return found
 
 
-_MAIL = st.sampled_from(["a", ".", "@", "%40", "x.io", " ", "b" * 30, "+", "-"])
+_MAIL = st.sampled_from(
+    ["a", ".", "@", "%40", "x.io", "X.Io", " ", "b" * 30, "+", "-", "40", "\u0130", "\u212a"]
+)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(st.lists(_MAIL, max_size=12).map("".join))
 def test_emails_local_parts_read_backwards(text: str) -> None:
-    assert list(_emails(text)) == _window_emails(text)
+    """Each once, in the order met; also without ``%40`` (read from the runs around each @)
+    and in ASCII (a domain read without IGNORECASE); ``İ`` and the Kelvin sign are letters
+    to IGNORECASE."""
+    assert _emails(text) == list(dict.fromkeys(_window_emails(text)))
+    plain = text.replace("%40", "%")
+    assert _emails(plain) == list(dict.fromkeys(_window_emails(plain)))
+
+
+def test_an_emails_local_part_is_its_last_64_characters() -> None:
+    for text in ("x" * 6 + "y" * 64 + "@a.io", "x" * 6 + "y" * 64 + "%40a.io"):
+        assert _emails(text) == _window_emails(text) == ["y" * 64 + text[70:]]
+
+
+def test_emails_in_non_ascii_text_keep_ignorecase_letters() -> None:
+    assert _emails("j@ex\u0130mple.com j@\u212aey.io j@\u212aey.io") == [
+        "j@ex\u0130mple.com",
+        "j@\u212aey.io",
+    ]
 
 
 def _slow_table(columns: list[Any], rows: list[Any], marked: frozenset[str]) -> tuple[Any, Any]:
@@ -166,3 +235,29 @@ def test_a_rectangle_is_read_as_row_by_row(rows: list[list[Any]]) -> None:
     assert _table(columns, rows, marked) == _slow_table(columns, rows, marked)
     ragged = [*rows, ["a"]]
     assert _table(columns, ragged, marked) == _slow_table(columns, ragged, marked)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.integers(1, 4).flatmap(lambda w: st.lists(st.lists(_CELL, min_size=w, max_size=w))),
+    st.sets(st.tuples(st.sampled_from(["user", "email", "name"]), st.sampled_from("abc"))),
+)
+def test_a_rectangle_whose_cells_are_done_gives_none(
+    rows: list[list[Any]], done: set[tuple[str, str]]
+) -> None:
+    """Cells read before (``done``) may be left out, and only when all of them are (a
+    rectangle's are)."""
+    columns = ["user", "email", "other", "name"][: len(rows[0]) if rows else 2]
+    marked = frozenset({"user", "name", "email"})
+    for table in (rows, [*rows, ["a"]]):
+        cells, nested = _table(columns, table, marked, done)
+        slow_cells, slow_nested = _slow_table(columns, table, marked)
+        assert nested == slow_nested
+        new = [(i, v) for i, v in slow_cells if (columns[i], v) not in done]
+        assert cells == slow_cells or (cells == [] and not new)
+    if rows and all(
+        type(v) not in (dict, list) and (c not in marked or type(v) is not str or (c, v) in done)
+        for row in rows
+        for c, v in zip(columns, row, strict=True)
+    ):
+        assert _table(columns, rows, marked, done) == ([], [])  # (a rectangle: none read)
