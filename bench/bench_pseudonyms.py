@@ -42,9 +42,11 @@ from config.privacy_settings import PrivacySettings
 MARKED = ("user_name", "email", "full_name")
 
 
-def tool_result() -> str:
-    """About 100 kB of log rows, as the model reads a query_logs result (invented)."""
-    people = [(f"user{i:02d}", f"First{i} Last{i}") for i in range(40)]
+def tool_result(accents: bool = False) -> str:
+    """About 100 kB of log rows, as the model reads a query_logs result (invented); with
+    ``accents``, every full name has letters beyond ASCII (``Zoë3 Müller3``)."""
+    given, family = ("Zo\u00eb", "M\u00fcller") if accents else ("First", "Last")
+    people = [(f"user{i:02d}", f"{given}{i} {family}{i}") for i in range(40)]
     rows = []
     for i in range(700):
         user, name = people[i % len(people)]
@@ -145,6 +147,7 @@ def main() -> None:
     results = {
         "defaults": result_figures(PrivacySettings(enabled=True), text, args.runs),
         "ips_all": result_figures(PrivacySettings(enabled=True, ips="all"), text, args.runs),
+        "accents": result_figures(PrivacySettings(enabled=True), tool_result(True), args.runs),
     }
     off = run_async(lambda: investigation_chars(False))
     on = run_async(lambda: investigation_chars(True))

@@ -246,6 +246,17 @@ GROUPS: dict[str, Group] = {
             "tests/agent/model/privacy/test_names.py",
         ),
     ),
+    "privacy_detect": Group(  # what is personal: a value missed here reaches the model
+        ("agent/model/privacy/detect.py", "agent/model/privacy/columns.py"),
+        (
+            "tests/agent/model/privacy/test_mapper.py",
+            "tests/agent/model/privacy/test_gate.py",
+            "tests/agent/model/privacy/test_fast_paths.py",
+            "tests/agent/model/privacy/test_scan.py",
+            "tests/agent/model/privacy/test_encoded.py",
+            "tests/agent/model/privacy/test_canary.py",
+        ),
+    ),
     "web_session": Group(  # the signed session and the sign-in callback's checks
         ("bot/web/auth/session.py", "bot/web/auth/signin.py"),
         (

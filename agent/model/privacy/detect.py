@@ -96,7 +96,7 @@ class Detector:
     def scan(self, text: str) -> Iterator[Finding]:
         """Every personal value the patterns find in ``text`` (NFKC already)."""
         s = self.settings
-        if s.emails and ("@" in text or "%40" in text):
+        if s.emails and ("@" in text or _encoded_at(text)):
             for spelling in _emails(text):  # each spelling once
                 value = unquote(spelling) if "%40" in spelling else spelling
                 if "@" in value:
@@ -177,7 +177,7 @@ def _emails(text: str) -> list[str]:
     """The e-mail addresses in ``text`` (also ``local%40domain``), each once, found from
     their @: the local part is up to 64 letters, digits and ``._+-`` before it, leading
     dots dropped."""
-    if "%40" in text:
+    if _encoded_at(text):
         return list(dict.fromkeys(_encoded_emails(text)))
     # One match per "@" in each list (neither class holds an "@"), so they pair up. Where
     # a domain can stop depends only on its run (what ends the run ends the lookahead), and
@@ -193,6 +193,12 @@ def _emails(text: str) -> list[str]:
         if domain is not None and local:
             found[f"{local[::-1]}@{domain.group()}"] = None
     return list(found)
+
+
+def _encoded_at(text: str) -> bool:
+    """Whether ``text`` holds ``%40`` (looking for one character first is ~50 times
+    faster where there is none: a three-character search slows on every ``0``)."""
+    return "%" in text and "%40" in text
 
 
 def _encoded_emails(text: str) -> Iterator[str]:
@@ -231,16 +237,21 @@ _WORD_OR_DASH_BYTES = frozenset(
 
 def _us_ends(text: str) -> list[int]:
     """Where each ``_US_END`` match ends (``-``/``.`` and four digits, then no word
-    character or ``-``): in ASCII text found with one ``bytes.find`` on its shape (digits
-    read as 0, dots as dashes); what follows is read in the text itself."""
-    if not text.isascii():
-        return [m.end() for m in _US_END.finditer(text)]
-    raw = text.encode()
+    character or ``-``): found with one ``bytes.find`` on the text's shape (digits read as
+    0, dots as dashes, any other than ASCII as ``?``: the same offsets); what follows is
+    read in the text itself."""
+    ascii_only = text.isascii()
+    raw = text.encode() if ascii_only else text.encode("ascii", "replace")
     shape = raw.translate(_SHAPE)
     ends: list[int] = []
     at = shape.find(b"-0000")
     while at >= 0:
-        if raw[at + 5 : at + 6] not in _WORD_OR_DASH_BYTES:
+        if ascii_only:
+            alone = raw[at + 5 : at + 6] not in _WORD_OR_DASH_BYTES
+        else:  # (``\w``: a letter or digit of any script, or "_")
+            after = text[at + 5 : at + 6]
+            alone = not after or not (after.isalnum() or after in "_-")
+        if alone:
             ends.append(at + 5)
         at = shape.find(b"-0000", at + 1)
     return ends

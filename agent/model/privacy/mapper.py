@@ -18,7 +18,7 @@ from agent.model.privacy.columns import column_kind, json_in, marked_values
 from agent.model.privacy.detect import NAME_KEYS, Detector, Finding
 from agent.model.privacy.encoded import encoded_texts
 from agent.model.privacy.names import name_spellings
-from agent.model.privacy.scan import Spellings, splice
+from agent.model.privacy.scan import Spellings, plain_case, splice
 from agent.model.privacy.tokens import PseudonymMap, lookalikes, normalise
 from alerts.model import Alert
 from config.privacy_settings import PrivacySettings
@@ -167,11 +167,7 @@ class Pseudonymiser:
 
     def _replace(self, text: str) -> str:
         """Known values by their pseudonyms, look-alikes by literals, in one pass each."""
-        # An ASCII text is searched lowered with a case-sensitive pattern: the same
-        # matches as IGNORECASE (ASCII letters fold only to ASCII), at half the cost.
-        lowered = text.isascii()
-        haystack = text.lower() if lowered else text
-        spans, news = self._known(haystack, lowered)
+        spans, news = self._known(text)
         looks = lookalikes(text)
         if looks:
             news = list(news)
@@ -184,21 +180,27 @@ class Pseudonymiser:
             spans.sort(key=lambda span: span[1])
         return splice(text, spans, news)
 
-    def _known(self, haystack: str, lowered: bool) -> tuple[list[tuple[int, int, int]], list[str]]:
-        """``(index, start, end)`` where the known spellings stand in ``haystack``, not
-        inside a longer word, and the pseudonyms the indexes name (the spelling as written
-        where the pattern's match, under IGNORECASE, is none of them)."""
-        pattern = self._compiled(lowered)
+    def _known(self, text: str) -> tuple[list[tuple[int, int, int]], list[str]]:
+        """``(index, start, end)`` where the known spellings stand in ``text``, not inside
+        a longer word, and the pseudonyms the indexes name (the spelling as written where
+        the pattern's match, under IGNORECASE, is none of them).
+
+        The text is searched lowered, with the automaton, where that finds what IGNORECASE
+        finds: ASCII text (ASCII letters fold only to ASCII), and text whose letters and
+        spellings lower plainly (``plain_case``); other text with the IGNORECASE pattern."""
+        pattern = self._compiled(True)
         if pattern is None:
             return [], []
-        if lowered:
-            if not self._finders:
-                self._finders.append(Spellings(self._aliases, pattern))
-            return self._finders[0].find(haystack), self._finders[0].tokens
+        if not self._finders:
+            self._finders.append(Spellings(self._aliases, pattern))
+        finder = self._finders[0]
+        lowered = text.lower()
+        if text.isascii() or (finder.plain and plain_case(text, lowered)):
+            return finder.find(lowered), finder.tokens
         found = [
             m
-            for m in pattern.finditer(haystack)
-            if not (m.start() and haystack[m.start() - 1].isalnum())
+            for m in self._compiled(False).finditer(text)  # type: ignore[union-attr]
+            if not (m.start() and text[m.start() - 1].isalnum())
         ]
         spans = [(n, m.start(), m.end()) for n, m in enumerate(found)]
         return spans, [self._token_of(m.group(0)) for m in found]

@@ -20,11 +20,54 @@ _LONGEST = ahocorasick_rs.MatchKind.LeftmostLongest
 _ALNUM = re.compile(r"[^\W_]")  # what ``str.isalnum`` accepts (the same characters)
 _WORD = re.compile(r"\w")  # ``str.isalnum`` or ``_``
 _GLUE = re.compile(r"[A-Za-z0-9_]")
+_ASCII = bytes(range(128))
+
+
+_LAST = [("", "")]  # the last text read and its answer (one tuple: replaced atomically)
+
+
+def non_ascii(text: str) -> str:
+    """The characters of ``text`` that are not ASCII, in order: its UTF-8 without the ASCII
+    bytes (a few characters of a mostly ASCII text, read in C without a pattern's walk).
+    The same text object is asked about several times in a row: the last answer is kept."""
+    last = _LAST[0]
+    if last[0] is text:
+        return last[1]
+    raw = text.encode("utf-8", "surrogatepass")  # (JSON can hold a lone surrogate)
+    found = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    _LAST[0] = (text, found)
+    return found
+
+
+def _extra_cases() -> re.Pattern[str] | None:
+    """The letters (not ASCII) that IGNORECASE reads as other letters than their lower case
+    (Python's own table: a dotless i and i, a long s and s, the two lower sigmas …); None
+    where the table is not there (then only ASCII text takes a fast path)."""
+    try:
+        from re._casefix import _EXTRA_CASES as cases  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover (another Python)
+        return None
+    letters = {c for k, v in cases.items() for c in (k, *v) if c > 127}
+    return re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(letters)) + "]")
+
+
+_EXTRA_CASES = _extra_cases()
+
+
+def plain_case(text: str, lowered: str) -> bool:
+    """Whether the lowered spellings found in ``lowered`` (``text.lower()``, same offsets)
+    are exactly what IGNORECASE finds in ``text``: no character lowers to more than one
+    (``İ``) and none is a letter IGNORECASE reads as another (in the text or a spelling)."""
+    return (  # (what lowers to other than ASCII is the lowering of what is not ASCII)
+        _EXTRA_CASES is not None
+        and len(lowered) == len(text)
+        and _EXTRA_CASES.search(non_ascii(text).lower()) is None
+    )
 
 
 class Spellings:
-    """Known spellings and their pseudonyms, found in lowered ASCII text as the pattern
-    of the same spellings finds them (``pattern.finditer``)."""
+    """Known spellings and their pseudonyms, found in lowered text as the pattern of the
+    same spellings finds them (``pattern.finditer``)."""
 
     def __init__(self, aliases: dict[str, str], pattern: re.Pattern[str]) -> None:
         words = sorted(aliases)
@@ -33,15 +76,24 @@ class Spellings:
         encoded = [w.encode() for w in words]  # (a word with other than ASCII never matches)
         self.automaton = ahocorasick_rs.BytesAhoCorasick(encoded, matchkind=_LONGEST)
         self.pattern = pattern  # the same words as a trie, not glued to a letter or digit
+        self.words = words
+        self._unicode: list[ahocorasick_rs.AhoCorasick] = []  # built at first other text
+        # No spelling holds a letter IGNORECASE reads as another (see ``plain_case``).
+        self.plain = _EXTRA_CASES is not None and not _EXTRA_CASES.search(non_ascii("".join(words)))
 
     def find(self, haystack: str) -> list[tuple[int, int, int]]:
-        """``(index, start, end)`` of the pattern's matches in an ASCII ``haystack`` that
+        """``(index, start, end)`` of the pattern's matches in a lowered ``haystack`` that
         do not continue a word before them (``index``: of the pseudonym in ``tokens``).
 
         The automaton's leftmost-longest matches are the pattern's while each ends
         before a non-alphanumeric character; where one does not, the pattern would try a
         shorter spelling there, so from that match on the pattern itself takes over."""
-        found = self.automaton.find_matches_as_indexes(haystack.encode())
+        if haystack.isascii():
+            found = self.automaton.find_matches_as_indexes(haystack.encode())
+        else:
+            if not self._unicode:
+                self._unicode.append(ahocorasick_rs.AhoCorasick(self.words, matchkind=_LONGEST))
+            found = self._unicode[0].find_matches_as_indexes(haystack)
         padded = haystack + " "  # what stands after the end, and before the start ([-1])
         glued = _ALNUM.search("".join([padded[end] for _, _, end in found]))
         if glued is not None:  # (rare: a known spelling glued to a longer word)
@@ -85,12 +137,18 @@ def unicode_starts(kinds: tuple[str, ...]) -> ahocorasick_rs.AhoCorasick:
     return ahocorasick_rs.AhoCorasick(words)
 
 
+_FOLDED = re.compile("[\u0131\u0130\u017f\u212a]")  # what IGNORECASE reads as i, s or k
+
+
 def candidates(kinds: tuple[str, ...], text: str) -> list[int]:
     """Every start of a kind word in ``text`` where a look-alike may start. In ASCII text
     the kind words overlap no other kind word but at their start (no start is passed
-    over); in other text every match is reported, overlapping or not."""
+    over); so in text whose other characters are none of ``_FOLDED`` (each read as one
+    ``?``: the same offsets); in other text every match is reported, overlapping or not."""
     if text.isascii():
         found = starts(kinds).find_matches_as_indexes(text.encode())
+    elif _FOLDED.search(non_ascii(text)) is None:
+        found = starts(kinds).find_matches_as_indexes(text.encode("ascii", "replace"))
     else:
         found = unicode_starts(kinds).find_matches_as_indexes(text, overlapping=True)
     return sorted({start for _, start, _ in found})

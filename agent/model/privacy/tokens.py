@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from agent.model.privacy.scan import Tokens, candidates
+from agent.model.privacy.scan import Tokens, candidates, non_ascii
 
 KINDS = ("USER", "EMAIL", "PERSON", "PHONE", "HOST", "IP", "ID", "ENCODED", "LITERAL")
 # What the conclusion's footer calls each kind (singular, plural).
@@ -61,7 +61,7 @@ def normalise(text: str) -> str:
     if text.isascii():
         return text  # ASCII is NFKC already and holds no invisible character
     text = unicodedata.normalize("NFKC", text)
-    return _INVISIBLE.sub("", text) if _INVISIBLE.search(text) else text
+    return _INVISIBLE.sub("", text) if _INVISIBLE.search(non_ascii(text)) else text
 
 
 # The same letters as one class: ``str.translate`` with a table looks up every character
@@ -71,6 +71,8 @@ _CONFUSABLES = re.compile("[" + "".join(map(chr, _CONFUSABLE)) + "]")
 
 def skeleton(text: str) -> str:
     """``text`` with Cyrillic and Greek look-alikes read as Latin (same length)."""
+    if _CONFUSABLES.search(non_ascii(text)) is None:
+        return text  # (found in the few characters that are not ASCII, not in 100 kB)
     return _CONFUSABLES.sub(lambda m: chr(_CONFUSABLE[ord(m.group())]), text)
 
 
