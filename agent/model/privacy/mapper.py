@@ -18,7 +18,7 @@ from agent.model.privacy.columns import column_kind, json_in, marked_values
 from agent.model.privacy.detect import NAME_KEYS, Detector, Finding
 from agent.model.privacy.encoded import encoded_texts
 from agent.model.privacy.names import name_spellings
-from agent.model.privacy.scan import Spellings, plain_case, splice
+from agent.model.privacy.scan import Spellings, plain_case, splice, trie_regex
 from agent.model.privacy.tokens import PseudonymMap, lookalikes, normalise
 from alerts.model import Alert
 from config.privacy_settings import PrivacySettings
@@ -43,7 +43,7 @@ class Pseudonymiser:
         self.detector = Detector(settings, internal_suffixes=internal_suffixes)
         self.marked = frozenset(c.lower() for c in marked)
         self._aliases: dict[str, str] = {}  # spelling, lower() -> token
-        self._patterns: dict[bool, re.Pattern[str]] = {}  # lowered? -> known spellings
+        self._patterns: list[re.Pattern[str]] = []  # the known spellings, case-insensitive
         self._finders: list[Spellings] = []  # the same, as an automaton (lowered ASCII)
         self._memo: dict[str, tuple[int, str]] = {}
         self._marked: set[tuple[str, str]] = set()  # (column, value) pairs read: known or refused
@@ -137,7 +137,7 @@ class Pseudonymiser:
         inner = normalise(decoded)
         for finding in self.detector.scan(inner):
             self.add(finding)
-        pattern = self._compiled(False)  # short text: the case-insensitive pattern will do
+        pattern = self._compiled()  # short text: the case-insensitive pattern will do
         return bool(lookalikes(inner)) or (
             pattern is not None and pattern.search(inner) is not None
         )
@@ -188,18 +188,18 @@ class Pseudonymiser:
         The text is searched lowered, with the automaton, where that finds what IGNORECASE
         finds: ASCII text (ASCII letters fold only to ASCII), and text whose letters and
         spellings lower plainly (``plain_case``); other text with the IGNORECASE pattern."""
-        pattern = self._compiled(True)
-        if pattern is None:
+        if not self._aliases:
             return [], []
         if not self._finders:
-            self._finders.append(Spellings(self._aliases, pattern))
+            self._finders.append(Spellings(self._aliases))
         finder = self._finders[0]
         lowered = text.lower()
-        if text.isascii() or (finder.plain and plain_case(text, lowered)):
+        if finder.complete and (text.isascii() or plain_case(text, lowered)):
             return finder.find(lowered), finder.tokens
+        pattern = self._compiled()
         found = [
             m
-            for m in self._compiled(False).finditer(text)  # type: ignore[union-attr]
+            for m in (pattern.finditer(text) if pattern is not None else ())
             if not (m.start() and text[m.start() - 1].isalnum())
         ]
         spans = [(n, m.start(), m.end()) for n, m in enumerate(found)]
@@ -218,45 +218,24 @@ class Pseudonymiser:
             token = next(matching, found)
         return token
 
-    def _compiled(self, lowered: bool) -> re.Pattern[str] | None:
-        """The known spellings as one pattern: case-sensitive for a lowered text."""
+    def _compiled(self) -> re.Pattern[str] | None:
+        """The known spellings as one case-insensitive pattern (text the automaton cannot
+        read as IGNORECASE would)."""
         if not self._aliases:
             return None
-        pattern = self._patterns.get(lowered)
-        if pattern is None:
+        if not self._patterns:
             body = trie_regex(sorted(self._aliases))
             # Not glued to a letter or digit (an underscore does not protect a value:
             # ``jdoe_laptop`` becomes ``USER_1_laptop``, which restores to nothing).
-            # (the start is checked in ``_replace``: a leading look-behind makes it slow).
-            flags = 0 if lowered else re.IGNORECASE
-            pattern = self._patterns[lowered] = re.compile(rf"(?:{body})(?![^\W_])", flags)
-        return pattern
+            # (the start is checked in ``_known``: a leading look-behind makes it slow).
+            self._patterns.append(re.compile(rf"(?:{body})(?![^\W_])", re.IGNORECASE))
+        return self._patterns[0]
 
 
 def _spellings(value: str) -> set[str]:
     """How a value may stand in the text the model reads: as is, and JSON-escaped."""
     plain = normalise(value).lower()
     return {plain, json.dumps(plain)[1:-1], json.dumps(plain, ensure_ascii=False)[1:-1]}
-
-
-def trie_regex(words: list[str]) -> str:
-    """One regular expression matching any of ``words``, longest first, as a trie."""
-    trie: dict[str, Any] = {}
-    for word in words:
-        node = trie
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def emit(node: dict[str, Any]) -> str:
-        ends = "" in node
-        branches = [re.escape(c) + emit(child) for c, child in sorted(node.items()) if c]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if ends else body
-
-    return emit(trie)
 
 
 def _fields(data: Any) -> Iterable[tuple[str, str]]:

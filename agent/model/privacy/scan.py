@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from typing import Any
 
 import ahocorasick_rs
 
@@ -65,21 +66,51 @@ def plain_case(text: str, lowered: str) -> bool:
     )
 
 
+# A spelling's letters IGNORECASE also reads as an ASCII letter (``\u0131`` as ``i``, a
+# long s as ``s``): the spelling is also looked for with those (in lowered text, ``I`` is
+# ``i``). Every other such letter matches only letters ``plain_case`` turns away.
+_AS_ASCII = {"\u0131": "\u0131i", "\u017f": "\u017fs"}
+_MOST_VARIANTS = 256
+
+
+def variants(word: str) -> list[str] | None:
+    """Every spelling of a lowered ``word`` that lowered text ``plain_case`` allows can hold
+    where IGNORECASE finds ``word``; None past ``_MOST_VARIANTS``."""
+    if "\u0131" not in word and "\u017f" not in word:
+        return [word]
+    if 2 ** sum(word.count(c) for c in _AS_ASCII) > _MOST_VARIANTS:
+        return None
+    return ["".join(c) for c in itertools.product(*(_AS_ASCII.get(ch, ch) for ch in word))]
+
+
 class Spellings:
     """Known spellings and their pseudonyms, found in lowered text as the pattern of the
-    same spellings finds them (``pattern.finditer``)."""
+    same spellings finds them (``pattern.finditer``) in the text itself, case-insensitive,
+    where ``plain_case`` allows and the spellings are ``complete``."""
 
-    def __init__(self, aliases: dict[str, str], pattern: re.Pattern[str]) -> None:
-        words = sorted(aliases)
+    def __init__(self, aliases: dict[str, str]) -> None:
+        table = dict(aliases)  # spelling -> pseudonym: a spelling keeps its own, a variant
+        self.complete = True  # the first spelling's (as IGNORECASE would read it)
+        for word, token in aliases.items():
+            more = variants(word)
+            if more is None:
+                self.complete = False
+            for variant in more or ():
+                table.setdefault(variant, token)
+        words = sorted(table)
         self.index = {w: n for n, w in enumerate(words)}
-        self.tokens = [aliases[w] for w in words]  # the pseudonym of each match's index
+        self.tokens = [table[w] for w in words]  # the pseudonym of each match's index
         encoded = [w.encode() for w in words]  # (a word with other than ASCII never matches)
         self.automaton = ahocorasick_rs.BytesAhoCorasick(encoded, matchkind=_LONGEST)
-        self.pattern = pattern  # the same words as a trie, not glued to a letter or digit
         self.words = words
         self._unicode: list[ahocorasick_rs.AhoCorasick] = []  # built at first other text
-        # No spelling holds a letter IGNORECASE reads as another (see ``plain_case``).
-        self.plain = _EXTRA_CASES is not None and not _EXTRA_CASES.search(non_ascii("".join(words)))
+        self._pattern: list[re.Pattern[str]] = []  # compiled at the first glued match
+
+    def pattern(self) -> re.Pattern[str]:
+        """The same words as a trie, not glued to a letter or digit after them."""
+        if not self._pattern:
+            self._pattern.append(re.compile(rf"(?:{trie_regex(self.words)})(?![^\W_])"))
+        return self._pattern[0]
 
     def find(self, haystack: str) -> list[tuple[int, int, int]]:
         """``(index, start, end)`` of the pattern's matches in a lowered ``haystack`` that
@@ -98,7 +129,7 @@ class Spellings:
         glued = _ALNUM.search("".join([padded[end] for _, _, end in found]))
         if glued is not None:  # (rare: a known spelling glued to a longer word)
             cut = glued.start()
-            rest = self.pattern.finditer(haystack, found[cut][1])
+            rest = self.pattern().finditer(haystack, found[cut][1])
             found[cut:] = [(self.index[m.group(0)], *m.span()) for m in rest]
         elif _ALNUM.search("".join([padded[start - 1] for _, start, _ in found])) is None:
             return found  # (the usual case: nothing glued on either side)
@@ -198,3 +229,23 @@ class Tokens:
 
 
 _GLUED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def trie_regex(words: list[str]) -> str:
+    """One regular expression matching any of ``words``, longest first, as a trie."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        ends = "" in node
+        branches = [re.escape(c) + emit(child) for c, child in sorted(node.items()) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return emit(trie)

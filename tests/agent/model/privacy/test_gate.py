@@ -10,7 +10,7 @@ import pytest
 from google.genai import types
 
 from agent.model.privacy import Pseudonymiser, PseudonymMap, incoming, outgoing
-from agent.model.privacy.mapper import trie_regex
+from agent.model.privacy.scan import trie_regex
 from agent.model.privacy.tokens import lookalikes, normalise
 from alerts.model import Alert, Entity
 from config.privacy_settings import PrivacySettings

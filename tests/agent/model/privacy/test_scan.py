@@ -19,8 +19,7 @@ from agent.model.privacy.detect import (
     _emails,
     _us_ends,
 )
-from agent.model.privacy.mapper import trie_regex
-from agent.model.privacy.scan import Spellings, Tokens, _cases, _folds, splice
+from agent.model.privacy.scan import Spellings, Tokens, _cases, _folds, splice, trie_regex
 from agent.model.privacy.tokens import (
     _CONFUSABLE,
     KINDS,
@@ -49,13 +48,13 @@ def test_known_spellings_are_the_patterns_matches(words: list[str], haystack: st
         for m in pattern.finditer(haystack)
         if not (m.start() and haystack[m.start() - 1].isalnum())
     ]
-    finder = Spellings(aliases, pattern)
+    finder = Spellings(aliases)
     assert [(s, e, finder.tokens[i]) for i, s, e in finder.find(haystack)] == expected
 
 
 def test_a_spelling_glued_to_a_word_gives_way_to_a_shorter_one() -> None:
     aliases = {"ab": "USER_1", "ab@x.io": "EMAIL_1", "x": "USER_2"}
-    finder = Spellings(aliases, _pattern(list(aliases)))
+    finder = Spellings(aliases)
     found = [(s, e, finder.tokens[i]) for i, s, e in finder.find("ab@x.io1 ab@x.io ab-x")]
     assert found == [
         (0, 2, "USER_1"),  # "ab@x.io" is glued to "1": the pattern takes "ab" there
