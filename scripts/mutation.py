@@ -243,12 +243,15 @@ GROUPS: dict[str, Group] = {
             "tests/agent/model/privacy/test_encoded.py",
             "tests/agent/model/privacy/test_fast_paths.py",
             "tests/agent/model/privacy/test_scan.py",
+            "tests/agent/model/privacy/test_scan_unicode.py",
             "tests/agent/model/privacy/test_names.py",
         ),
     ),
     "privacy_detect": Group(  # what is personal: a value missed here reaches the model
         ("agent/model/privacy/detect.py", "agent/model/privacy/columns.py"),
         (
+            "tests/agent/model/privacy/test_detect.py",
+            "tests/agent/model/privacy/test_columns.py",
             "tests/agent/model/privacy/test_mapper.py",
             "tests/agent/model/privacy/test_gate.py",
             "tests/agent/model/privacy/test_fast_paths.py",

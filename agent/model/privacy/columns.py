@@ -26,15 +26,17 @@ def marked_values(
         item = stack.pop()
         if isinstance(item, dict):
             columns, rows = item.get("columns"), item.get("rows")
+            read = None  # the rows of a table, read here (not walked again)
             if isinstance(columns, list) and isinstance(rows, list):
                 cells, nested = _table(columns, rows, marked, done)
                 for i, value in cells:
                     yield str(columns[i]), value
                 stack += nested  # cells holding records or lists; the rows were read
+                read = rows
             for key, value in item.items():
                 if isinstance(value, str) and key.lower() in marked:
                     yield key, value
-                elif isinstance(value, dict | list) and not (key == "rows" and value is rows):
+                elif isinstance(value, dict | list) and value is not read:
                     stack.append(value)
         elif isinstance(item, list):
             stack.extend(v for v in item if isinstance(v, dict | list))
