@@ -137,9 +137,8 @@ class Pseudonymiser:
         inner = normalise(decoded)
         for finding in self.detector.scan(inner):
             self.add(finding)
-        pattern = self._compiled()  # short text: the case-insensitive pattern will do
-        return bool(lookalikes(inner)) or (
-            pattern is not None and pattern.search(inner) is not None
+        return bool(lookalikes(inner)) or (  # (short text: the pattern will do)
+            bool(self._aliases) and self._compiled().search(inner) is not None
         )
 
     def restore(self, text: str) -> str:
@@ -196,10 +195,9 @@ class Pseudonymiser:
         lowered = text.lower()
         if finder.complete and (text.isascii() or plain_case(text, lowered)):
             return finder.find(lowered), finder.tokens
-        pattern = self._compiled()
         found = [
             m
-            for m in (pattern.finditer(text) if pattern is not None else ())
+            for m in self._compiled().finditer(text)
             if not (m.start() and text[m.start() - 1].isalnum())
         ]
         spans = [(n, m.start(), m.end()) for n, m in enumerate(found)]
@@ -218,11 +216,9 @@ class Pseudonymiser:
             token = next(matching, found)
         return token
 
-    def _compiled(self) -> re.Pattern[str] | None:
+    def _compiled(self) -> re.Pattern[str]:
         """The known spellings as one case-insensitive pattern (text the automaton cannot
-        read as IGNORECASE would)."""
-        if not self._aliases:
-            return None
+        read as IGNORECASE would); asked only while some spelling is known."""
         if not self._patterns:
             body = trie_regex(sorted(self._aliases))
             # Not glued to a letter or digit (an underscore does not protect a value:

@@ -3,7 +3,7 @@ spellings are one value; what each setting switches off; what stands glued to a 
 
 from __future__ import annotations
 
-from agent.model.privacy.detect import Detector, Finding, _emails, _phones, usable
+from agent.model.privacy.detect import Detector, Finding, _emails, _phones, _us_ends, usable
 from config.privacy_settings import PrivacySettings
 
 
@@ -86,6 +86,11 @@ def test_phones_after_a_glued_or_unparsable_one() -> None:
         "+12025550143",
         "+12025550178",
     ]
+
+
+def test_a_us_number_end_at_the_very_start() -> None:
+    assert _us_ends("-1234 .5678 -9012x") == [5, 11]
+    assert _us_ends("\u00e9-1234 .5678 -9012\u00e9") == [6, 12]
 
 
 def _value(kind: str, value: str, **settings: object) -> Finding | None:

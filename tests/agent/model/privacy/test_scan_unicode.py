@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.model.privacy import Pseudonymiser
-from agent.model.privacy.scan import _EXTRA_CASES, non_ascii, plain_case, variants
+from agent.model.privacy.scan import _EXTRA_CASES, _extra_cases, non_ascii, plain_case, variants
 from config.privacy_settings import PrivacySettings
 
 _LETTERS = "aAe\u00e9\u00c91.-sS\u017f\u0131iI\u0130\u03c3\u03c2\u03a3kK\u212a\u00df _x\u00fc\u00dc"
@@ -31,7 +31,6 @@ def _pseudonymiser(words: list[str]) -> Pseudonymiser:
 def _by_pattern(p: Pseudonymiser, text: str) -> list[tuple[int, int, str]]:
     """What the case-insensitive pattern finds (the reference)."""
     pattern = p._compiled()
-    assert pattern is not None
     return [
         (m.start(), m.end(), p._token_of(m.group(0)))
         for m in pattern.finditer(text)
@@ -90,6 +89,15 @@ def test_lowering_is_how_ignorecase_compares_every_plain_letter() -> None:
         lower = chr(code).lower()
         if len(lower) == 1 and not _EXTRA_CASES.search(lower):
             assert _sre.unicode_tolower(code) == ord(lower), hex(code)
+
+
+def test_the_extra_cases_are_pythons_own_table() -> None:
+    table = _extra_cases()
+    assert table is not None
+    for letter in "\u0131\u017f\u00b5\u03bc\u03c2\u03c3\u03d0\u03b2\u1e9b\ufb05":
+        assert table.fullmatch(letter), hex(ord(letter))
+    for other in "iksX\x7f\x80\u00e9\u00df\u212a\u0130[]":
+        assert not table.fullmatch(other), hex(ord(other))
 
 
 def test_non_ascii_is_the_characters_beyond_ascii() -> None:
