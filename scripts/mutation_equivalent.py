@@ -88,6 +88,12 @@ _PSEUDO_SLICE = "text[None:i] is text[0:i]"
 _PSEUDO_DEDUPE = "token_for hands the same value the same token: known() only saves a lookup"
 _PSEUDO_NONE_FALSE = "json.dumps(ensure_ascii=None) is ensure_ascii=False (falsy)"
 _PSEUDO_KIND = "detector.value(None, …) finds no kind it would not find in the text itself"
+_DETECT = "agent.model.privacy.detect."
+_COLUMNS = "agent.model.privacy.columns."
+_JOINERS = "X is a letter (refused before the joiners are read); the joiners are all still there"
+_PAIRED = "one domain run and one local tail per @: the two lists have the same length"
+_RECTANGLE = "one chosen column per wanted one, and every row is as long as the columns"
+_SAME_ENDS = "ASCII text read as ASCII or as replaced ASCII: the same bytes and the same ends"
 _PRIV_MAP = "agent.model.privacy.mapper.xǁPseudonymiserǁ"
 _PRIV_B64 = "agent.model.privacy.encoded."
 _PANE = "bot.events.pane.xǁPaneǁ"
@@ -405,4 +411,47 @@ EQUIVALENT: dict[str, str] = {
     "equals OTHER_CHARS (64)",
     "bot.web.pages.names.xǁNamesǁ_start__mutmut_30": "pop(id) without a default: the done "
     "callback runs once per task and the id is pending until then (nothing else removes it)",
+    # privacy_detect: what the recognisers and the marked columns find
+    **{_DETECT + f"x__emails__mutmut_{n}": _PAIRED for n in (19, 22, 23)},
+    _DETECT + "x__emails__mutmut_30": "a dict used as an ordered set: its values are never read",
+    _DETECT + "x__encoded_at__mutmut_1": (
+        "either reader finds what _window_emails finds (test_scan): one is faster"
+    ),
+    _DETECT + "x__encoded_emails__mutmut_26": "[\\w.+-]* always matches (maybe empty)",
+    _DETECT + "x__encoded_emails__mutmut_31": 'text[at] is "@" or "%", never "."',
+    _DETECT + "x__phones__mutmut_13": _JOINERS,
+    _DETECT + "xǁDetectorǁ_ips__mutmut_11": _JOINERS,
+    _DETECT + "xǁDetectorǁ_ips__mutmut_25": _JOINERS,
+    _DETECT + "x__us_ends__mutmut_39": _JOINERS,
+    **{_DETECT + f"x__us_ends__mutmut_{n}": _SAME_ENDS for n in (1, 3, 10)},
+    _DETECT + "x__us_ends__mutmut_51": 'the shape\'s next two bytes are "0": no "-0000" there',
+    **{
+        _DETECT + f"x__us_numbers__mutmut_{n}": (
+            "a match found from another start ends at one of the ends, whose own window holds"
+            " that start: the same matches in the same order (hypothesis compares finditer)"
+        )
+        for n in (13, 14)
+    },
+    **{
+        _DETECT + f"xǁDetectorǁ__init____mutmut_{n}": "the host pattern is IGNORECASE"
+        for n in (23, 24)
+    },
+    _DETECT + "xǁDetectorǁscan__mutmut_10": (
+        'a spelling holds "%" only in "%40" (local part and domain hold none)'
+    ),
+    **{
+        _DETECT + f"xǁDetectorǁscan__mutmut_{n}": (
+            "a DOMAIN\\user's user starts with a letter: never all digits, the one test"
+            " only USER has"
+        )
+        for n in (37, 41, 42)
+    },
+    **{_COLUMNS + f"x__table__mutmut_{n}": _RECTANGLE for n in (38, 41, 42, 48, 50, 51)},
+    _COLUMNS + "x__table__mutmut_63": "no wanted column: no cell of any row is read",
+    _COLUMNS + "x_json_in__mutmut_11": 'find("{") and rfind("}") are never the same index',
+    _COLUMNS + "x_json_in__mutmut_8": (
+        'without a "{" the slice from -1 is "" or "}", and with "}" before "{" it is "":'
+        " not JSON either way"
+    ),
+    _COLUMNS + "x_marked_values__mutmut_10": '"" is no container: every one is walked, as None',
 }

@@ -71,6 +71,9 @@ def test_internal_hosts_by_suffix_in_any_case() -> None:
     assert (
         Detector(PrivacySettings(enabled=True, hosts=True), internal_suffixes=(".",)).hosts is None
     )
+    # A suffix is stripped of its dots only (a label may be any letter).
+    assert _scan("pc.corp", hosts=True, suffixes=("corp.X",)) == []
+    assert _scan("pc.x", hosts=True, suffixes=("X",)) == [Finding("HOST", "pc.x", "pc.x", "pc.x")]
 
 
 def test_a_teams_pattern_with_its_key() -> None:
