@@ -11,7 +11,8 @@ the tokens it adds (or saves) per investigation.
    Timed: pseudonymising it the first time (every value new), again in the same
    conversation with one byte changed (values known, no memo), and restoring the
    pseudonymised text (the model quoting it all back). Wall and CPU (process) time,
-   median and best of ``--runs``, with the default kinds and with ``ips = "all"``.
+   median and best of ``--runs``, with the default kinds, with ``ips = "all"``, and with
+   every full name holding letters beyond ASCII (``accents``).
 2. One investigation of a genuine sample alert (``bench.common.load_alert``) with a
    scripted model (``tests.fakes.model``; mechanics, not verdict quality), run with
    ``[privacy]`` off and on: the characters of every request the model receives, and

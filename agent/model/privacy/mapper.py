@@ -44,7 +44,7 @@ class Pseudonymiser:
         self.marked = frozenset(c.lower() for c in marked)
         self._aliases: dict[str, str] = {}  # spelling, lower() -> token
         self._patterns: list[re.Pattern[str]] = []  # the known spellings, case-insensitive
-        self._finders: list[Spellings] = []  # the same, as an automaton (lowered ASCII)
+        self._finders: list[Spellings] = []  # the same, as an automaton (lowered text)
         self._memo: dict[str, tuple[int, str]] = {}
         self._marked: set[tuple[str, str]] = set()  # (column, value) pairs read: known or refused
         for token, value in self.map.values():

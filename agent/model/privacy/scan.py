@@ -84,13 +84,15 @@ def variants(word: str) -> list[str] | None:
 
 
 class Spellings:
-    """Known spellings and their pseudonyms, found in lowered text as the pattern of the
-    same spellings finds them (``pattern.finditer``) in the text itself, case-insensitive,
-    where ``plain_case`` allows and the spellings are ``complete``."""
+    """Known spellings and their pseudonyms, found in lowered text: what the
+    case-insensitive pattern of the same spellings finds in the text itself, where
+    ``plain_case`` allows it and the spellings are ``complete``."""
 
     def __init__(self, aliases: dict[str, str]) -> None:
-        table = dict(aliases)  # spelling -> pseudonym: a spelling keeps its own, a variant
-        self.complete = True  # the first spelling's (as IGNORECASE would read it)
+        # spelling -> pseudonym: a spelling keeps its own; a variant takes that of the
+        # first spelling it is one of (as IGNORECASE reads it).
+        table = dict(aliases)
+        self.complete = True  # every spelling's variants are in the table
         for word, token in aliases.items():
             more = variants(word)
             if more is None:
