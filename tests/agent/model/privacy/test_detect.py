@@ -23,6 +23,13 @@ def test_an_email_with_its_key_and_one_in_a_url() -> None:
     assert _scan("JDoe@Example.com", emails=False) == []
 
 
+def test_leading_dots_of_a_local_part_are_dropped() -> None:
+    assert _emails("to: ..jdoe@example.com, .x@example.com") == [
+        "jdoe@example.com",
+        "x@example.com",
+    ]
+
+
 def test_leading_dots_of_an_encoded_local_part_are_dropped() -> None:
     assert _emails("a=..jdoe%40example.com b=.x%40example.com") == [
         "jdoe%40example.com",
