@@ -207,17 +207,15 @@ class Tokens:
 
     def __init__(self, values: dict[str, str]) -> None:
         self.values = list(values.values())
-        tokens = list(values)
-        self.automaton = ahocorasick_rs.AhoCorasick(tokens, matchkind=_LONGEST)
-        encoded = [t.encode() for t in tokens]  # (ASCII: KIND_n)
+        encoded = [t.encode() for t in values]  # (ASCII: KIND_n)
         self.ascii = ahocorasick_rs.BytesAhoCorasick(encoded, matchkind=_LONGEST)
 
     def restore(self, text: str) -> str:
-        """``text`` with each pseudonym standing alone replaced by its value."""
-        if text.isascii():
-            matches = self.ascii.find_matches_as_indexes(text.encode())
-        else:
-            matches = self.automaton.find_matches_as_indexes(text)
+        """``text`` with each pseudonym standing alone replaced by its value (read as ASCII
+        bytes, any other character as one ``?``: a pseudonym holds none, the same offsets;
+        a lone surrogate too)."""
+        raw = text.encode() if text.isascii() else text.encode("ascii", "replace")
+        matches = self.ascii.find_matches_as_indexes(raw)
         padded = text + " "  # what stands after the end, and before the start ([-1])
         before = "".join([padded[start - 1] for _, start, _ in matches])
         after = "".join([padded[end] for _, _, end in matches])

@@ -56,12 +56,19 @@ _INVISIBLE = re.compile(
 )
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def normalise(text: str) -> str:
-    """NFKC, without the invisible characters that split words: what the model reads."""
+    """NFKC, without the invisible characters that split words, a lone surrogate read as
+    U+FFFD: what the model reads."""
     if text.isascii():
         return text  # ASCII is NFKC already and holds no invisible character
     text = unicodedata.normalize("NFKC", text)
-    return _INVISIBLE.sub("", text) if _INVISIBLE.search(non_ascii(text)) else text
+    others = non_ascii(text)
+    if _SURROGATE.search(others):  # (JSON can carry one alone: it is no character)
+        text = _SURROGATE.sub("\ufffd", text)
+    return _INVISIBLE.sub("", text) if _INVISIBLE.search(others) else text
 
 
 # The same letters as one class: ``str.translate`` with a table looks up every character

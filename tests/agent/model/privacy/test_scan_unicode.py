@@ -6,6 +6,7 @@ pattern. Hypothesis compares both over letters that lower plainly and those that
 from __future__ import annotations
 
 import _sre  # type: ignore[import-not-found]
+import json
 import sys
 
 from hypothesis import given, settings
@@ -127,3 +128,16 @@ def test_a_spelling_with_too_many_variants_is_read_by_the_pattern() -> None:
     for text in ("I" * 9 + " jdoe", "JDOE " + "i\u0131" * 4 + "I"):
         assert _found(p, text) == _by_pattern(p, text)
         assert len(_found(p, text)) == 2
+
+
+def test_a_lone_surrogate_from_json_is_read_not_a_crash() -> None:
+    """JSON can carry a lone surrogate (``"\\ud800"``): it is no character (the model
+    reads U+FFFD), and the values around it are still found and restored."""
+    p = Pseudonymiser(PrivacySettings(enabled=True), marked=["user_name", "full_name"])
+    table = {"columns": ["user_name", "full_name"], "rows": [["jdoe", "Zo\u00eb M\u00fcller"]]}
+    p.pseudonymise(json.dumps(table))
+    text = json.loads('"x \\ud800 JDOE, Zo\u00eb M\u00fcller, USER_7 \\udfff"')
+    out = p.pseudonymise(text)
+    assert out == "x \ufffd USER_1, PERSON_1, LITERAL_1 \ufffd"
+    assert p.restore(out) == "x \ufffd jdoe, Zo\u00eb M\u00fcller, USER_7 \ufffd"
+    assert p.restore("USER_1\ud800PERSON_1 \u00e9") == "jdoe\ud800Zo\u00eb M\u00fcller \u00e9"
