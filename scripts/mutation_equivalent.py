@@ -371,8 +371,12 @@ EQUIVALENT: dict[str, str] = {
     "agent.model.privacy.tokens.x_lookalikes__mutmut_2": "ASCII text is its own skeleton",
     **{
         f"agent.model.privacy.scan.xǁTokensǁrestore__mutmut_{n}": _PSEUDO_STRICT
-        for n in (25, 29, 30)
+        for n in (34, 38, 39)
     },
+    "agent.model.privacy.scan.xǁTokensǁrestore__mutmut_2": (
+        "ASCII text encoded or encoded with ? for what is not ASCII: the same bytes"
+    ),
+    "agent.model.privacy.scan.xǁTokensǁrestore__mutmut_9": _CODEC,
     _PRIV_MAP + "_token_of__mutmut_16": _PSEUDO_ALIAS,
     _PRIV_MAP + "_token_of__mutmut_18": _PSEUDO_ALIAS,
     _PRIV_MAP + "pseudonymise__mutmut_60": (

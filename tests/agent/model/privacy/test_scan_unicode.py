@@ -77,6 +77,11 @@ def test_a_name_with_an_accent_in_a_mostly_ascii_text() -> None:
     ]
 
 
+def test_the_longest_spelling_wins_outside_ascii_too() -> None:
+    p = _pseudonymiser(["jos\u00e9", "jos\u00e9@x.io"])
+    assert _found(p, "JOS\u00c9@X.IO \u00e9 jos\u00e9") == [(0, 9, "USER_2"), (12, 16, "USER_1")]
+
+
 def test_a_text_that_does_not_lower_plainly_goes_to_the_pattern() -> None:
     # The dotted I lowers to two characters; a dotless i is read as i by IGNORECASE.
     assert not plain_case("SM\u0130TH", "SM\u0130TH".lower())
