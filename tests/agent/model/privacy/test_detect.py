@@ -100,6 +100,7 @@ def test_phones_after_a_glued_or_unparsable_one() -> None:
 
 def test_a_us_number_end_at_the_very_start() -> None:
     assert _us_ends("-1234 .5678 -9012x") == [5, 11]
+    assert _us_ends("-1234x -5678") == [12]  # (what follows the four digits: one character)
     assert _us_ends("\u00e9-1234 .5678 -9012\u00e9") == [6, 12]
 
 
